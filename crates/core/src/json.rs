@@ -1,0 +1,1 @@
+//! A fast, validating, zero-DOM JSON scanner (filled by the decoder work).

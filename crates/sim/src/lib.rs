@@ -1,0 +1,1 @@
+//! kubelive-sim (being built).

@@ -1,0 +1,1 @@
+//! kubelive-web (being built).
