@@ -1,0 +1,1028 @@
+//! The list/watch state machine.
+//!
+//! One request is in flight at a time. The engine holds exactly what its current
+//! state needs ([`State`]), decides every protocol question (which version to resume
+//! from, when to relist, how long to back off) and tells consumers what changed.
+
+use crate::backoff::{Backoff, BackoffConfig, Rng};
+use crate::decode::{DecodeError, Limits, ListDecoder, WatchDecoder, WatchFrame};
+use crate::object::{ColumnKind, Object, ParseOptions};
+use crate::request::{Collection, Query, Request, RequestId, RequestKind};
+use crate::rv::ResourceVersion;
+use crate::status::{ApiError, ApiErrorKind};
+use crate::store::{Change, Store};
+use crate::time::Instant;
+use core::time::Duration;
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Arc;
+
+/// How the initial state is fetched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Paginated LIST, then WATCH from the list's version.
+    ListWatch,
+    /// One watch with `sendInitialEvents=true`; falls back to [`Mode::ListWatch`] for
+    /// the rest of the engine's life if the server cannot do it.
+    StreamingList,
+}
+
+/// Everything the engine needs to know up front.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub collection: Collection,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub mode: Mode,
+    /// Items per LIST page (`limit`); 0 lists in one response.
+    pub page_size: u32,
+    /// The first LIST asks for `resourceVersion=0` ("any", possibly stale, served
+    /// from the watch cache, ignores `limit`). Off unless the user asks: relists after
+    /// a 410 always read the most recent state.
+    pub initial_list_any_version: bool,
+    pub limits: Limits,
+    pub strip_managed_fields: bool,
+    /// How long a streaming list may take to send its initial-events-end bookmark
+    /// before the engine falls back to LIST + WATCH.
+    pub streaming_sync_deadline: Duration,
+    /// "Too large resource version" retries at the same version before relisting.
+    pub too_large_retries: u32,
+    pub backoff: BackoffConfig,
+    /// Range of the server-side watch timeout, chosen at random per watch.
+    pub watch_timeout_secs: (u32, u32),
+    /// Seeds jitter and watch timeouts; the driver picks it (random in production,
+    /// fixed in simulations).
+    pub seed: u64,
+}
+
+impl Config {
+    pub fn new(collection: Collection) -> Self {
+        Config {
+            collection,
+            label_selector: None,
+            field_selector: None,
+            mode: Mode::ListWatch,
+            page_size: 500,
+            initial_list_any_version: false,
+            limits: Limits::default(),
+            strip_managed_fields: false,
+            streaming_sync_deadline: Duration::from_secs(60),
+            too_large_retries: 3,
+            backoff: BackoffConfig::default(),
+            watch_timeout_secs: (300, 600),
+            seed: 0,
+        }
+    }
+}
+
+/// A failure below HTTP: the connection could not be made or broke.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportError {
+    /// Could not connect (refused, DNS, connect timeout).
+    Connect(String),
+    /// The connection broke before the body ended cleanly.
+    Reset(String),
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportError::Connect(m) => write!(f, "cannot connect: {m}"),
+            TransportError::Reset(m) => write!(f, "connection lost: {m}"),
+        }
+    }
+}
+
+/// Why the engine is listing again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RelistReason {
+    /// 410 on a watch: its version left the server's history.
+    Expired { message: String },
+    /// 410 on a LIST page: the continue token expired; the list restarts at page one.
+    ContinueExpired { message: String },
+    /// The server kept answering "Too large resource version".
+    TooLargeResourceVersion { message: String },
+    /// The streaming list cannot be used with this server.
+    StreamingListFallback { why: String },
+    /// A streaming list ended before its initial events were complete.
+    InitialEventsInterrupted,
+}
+
+impl fmt::Display for RelistReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RelistReason::Expired { message } => write!(f, "version expired: {message}"),
+            RelistReason::ContinueExpired { message } => {
+                write!(f, "continue token expired: {message}")
+            }
+            RelistReason::TooLargeResourceVersion { message } => {
+                write!(f, "server behind our version: {message}")
+            }
+            RelistReason::StreamingListFallback { why } => {
+                write!(f, "streaming list unavailable, using LIST+WATCH: {why}")
+            }
+            RelistReason::InitialEventsInterrupted => {
+                write!(f, "streaming list ended before its initial events were complete")
+            }
+        }
+    }
+}
+
+/// What consumers are told.
+#[derive(Clone, Debug)]
+#[must_use]
+pub enum Event {
+    Added(Arc<Object>),
+    Modified { old: Arc<Object>, new: Arc<Object> },
+    /// The final state: the server's last word on a watch, or the last state held for
+    /// an object a relist no longer contains.
+    Deleted(Arc<Object>),
+    /// A LIST page was applied. `objects` counts this list so far.
+    PageListed {
+        page: u32,
+        objects: usize,
+        remaining: Option<u64>,
+    },
+    /// The store equals the server's state at `resource_version`.
+    Synced {
+        objects: usize,
+        resource_version: ResourceVersion,
+    },
+    /// A watch resumed after a clean end or an error, without relisting.
+    Resumed { resource_version: ResourceVersion },
+    Relisting { reason: RelistReason },
+    BackingOff { until: Instant, reason: String },
+    /// An error retrying will not fix by itself (401, 403, 404, a rejected selector).
+    /// The engine keeps retrying slowly; a CLI may give up.
+    Failed { error: ApiError },
+}
+
+/// Where the engine stands, for status bars.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Listing { page: u32 },
+    /// A streaming list is sending its initial events.
+    InitialEvents,
+    Watching,
+    BackingOff { until: Instant },
+    Stopped,
+}
+
+/// A snapshot of the engine's health and progress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub phase: Phase,
+    pub mode: Mode,
+    /// Whether the current request has its response head (false while connecting).
+    pub connected: bool,
+    /// The store equals the server's state at `resource_version`.
+    pub synced: bool,
+    /// The last version seen, valid to resume from when `synced`.
+    pub resource_version: Option<ResourceVersion>,
+    pub objects: usize,
+    pub pages_listed: u64,
+    /// The server's estimate of items still to list.
+    pub remaining_estimate: Option<u64>,
+    pub added: u64,
+    pub modified: u64,
+    pub deleted: u64,
+    pub bookmarks: u64,
+    pub last_bookmark_at: Option<Instant>,
+    pub resumes: u64,
+    pub relists: u64,
+    pub last_relist_reason: Option<RelistReason>,
+    pub errors: u64,
+    pub last_error: Option<String>,
+    /// Why streaming list was given up, if it was.
+    pub fell_back: Option<String>,
+}
+
+/// Error bodies are read up to this much (a Status is small; a proxy's page may not be).
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// A watch that ends cleanly this soon having delivered nothing is treated as a
+/// failure (backoff), so a server that closes every watch at once causes no storm.
+const SUSPICIOUS_WATCH: Duration = Duration::from_secs(1);
+
+enum Body<D> {
+    /// Request sent, no response head yet.
+    Awaiting,
+    Open(D),
+    Error {
+        status: u16,
+        retry_after: Option<String>,
+        bytes: Vec<u8>,
+    },
+}
+
+struct Listing {
+    request: RequestId,
+    page: u32,
+    continue_token: Option<String>,
+    body: Body<ListDecoder>,
+}
+
+enum StreamKind {
+    /// Watching from a version whose state the store holds; `rv` is the last seen.
+    Watch { rv: ResourceVersion, resumed: bool },
+    /// A streaming list before its initial-events-end bookmark.
+    Initial { deadline: Instant },
+}
+
+struct Stream {
+    request: RequestId,
+    kind: StreamKind,
+    body: Body<WatchDecoder>,
+    started_at: Instant,
+    frames: u64,
+}
+
+/// What to do when a backoff ends.
+#[derive(Clone, Debug)]
+enum Next {
+    /// Fetch (again) one page of the current list.
+    ListPage {
+        page: u32,
+        continue_token: Option<String>,
+    },
+    Watch { rv: ResourceVersion },
+    /// Start a new list (or streaming list) from the most recent state.
+    Fresh,
+}
+
+enum State {
+    Listing(Listing),
+    Streaming(Stream),
+    BackingOff { until: Instant, next: Next },
+    Stopped,
+}
+
+enum Failure {
+    Api(ApiError),
+    Decode(DecodeError),
+    Transport(TransportError),
+    /// A watch that ended at once with nothing in it.
+    EmptyWatch,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Api(e) => e.fmt(f),
+            Failure::Decode(e) => write!(f, "bad response: {e}"),
+            Failure::Transport(e) => e.fmt(f),
+            Failure::EmptyWatch => f.write_str("the watch ended at once without events"),
+        }
+    }
+}
+
+/// The sans-io list/watch engine. See the crate docs for the draining rule.
+pub struct Engine {
+    config: Config,
+    parse: ParseOptions,
+    mode: Mode,
+    state: State,
+    store: Store,
+    /// Marks objects confirmed by the current list; bumped by every fresh list.
+    epoch: u32,
+    next_request: u64,
+    rng: Rng,
+    backoff: Backoff,
+    too_large_attempts: u32,
+    /// Relists since a watch last delivered anything: spaces out 410 loops.
+    relists_in_a_row: u32,
+    list_objects: usize,
+    first_list_done: bool,
+    status: Status,
+    requests: VecDeque<Request>,
+    cancels: VecDeque<RequestId>,
+    events: VecDeque<Event>,
+    frames: Vec<WatchFrame>,
+    items: Vec<Object>,
+}
+
+impl Engine {
+    /// Creates the engine and queues its first request.
+    pub fn new(config: Config, now: Instant) -> Engine {
+        let parse = ParseOptions {
+            strip_managed_fields: config.strip_managed_fields,
+            columns: ColumnKind::for_resource(config.collection.resource()),
+        };
+        let mut engine = Engine {
+            parse,
+            mode: config.mode,
+            state: State::Stopped,
+            store: Store::new(),
+            epoch: 0,
+            next_request: 0,
+            rng: Rng::new(config.seed),
+            backoff: Backoff::new(config.backoff),
+            too_large_attempts: 0,
+            relists_in_a_row: 0,
+            list_objects: 0,
+            first_list_done: false,
+            status: Status {
+                phase: Phase::Stopped,
+                mode: config.mode,
+                connected: false,
+                synced: false,
+                resource_version: None,
+                objects: 0,
+                pages_listed: 0,
+                remaining_estimate: None,
+                added: 0,
+                modified: 0,
+                deleted: 0,
+                bookmarks: 0,
+                last_bookmark_at: None,
+                resumes: 0,
+                relists: 0,
+                last_relist_reason: None,
+                errors: 0,
+                last_error: None,
+                fell_back: None,
+            },
+            config,
+            requests: VecDeque::new(),
+            cancels: VecDeque::new(),
+            events: VecDeque::new(),
+            frames: Vec::new(),
+            items: Vec::new(),
+        };
+        engine.start_fresh(now);
+        engine
+    }
+
+    // ----- drain -----
+
+    /// Requests to abort (a request the engine gave up on). Drain before `poll_request`.
+    #[must_use]
+    pub fn poll_cancel(&mut self) -> Option<RequestId> {
+        self.cancels.pop_front()
+    }
+
+    /// The next request to send.
+    #[must_use]
+    pub fn poll_request(&mut self) -> Option<Request> {
+        self.requests.pop_front()
+    }
+
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When to call [`Engine::handle_timeout`] next, if ever.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match &self.state {
+            State::BackingOff { until, .. } => Some(*until),
+            State::Streaming(Stream {
+                kind: StreamKind::Initial { deadline },
+                ..
+            }) => Some(*deadline),
+            _ => None,
+        }
+    }
+
+    // ----- ask -----
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn status(&self) -> Status {
+        let mut s = self.status.clone();
+        s.phase = match &self.state {
+            State::Listing(l) => Phase::Listing { page: l.page },
+            State::Streaming(Stream {
+                kind: StreamKind::Initial { .. },
+                ..
+            }) => Phase::InitialEvents,
+            State::Streaming(_) => Phase::Watching,
+            State::BackingOff { until, .. } => Phase::BackingOff { until: *until },
+            State::Stopped => Phase::Stopped,
+        };
+        s.connected = match &self.state {
+            State::Listing(l) => !matches!(l.body, Body::Awaiting),
+            State::Streaming(st) => !matches!(st.body, Body::Awaiting),
+            _ => false,
+        };
+        s.mode = self.mode;
+        s.objects = self.store.len();
+        if let State::Streaming(Stream {
+            kind: StreamKind::Watch { rv, .. },
+            ..
+        }) = &self.state
+        {
+            s.resource_version = Some(rv.clone());
+        }
+        s
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    // ----- feed -----
+
+    /// The response head of request `id` arrived.
+    pub fn handle_response(
+        &mut self,
+        id: RequestId,
+        status: u16,
+        headers: &[(&str, &str)],
+        _now: Instant,
+    ) {
+        let retry_after = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
+            .map(|(_, v)| v.to_string());
+        let ok = (200..300).contains(&status);
+        fn error_body<D>(status: u16, retry_after: &Option<String>) -> Body<D> {
+            Body::Error {
+                status,
+                retry_after: retry_after.clone(),
+                bytes: Vec::new(),
+            }
+        }
+        match &mut self.state {
+            State::Listing(l) if l.request == id && matches!(l.body, Body::Awaiting) => {
+                l.body = if ok {
+                    Body::Open(ListDecoder::new(self.config.limits, self.parse))
+                } else {
+                    error_body(status, &retry_after)
+                };
+            }
+            State::Streaming(s) if s.request == id && matches!(s.body, Body::Awaiting) => {
+                if !ok {
+                    s.body = error_body(status, &retry_after);
+                    return;
+                }
+                s.body = Body::Open(WatchDecoder::new(self.config.limits, self.parse));
+                if let StreamKind::Watch { rv, resumed: true } = &s.kind {
+                    self.status.resumes += 1;
+                    self.events.push_back(Event::Resumed {
+                        resource_version: rv.clone(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Body bytes of request `id`, split anywhere.
+    pub fn handle_body(&mut self, id: RequestId, bytes: &[u8], now: Instant) {
+        match &mut self.state {
+            State::Listing(l) if l.request == id => match &mut l.body {
+                Body::Open(decoder) => {
+                    let mut items = std::mem::take(&mut self.items);
+                    let fed = decoder.feed(bytes, &mut items);
+                    for object in items.drain(..) {
+                        self.apply_listed(object);
+                    }
+                    self.items = items;
+                    if let Err(e) = fed {
+                        self.fail(Failure::Decode(e), now);
+                    }
+                }
+                Body::Error { bytes: buf, .. } => append_capped(buf, bytes),
+                Body::Awaiting => {}
+            },
+            State::Streaming(s) if s.request == id => match &mut s.body {
+                Body::Open(decoder) => {
+                    let mut frames = std::mem::take(&mut self.frames);
+                    let fed = decoder.feed(bytes, &mut frames);
+                    self.apply_frames(&mut frames, now);
+                    self.frames = frames;
+                    if let Err(e) = fed {
+                        if self.is_current(id) {
+                            self.fail(Failure::Decode(e), now);
+                        }
+                    }
+                }
+                Body::Error { bytes: buf, .. } => append_capped(buf, bytes),
+                Body::Awaiting => {}
+            },
+            _ => {}
+        }
+    }
+
+    /// The body of request `id` ended cleanly.
+    pub fn handle_end(&mut self, id: RequestId, now: Instant) {
+        if !self.is_current(id) {
+            return;
+        }
+        let state = std::mem::replace(&mut self.state, State::Stopped);
+        match state {
+            State::Listing(mut l) => match std::mem::replace(&mut l.body, Body::Awaiting) {
+                Body::Open(mut decoder) => {
+                    let page = l.page;
+                    self.state = State::Listing(l);
+                    match decoder.finish() {
+                        Ok(meta) => self.list_page_done(page, meta, now),
+                        Err(e) => self.fail(Failure::Decode(e), now),
+                    }
+                }
+                Body::Error {
+                    status,
+                    retry_after,
+                    bytes,
+                } => {
+                    self.state = State::Listing(l);
+                    let e = ApiError::from_http(status, retry_after.as_deref(), &bytes);
+                    self.fail(Failure::Api(e), now);
+                }
+                Body::Awaiting => {
+                    self.state = State::Listing(l);
+                    self.fail(
+                        Failure::Transport(TransportError::Reset("no response".into())),
+                        now,
+                    );
+                }
+            },
+            State::Streaming(mut s) => match std::mem::replace(&mut s.body, Body::Awaiting) {
+                Body::Open(mut decoder) => {
+                    s.body = Body::Open(WatchDecoder::new(self.config.limits, self.parse));
+                    self.state = State::Streaming(s);
+                    let mut frames = std::mem::take(&mut self.frames);
+                    let finished = decoder.finish(&mut frames);
+                    self.apply_frames(&mut frames, now);
+                    self.frames = frames;
+                    if !self.is_current(id) {
+                        return; // an ERROR frame already moved us on
+                    }
+                    match finished {
+                        Ok(()) => self.stream_ended_cleanly(now),
+                        Err(e) => self.fail(Failure::Decode(e), now),
+                    }
+                }
+                Body::Error {
+                    status,
+                    retry_after,
+                    bytes,
+                } => {
+                    self.state = State::Streaming(s);
+                    let e = ApiError::from_http(status, retry_after.as_deref(), &bytes);
+                    self.fail(Failure::Api(e), now);
+                }
+                Body::Awaiting => {
+                    self.state = State::Streaming(s);
+                    self.fail(
+                        Failure::Transport(TransportError::Reset("no response".into())),
+                        now,
+                    );
+                }
+            },
+            other => self.state = other,
+        }
+    }
+
+    /// Request `id` failed below HTTP (connect error, reset, unexpected EOF).
+    pub fn handle_error(&mut self, id: RequestId, error: TransportError, now: Instant) {
+        if self.is_current(id) {
+            self.fail(Failure::Transport(error), now);
+        }
+    }
+
+    /// Time passed; call at (or after) [`Engine::poll_timeout`].
+    pub fn handle_timeout(&mut self, now: Instant) {
+        match &self.state {
+            State::BackingOff { until, next } if now >= *until => {
+                let next = next.clone();
+                self.proceed(next, now);
+            }
+            State::Streaming(Stream {
+                kind: StreamKind::Initial { deadline },
+                ..
+            }) if now >= *deadline => {
+                let why = format!(
+                    "no initial-events-end bookmark within {} s",
+                    self.config.streaming_sync_deadline.as_secs()
+                );
+                self.fall_back(why, now);
+            }
+            _ => {}
+        }
+    }
+
+    /// Stops the engine: aborts what is in flight; no further requests.
+    pub fn stop(&mut self) {
+        self.abandon_current();
+        self.state = State::Stopped;
+    }
+
+    // ----- transitions -----
+
+    fn current_request(&self) -> Option<RequestId> {
+        match &self.state {
+            State::Listing(l) => Some(l.request),
+            State::Streaming(s) => Some(s.request),
+            _ => None,
+        }
+    }
+
+    fn is_current(&self, id: RequestId) -> bool {
+        self.current_request() == Some(id)
+    }
+
+    /// Tells the driver to abort the in-flight request, if any.
+    fn abandon_current(&mut self) {
+        if let Some(id) = self.current_request() {
+            self.cancels.push_back(id);
+        }
+    }
+
+    fn new_request(&mut self, kind: RequestKind, path: String) -> RequestId {
+        self.next_request += 1;
+        let id = RequestId(self.next_request);
+        self.requests.push_back(Request { id, kind, path });
+        id
+    }
+
+    fn selectors(&self) -> Query {
+        Query::new(self.config.collection.path())
+            .opt("labelSelector", self.config.label_selector.as_deref())
+            .opt("fieldSelector", self.config.field_selector.as_deref())
+    }
+
+    fn watch_timeout(&mut self) -> String {
+        let (lo, hi) = self.config.watch_timeout_secs;
+        self.rng.range(u64::from(lo), u64::from(hi.max(lo))).to_string()
+    }
+
+    /// Starts a new list (or streaming list) of the most recent state.
+    fn start_fresh(&mut self, now: Instant) {
+        self.epoch = self.epoch.wrapping_add(1);
+        self.list_objects = 0;
+        self.status.synced = false;
+        match self.mode {
+            Mode::ListWatch => self.send_list_page(1, None, now),
+            Mode::StreamingList => {
+                let timeout = self.watch_timeout();
+                let path = self
+                    .selectors()
+                    .param("watch", "true")
+                    .param("sendInitialEvents", "true")
+                    .param("resourceVersionMatch", "NotOlderThan")
+                    .param("resourceVersion", "")
+                    .param("allowWatchBookmarks", "true")
+                    .param("timeoutSeconds", &timeout)
+                    .finish();
+                let request = self.new_request(RequestKind::StreamingList, path);
+                self.state = State::Streaming(Stream {
+                    request,
+                    kind: StreamKind::Initial {
+                        deadline: now + self.config.streaming_sync_deadline,
+                    },
+                    body: Body::Awaiting,
+                    started_at: now,
+                    frames: 0,
+                });
+            }
+        }
+    }
+
+    fn send_list_page(&mut self, page: u32, continue_token: Option<String>, _now: Instant) {
+        let mut q = self.selectors();
+        if self.config.page_size > 0 {
+            q = q.param("limit", &self.config.page_size.to_string());
+        }
+        q = q.opt("continue", continue_token.as_deref());
+        // "0" only for the very first list, and only when asked: it may be stale.
+        if continue_token.is_none() && self.config.initial_list_any_version && !self.first_list_done
+        {
+            q = q.param("resourceVersion", "0");
+        }
+        let request = self.new_request(RequestKind::List { page }, q.finish());
+        self.state = State::Listing(Listing {
+            request,
+            page,
+            continue_token,
+            body: Body::Awaiting,
+        });
+    }
+
+    fn send_watch(&mut self, rv: ResourceVersion, resumed: bool, now: Instant) {
+        let timeout = self.watch_timeout();
+        let path = self
+            .selectors()
+            .param("watch", "true")
+            .param("resourceVersion", rv.as_str())
+            .param("allowWatchBookmarks", "true")
+            .param("timeoutSeconds", &timeout)
+            .finish();
+        let request = self.new_request(RequestKind::Watch, path);
+        self.status.resource_version = Some(rv.clone());
+        self.state = State::Streaming(Stream {
+            request,
+            kind: StreamKind::Watch { rv, resumed },
+            body: Body::Awaiting,
+            started_at: now,
+            frames: 0,
+        });
+    }
+
+    fn proceed(&mut self, next: Next, now: Instant) {
+        match next {
+            Next::ListPage {
+                page,
+                continue_token,
+            } => self.send_list_page(page, continue_token, now),
+            Next::Watch { rv } => self.send_watch(rv, true, now),
+            Next::Fresh => self.start_fresh(now),
+        }
+    }
+
+    fn list_page_done(&mut self, page: u32, meta: crate::decode::ListMeta, now: Instant) {
+        self.status.pages_listed += 1;
+        self.status.remaining_estimate = meta.remaining_item_count;
+        self.events.push_back(Event::PageListed {
+            page,
+            objects: self.list_objects,
+            remaining: meta.remaining_item_count,
+        });
+        if let Some(token) = meta.continue_token {
+            self.send_list_page(page + 1, Some(token), now);
+            return;
+        }
+        let Some(rv) = meta.resource_version.filter(|v| !v.is_empty()) else {
+            self.fail(
+                Failure::Decode(DecodeError::MissingField {
+                    field: "metadata.resourceVersion",
+                }),
+                now,
+            );
+            return;
+        };
+        self.first_list_done = true;
+        self.finish_sync(ResourceVersion::new(&rv));
+        self.send_watch(ResourceVersion::new(&rv), false, now);
+    }
+
+    /// A full list (or the initial events) is in: drop what it no longer holds.
+    fn finish_sync(&mut self, rv: ResourceVersion) {
+        for gone in self.store.sweep(self.epoch) {
+            self.status.deleted += 1;
+            self.events.push_back(Event::Deleted(gone));
+        }
+        self.too_large_attempts = 0;
+        self.status.synced = true;
+        self.status.remaining_estimate = None;
+        self.status.resource_version = Some(rv.clone());
+        self.events.push_back(Event::Synced {
+            objects: self.store.len(),
+            resource_version: rv,
+        });
+    }
+
+    fn stream_ended_cleanly(&mut self, now: Instant) {
+        let State::Streaming(s) = &self.state else {
+            return;
+        };
+        if s.frames == 0 && now.saturating_since(s.started_at) < SUSPICIOUS_WATCH {
+            self.fail(Failure::EmptyWatch, now);
+            return;
+        }
+        match &s.kind {
+            StreamKind::Watch { rv, .. } => {
+                let rv = rv.clone();
+                self.send_watch(rv, true, now);
+            }
+            StreamKind::Initial { .. } => {
+                self.relist(RelistReason::InitialEventsInterrupted, now);
+            }
+        }
+    }
+
+    fn fall_back(&mut self, why: String, now: Instant) {
+        self.abandon_current();
+        self.mode = Mode::ListWatch;
+        self.status.fell_back = Some(why.clone());
+        self.relist(RelistReason::StreamingListFallback { why }, now);
+    }
+
+    fn relist(&mut self, reason: RelistReason, now: Instant) {
+        self.status.relists += 1;
+        self.status.synced = false;
+        self.status.last_relist_reason = Some(reason.clone());
+        // A relist whose watch expired before delivering anything (the list took
+        // longer than the history window): relisting at once would loop hot.
+        let space_out = matches!(reason, RelistReason::Expired { .. }) && self.relists_in_a_row > 0;
+        let why = reason.to_string();
+        self.events.push_back(Event::Relisting { reason });
+        self.relists_in_a_row += 1;
+        if space_out {
+            self.back_off(Next::Fresh, why, false, None, now);
+        } else {
+            self.start_fresh(now);
+        }
+    }
+
+    fn back_off(
+        &mut self,
+        next: Next,
+        reason: String,
+        needs_user: bool,
+        at_least: Option<Duration>,
+        now: Instant,
+    ) {
+        let delay = self
+            .backoff
+            .next_delay(now, needs_user, at_least, &mut self.rng);
+        let until = now + delay;
+        self.state = State::BackingOff { until, next };
+        self.events.push_back(Event::BackingOff { until, reason });
+    }
+
+    /// Decides what a failure of the current request means.
+    fn fail(&mut self, failure: Failure, now: Instant) {
+        let resume = match &self.state {
+            State::Listing(l) => Next::ListPage {
+                page: l.page,
+                continue_token: l.continue_token.clone(),
+            },
+            State::Streaming(Stream {
+                kind: StreamKind::Watch { rv, .. },
+                ..
+            }) => Next::Watch { rv: rv.clone() },
+            State::Streaming(_) => Next::Fresh,
+            State::BackingOff { .. } | State::Stopped => return,
+        };
+        let in_streaming_list = matches!(
+            self.state,
+            State::Streaming(Stream {
+                kind: StreamKind::Initial { .. },
+                ..
+            })
+        );
+        let message = failure.to_string();
+        self.status.errors += 1;
+        self.status.last_error = Some(message.clone());
+        self.abandon_current();
+        let Failure::Api(error) = failure else {
+            // Transport, decoding, a watch that closed at once: retry the same step.
+            self.back_off(resume, message, false, None, now);
+            return;
+        };
+        match error.kind {
+            ApiErrorKind::Expired => {
+                let reason = match &resume {
+                    Next::ListPage {
+                        continue_token: Some(_),
+                        ..
+                    } => RelistReason::ContinueExpired {
+                        message: error.message,
+                    },
+                    _ => RelistReason::Expired {
+                        message: error.message,
+                    },
+                };
+                self.relist(reason, now);
+            }
+            ApiErrorKind::TooLargeResourceVersion => {
+                self.too_large_attempts += 1;
+                if self.too_large_attempts > self.config.too_large_retries {
+                    self.too_large_attempts = 0;
+                    self.relist(
+                        RelistReason::TooLargeResourceVersion {
+                            message: error.message,
+                        },
+                        now,
+                    );
+                } else {
+                    self.back_off(resume, message, false, error.retry_after, now);
+                }
+            }
+            ApiErrorKind::Invalid if in_streaming_list => self.fall_back(error.message, now),
+            kind if kind.needs_user() || kind == ApiErrorKind::Invalid => {
+                let retry_after = error.retry_after;
+                self.events.push_back(Event::Failed { error });
+                self.back_off(resume, message, true, retry_after, now);
+            }
+            _ => self.back_off(resume, message, false, error.retry_after, now),
+        }
+    }
+
+    // ----- applying objects -----
+
+    /// An item of a LIST page, or an initial event of a streaming list.
+    fn apply_listed(&mut self, object: Object) {
+        self.list_objects += 1;
+        let object = Arc::new(object);
+        let change = self.store.upsert(object.clone(), self.epoch);
+        self.announce(change, object);
+    }
+
+    fn announce(&mut self, change: Change, object: Arc<Object>) {
+        match change {
+            Change::Added => {
+                self.status.added += 1;
+                self.events.push_back(Event::Added(object));
+            }
+            Change::Modified { old } => {
+                self.status.modified += 1;
+                self.events.push_back(Event::Modified { old, new: object });
+            }
+            Change::Recreated { old } => {
+                self.status.deleted += 1;
+                self.status.added += 1;
+                self.events.push_back(Event::Deleted(old));
+                self.events.push_back(Event::Added(object));
+            }
+            Change::Unchanged => {}
+        }
+    }
+
+    fn apply_frames(&mut self, frames: &mut Vec<WatchFrame>, now: Instant) {
+        for frame in frames.drain(..) {
+            // An ERROR frame ends this stream: what follows it is not ours to apply.
+            if !matches!(self.state, State::Streaming(_)) {
+                continue;
+            }
+            self.apply_frame(frame, now);
+        }
+    }
+
+    fn apply_frame(&mut self, frame: WatchFrame, now: Instant) {
+        let State::Streaming(stream) = &mut self.state else {
+            return;
+        };
+        stream.frames += 1;
+        let initial = matches!(stream.kind, StreamKind::Initial { .. });
+        if !initial {
+            self.relists_in_a_row = 0;
+        }
+        match frame {
+            WatchFrame::Added(object) | WatchFrame::Modified(object) => {
+                if !initial {
+                    set_rv(stream, object.resource_version());
+                }
+                // Initial events never advance the version: only the end bookmark does.
+                if initial {
+                    self.apply_listed(object);
+                } else {
+                    let object = Arc::new(object);
+                    let change = self.store.upsert(object.clone(), self.epoch);
+                    self.announce(change, object);
+                }
+            }
+            WatchFrame::Deleted(object) => {
+                if !initial {
+                    set_rv(stream, object.resource_version());
+                }
+                if self
+                    .store
+                    .remove(object.namespace(), object.name())
+                    .is_some()
+                {
+                    self.status.deleted += 1;
+                    self.events.push_back(Event::Deleted(Arc::new(object)));
+                }
+            }
+            WatchFrame::Bookmark {
+                resource_version,
+                initial_events_end,
+            } => {
+                self.status.bookmarks += 1;
+                self.status.last_bookmark_at = Some(now);
+                if !initial {
+                    set_rv(stream, &resource_version);
+                } else if initial_events_end && !resource_version.is_empty() {
+                    let rv = ResourceVersion::new(&resource_version);
+                    stream.kind = StreamKind::Watch {
+                        rv: rv.clone(),
+                        resumed: false,
+                    };
+                    self.finish_sync(rv);
+                }
+            }
+            WatchFrame::Error { status } => {
+                let error = ApiError::from_status_json(&status).unwrap_or_else(|| ApiError {
+                    kind: ApiErrorKind::ServerError,
+                    code: 500,
+                    reason: String::new(),
+                    message: format!(
+                        "an ERROR event without a readable Status: {}",
+                        String::from_utf8_lossy(&status[..status.len().min(200)])
+                    ),
+                    retry_after: None,
+                });
+                self.fail(Failure::Api(error), now);
+            }
+        }
+    }
+}
+
+fn set_rv(stream: &mut Stream, rv: &str) {
+    if let StreamKind::Watch { rv: current, .. } = &mut stream.kind {
+        if current.as_str() != rv && !rv.is_empty() {
+            *current = ResourceVersion::new(rv);
+        }
+    }
+}
+
+fn append_capped(buf: &mut Vec<u8>, bytes: &[u8]) {
+    let room = MAX_ERROR_BODY.saturating_sub(buf.len());
+    buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}

@@ -1,0 +1,161 @@
+//! The cache: each object once, keyed by namespace/name.
+//!
+//! Relists are diffed in place: every object the new list brings is marked with the
+//! relist's epoch as it arrives (page by page, so no second full copy is ever held),
+//! and at the end the objects left unmarked are the ones that vanished.
+
+use crate::object::Object;
+use hashbrown::HashTable;
+use std::hash::Hasher;
+use std::sync::Arc;
+
+struct Entry {
+    object: Arc<Object>,
+    /// The epoch of the list (or streaming list) that last confirmed this object.
+    epoch: u32,
+}
+
+/// What storing an object changed.
+#[derive(Debug)]
+pub(crate) enum Change {
+    Added,
+    Modified { old: Arc<Object> },
+    /// Same name, new uid: the old object was deleted and a new one created.
+    Recreated { old: Arc<Object> },
+    /// Same uid and resourceVersion: nothing to tell anyone.
+    Unchanged,
+}
+
+/// The live copy of the collection.
+#[derive(Default)]
+pub struct Store {
+    table: HashTable<Entry>,
+}
+
+/// FNV-1a over namespace, a separator and name: deterministic across runs (so
+/// simulations replay) and fast on short keys. Keys come from the apiserver, which
+/// we trust as much as the data itself, so flooding resistance buys nothing here.
+fn key_hash(namespace: &str, name: &str) -> u64 {
+    let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+    h.write(namespace.as_bytes());
+    h.write(&[0xff]);
+    h.write(name.as_bytes());
+    h.finish()
+}
+
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        // Mix the high bits down: hashbrown takes its control byte from the top.
+        let h = self.0;
+        h ^ (h >> 29) ^ (h << 17)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+fn entry_hash(e: &Entry) -> u64 {
+    key_hash(e.object.namespace(), e.object.name())
+}
+
+impl Store {
+    pub fn new() -> Self {
+        Store::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// The object at namespace/name (`""` namespace for cluster-scoped objects).
+    pub fn get(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
+        self.table
+            .find(key_hash(namespace, name), |e| {
+                e.object.name() == name && e.object.namespace() == namespace
+            })
+            .map(|e| &e.object)
+    }
+
+    /// Every object, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Object>> {
+        self.table.iter().map(|e| &e.object)
+    }
+
+    /// Every object sorted by namespace, then name.
+    pub fn sorted(&self) -> Vec<&Arc<Object>> {
+        let mut all: Vec<&Arc<Object>> = self.iter().collect();
+        all.sort_unstable_by(|a, b| (a.namespace(), a.name()).cmp(&(b.namespace(), b.name())));
+        all
+    }
+
+    /// Heap bytes held by the store: the objects and the table itself.
+    pub fn heap_bytes(&self) -> usize {
+        let table = self.table.capacity() * (std::mem::size_of::<Entry>() + 1);
+        let objects: usize = self
+            .iter()
+            .map(|o| o.heap_bytes() + std::mem::size_of::<Object>() + 2 * std::mem::size_of::<usize>())
+            .sum();
+        table + objects
+    }
+
+    /// Stores `object`, marking it confirmed by `epoch`.
+    pub(crate) fn upsert(&mut self, object: Arc<Object>, epoch: u32) -> Change {
+        let hash = key_hash(object.namespace(), object.name());
+        let found = self.table.find_mut(hash, |e| {
+            e.object.name() == object.name() && e.object.namespace() == object.namespace()
+        });
+        match found {
+            Some(entry) => {
+                entry.epoch = epoch;
+                if entry.object.uid() != object.uid() {
+                    let old = std::mem::replace(&mut entry.object, object);
+                    Change::Recreated { old }
+                } else if entry.object.resource_version() == object.resource_version() {
+                    Change::Unchanged
+                } else {
+                    let old = std::mem::replace(&mut entry.object, object);
+                    Change::Modified { old }
+                }
+            }
+            None => {
+                self.table
+                    .insert_unique(hash, Entry { object, epoch }, entry_hash);
+                Change::Added
+            }
+        }
+    }
+
+    /// Removes the object at namespace/name, returning what was held.
+    pub(crate) fn remove(&mut self, namespace: &str, name: &str) -> Option<Arc<Object>> {
+        self.table
+            .find_entry(key_hash(namespace, name), |e| {
+                e.object.name() == name && e.object.namespace() == namespace
+            })
+            .ok()
+            .map(|occupied| occupied.remove().0.object)
+    }
+
+    /// Removes every object not confirmed by `epoch`, sorted by namespace/name.
+    pub(crate) fn sweep(&mut self, epoch: u32) -> Vec<Arc<Object>> {
+        let mut gone = Vec::new();
+        self.table.retain(|e| {
+            if e.epoch == epoch {
+                true
+            } else {
+                gone.push(e.object.clone());
+                false
+            }
+        });
+        gone.sort_unstable_by(|a, b| (a.namespace(), a.name()).cmp(&(b.namespace(), b.name())));
+        gone
+    }
+}
