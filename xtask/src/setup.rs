@@ -1,0 +1,82 @@
+//! Installs what the recipes need, on a fresh machine of this kind.
+
+use crate::util::{self, command, have, output, root, run};
+use std::path::Path;
+
+/// Everything: the web toolchain and the browser test tools.
+pub fn all() -> Result<(), String> {
+    web_tools()?;
+    browser()?;
+    npm_packages()
+}
+
+/// The wasm target and wasm-bindgen-cli at exactly the version in Cargo.lock.
+pub fn web_tools() -> Result<(), String> {
+    let targets = output(command("rustup", &["target", "list", "--installed"]))?;
+    if !targets.lines().any(|t| t.trim() == "wasm32-unknown-unknown") {
+        run(command("rustup", &["target", "add", "wasm32-unknown-unknown"]))?;
+    }
+    let wanted = locked_version("wasm-bindgen")?;
+    let installed = output(command("wasm-bindgen", &["--version"])).unwrap_or_default();
+    if installed.split_whitespace().nth(1) != Some(wanted.as_str()) {
+        eprintln!("installing wasm-bindgen-cli {wanted} (matches Cargo.lock; takes a few minutes)");
+        // No --locked: the registry mirror may lack a locked dependency version.
+        run(util::cargo(&[
+            "install",
+            "wasm-bindgen-cli",
+            "--version",
+            &wanted,
+        ]))?;
+    }
+    Ok(())
+}
+
+/// Chromium and ChromeDriver for the browser tests.
+pub fn browser() -> Result<(), String> {
+    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+        return Ok(());
+    }
+    let is_root = output(command("id", &["-u"])).is_ok_and(|u| u.trim() == "0");
+    if is_root && have("apt-get") {
+        run(command("apt-get", &["update"]))?;
+        run(command(
+            "apt-get",
+            &["install", "-y", "chromium", "chromium-driver"],
+        ))?;
+        return Ok(());
+    }
+    Err("Chromium and ChromeDriver are needed at /usr/bin/chromium and /usr/bin/chromedriver. \
+         On Debian/Ubuntu run as root: apt-get install -y chromium chromium-driver \
+         (elsewhere install your distribution's chromium and its chromedriver)"
+        .into())
+}
+
+/// The browser end-to-end test packages (playwright-core only: never a browser download).
+pub fn npm_packages() -> Result<(), String> {
+    let web = root().join("web");
+    if web.join("node_modules/playwright-core").exists() {
+        return Ok(());
+    }
+    if !web.join("package.json").exists() {
+        return Ok(());
+    }
+    let mut npm = command("npm", &["install", "--no-audit", "--no-fund"]);
+    npm.current_dir(&web)
+        .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1");
+    run(npm)
+}
+
+/// The version of `package` recorded in Cargo.lock.
+pub fn locked_version(package: &str) -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let needle = format!("name = \"{package}\"\nversion = \"");
+    let start = lock
+        .find(&needle)
+        .ok_or_else(|| format!("{package} is not in Cargo.lock"))?
+        + needle.len();
+    let end = lock[start..]
+        .find('"')
+        .ok_or("Cargo.lock is malformed")?;
+    Ok(lock[start..start + end].to_string())
+}
