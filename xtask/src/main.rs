@@ -10,6 +10,7 @@
 
 mod setup;
 mod util;
+mod web;
 
 use std::process::ExitCode;
 
@@ -22,8 +23,8 @@ fn main() -> ExitCode {
     let rest = &args[1..];
     let result = match command.as_str() {
         "setup" => setup::all(),
-        "dist" => setup::web_tools().and_then(|()| dist(rest)),
-        "demo" => setup::web_tools().and_then(|()| demo(rest)),
+        "dist" => setup::web_tools().and_then(|()| web::dist(rest)),
+        "demo" => setup::web_tools().and_then(|()| web::demo(rest)),
         "test" => test(rest),
         "bench" => bench(rest),
         "dst" => dst(rest),
@@ -53,14 +54,6 @@ const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|bench|dst> [option
   bench              benchmarks; figures for BENCHMARKS.md
   dst [--seeds N] [--seed S] [--minutes M]   deterministic simulation";
 
-fn dist(_args: &[String]) -> Result<(), String> {
-    Err("dist is not built yet".into())
-}
-
-fn demo(_args: &[String]) -> Result<(), String> {
-    Err("demo is not built yet".into())
-}
-
 fn bench(_args: &[String]) -> Result<(), String> {
     Err("bench is not built yet".into())
 }
@@ -77,5 +70,6 @@ fn test(_args: &[String]) -> Result<(), String> {
         util::cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
     );
     steps.run("cargo test (native workspace)", util::cargo(&["test", "--workspace"]));
+    web::test_steps(&mut steps);
     steps.finish()
 }
