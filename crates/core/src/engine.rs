@@ -122,7 +122,10 @@ impl fmt::Display for RelistReason {
                 write!(f, "streaming list unavailable, using LIST+WATCH: {why}")
             }
             RelistReason::InitialEventsInterrupted => {
-                write!(f, "streaming list ended before its initial events were complete")
+                write!(
+                    f,
+                    "streaming list ended before its initial events were complete"
+                )
             }
         }
     }
@@ -133,7 +136,10 @@ impl fmt::Display for RelistReason {
 #[must_use]
 pub enum Event {
     Added(Arc<Object>),
-    Modified { old: Arc<Object>, new: Arc<Object> },
+    Modified {
+        old: Arc<Object>,
+        new: Arc<Object>,
+    },
     /// The final state: the server's last word on a watch, or the last state held for
     /// an object a relist no longer contains.
     Deleted(Arc<Object>),
@@ -149,22 +155,35 @@ pub enum Event {
         resource_version: ResourceVersion,
     },
     /// A watch resumed after a clean end or an error, without relisting.
-    Resumed { resource_version: ResourceVersion },
-    Relisting { reason: RelistReason },
-    BackingOff { until: Instant, reason: String },
+    Resumed {
+        resource_version: ResourceVersion,
+    },
+    Relisting {
+        reason: RelistReason,
+    },
+    BackingOff {
+        until: Instant,
+        reason: String,
+    },
     /// An error retrying will not fix by itself (401, 403, 404, a rejected selector).
     /// The engine keeps retrying slowly; a CLI may give up.
-    Failed { error: ApiError },
+    Failed {
+        error: ApiError,
+    },
 }
 
 /// Where the engine stands, for status bars.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Phase {
-    Listing { page: u32 },
+    Listing {
+        page: u32,
+    },
     /// A streaming list is sending its initial events.
     InitialEvents,
     Watching,
-    BackingOff { until: Instant },
+    BackingOff {
+        until: Instant,
+    },
     Stopped,
 }
 
@@ -245,7 +264,9 @@ enum Next {
         page: u32,
         continue_token: Option<String>,
     },
-    Watch { rv: ResourceVersion },
+    Watch {
+        rv: ResourceVersion,
+    },
     /// Start a new list (or streaming list) from the most recent state.
     Fresh,
 }
@@ -483,7 +504,7 @@ impl Engine {
                     }
                     self.items = items;
                     if let Err(e) = fed {
-                        self.fail(Failure::Decode(e), now);
+                        self.fail(Failure::Decode(e), true, now);
                     }
                 }
                 Body::Error { bytes: buf, .. } => append_capped(buf, bytes),
@@ -497,7 +518,7 @@ impl Engine {
                     self.frames = frames;
                     if let Err(e) = fed {
                         if self.is_current(id) {
-                            self.fail(Failure::Decode(e), now);
+                            self.fail(Failure::Decode(e), true, now);
                         }
                     }
                 }
@@ -521,7 +542,7 @@ impl Engine {
                     self.state = State::Listing(l);
                     match decoder.finish() {
                         Ok(meta) => self.list_page_done(page, meta, now),
-                        Err(e) => self.fail(Failure::Decode(e), now),
+                        Err(e) => self.fail(Failure::Decode(e), false, now),
                     }
                 }
                 Body::Error {
@@ -531,12 +552,13 @@ impl Engine {
                 } => {
                     self.state = State::Listing(l);
                     let e = ApiError::from_http(status, retry_after.as_deref(), &bytes);
-                    self.fail(Failure::Api(e), now);
+                    self.fail(Failure::Api(e), false, now);
                 }
                 Body::Awaiting => {
                     self.state = State::Listing(l);
                     self.fail(
                         Failure::Transport(TransportError::Reset("no response".into())),
+                        false,
                         now,
                     );
                 }
@@ -554,7 +576,7 @@ impl Engine {
                     }
                     match finished {
                         Ok(()) => self.stream_ended_cleanly(now),
-                        Err(e) => self.fail(Failure::Decode(e), now),
+                        Err(e) => self.fail(Failure::Decode(e), false, now),
                     }
                 }
                 Body::Error {
@@ -564,12 +586,13 @@ impl Engine {
                 } => {
                     self.state = State::Streaming(s);
                     let e = ApiError::from_http(status, retry_after.as_deref(), &bytes);
-                    self.fail(Failure::Api(e), now);
+                    self.fail(Failure::Api(e), false, now);
                 }
                 Body::Awaiting => {
                     self.state = State::Streaming(s);
                     self.fail(
                         Failure::Transport(TransportError::Reset("no response".into())),
+                        false,
                         now,
                     );
                 }
@@ -581,7 +604,7 @@ impl Engine {
     /// Request `id` failed below HTTP (connect error, reset, unexpected EOF).
     pub fn handle_error(&mut self, id: RequestId, error: TransportError, now: Instant) {
         if self.is_current(id) {
-            self.fail(Failure::Transport(error), now);
+            self.fail(Failure::Transport(error), false, now);
         }
     }
 
@@ -600,6 +623,7 @@ impl Engine {
                     "no initial-events-end bookmark within {} s",
                     self.config.streaming_sync_deadline.as_secs()
                 );
+                self.abandon_current();
                 self.fall_back(why, now);
             }
             _ => {}
@@ -648,7 +672,9 @@ impl Engine {
 
     fn watch_timeout(&mut self) -> String {
         let (lo, hi) = self.config.watch_timeout_secs;
-        self.rng.range(u64::from(lo), u64::from(hi.max(lo))).to_string()
+        self.rng
+            .range(u64::from(lo), u64::from(hi.max(lo)))
+            .to_string()
     }
 
     /// Starts a new list (or streaming list) of the most recent state.
@@ -751,6 +777,7 @@ impl Engine {
                 Failure::Decode(DecodeError::MissingField {
                     field: "metadata.resourceVersion",
                 }),
+                false,
                 now,
             );
             return;
@@ -781,7 +808,7 @@ impl Engine {
             return;
         };
         if s.frames == 0 && now.saturating_since(s.started_at) < SUSPICIOUS_WATCH {
-            self.fail(Failure::EmptyWatch, now);
+            self.fail(Failure::EmptyWatch, false, now);
             return;
         }
         match &s.kind {
@@ -796,7 +823,6 @@ impl Engine {
     }
 
     fn fall_back(&mut self, why: String, now: Instant) {
-        self.abandon_current();
         self.mode = Mode::ListWatch;
         self.status.fell_back = Some(why.clone());
         self.relist(RelistReason::StreamingListFallback { why }, now);
@@ -835,8 +861,9 @@ impl Engine {
         self.events.push_back(Event::BackingOff { until, reason });
     }
 
-    /// Decides what a failure of the current request means.
-    fn fail(&mut self, failure: Failure, now: Instant) {
+    /// Decides what a failure of the current request means. `open`: the request is
+    /// still streaming and must be aborted.
+    fn fail(&mut self, failure: Failure, open: bool, now: Instant) {
         let resume = match &self.state {
             State::Listing(l) => Next::ListPage {
                 page: l.page,
@@ -859,7 +886,9 @@ impl Engine {
         let message = failure.to_string();
         self.status.errors += 1;
         self.status.last_error = Some(message.clone());
-        self.abandon_current();
+        if open {
+            self.abandon_current();
+        }
         let Failure::Api(error) = failure else {
             // Transport, decoding, a watch that closed at once: retry the same step.
             self.back_off(resume, message, false, None, now);
@@ -1008,7 +1037,7 @@ impl Engine {
                     ),
                     retry_after: None,
                 });
-                self.fail(Failure::Api(error), now);
+                self.fail(Failure::Api(error), true, now);
             }
         }
     }

@@ -1,0 +1,806 @@
+//! Transcript tests: each scenario plays server responses into the engine and
+//! compares the exact sequence of requests and events it produced, as text.
+
+use kubelive_core::{
+    Collection, Config, Engine, Event, Instant, Mode, Phase, Request, TransportError,
+};
+use std::fmt::Write;
+
+/// Plays the server's side for one engine and records everything it says.
+struct Harness {
+    engine: Engine,
+    now: Instant,
+    log: String,
+    in_flight: Option<Request>,
+}
+
+fn pods() -> Collection {
+    Collection::parse("/api/v1/pods").unwrap()
+}
+
+fn config(mode: Mode) -> Config {
+    let mut c = Config::new(pods());
+    c.mode = mode;
+    c.seed = 1;
+    c
+}
+
+fn pod(ns: &str, name: &str, uid: &str, rv: u64) -> String {
+    format!(
+        r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"{ns}","uid":"{uid}","resourceVersion":"{rv}","creationTimestamp":"2026-11-29T10:00:00Z","labels":{{"app":"web"}}}},"spec":{{"nodeName":"node-1","containers":[{{"name":"c","image":"nginx"}}]}},"status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":true,"restartCount":0}}]}}}}"#
+    )
+}
+
+fn list(rv: u64, cont: &str, remaining: Option<u64>, items: &[String]) -> String {
+    let remaining = remaining
+        .map(|r| format!(r#","remainingItemCount":{r}"#))
+        .unwrap_or_default();
+    format!(
+        r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"{rv}","continue":"{cont}"{remaining}}},"items":[{}]}}"#,
+        items.join(",")
+    )
+}
+
+fn event(kind: &str, object: &str) -> String {
+    format!("{{\"type\":\"{kind}\",\"object\":{object}}}\n")
+}
+
+fn bookmark(rv: u64) -> String {
+    event(
+        "BOOKMARK",
+        &format!(
+            r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"resourceVersion":"{rv}","creationTimestamp":null}},"spec":{{"containers":null}},"status":{{}}}}"#
+        ),
+    )
+}
+
+fn end_bookmark(rv: u64) -> String {
+    event(
+        "BOOKMARK",
+        &format!(
+            r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"resourceVersion":"{rv}","annotations":{{"k8s.io/initial-events-end":"true"}}}}}}"#
+        ),
+    )
+}
+
+const TOO_OLD: &str = r#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (90)","reason":"Expired","code":410}}
+"#;
+
+const TOO_LARGE: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 20000, current: 10245","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#;
+
+impl Harness {
+    fn new(config: Config) -> Harness {
+        let engine = Engine::new(config, Instant::ZERO);
+        let mut h = Harness {
+            engine,
+            now: Instant::ZERO,
+            log: String::new(),
+            in_flight: None,
+        };
+        h.drain();
+        h
+    }
+
+    /// The draining rule: after every feed, drain everything.
+    fn drain(&mut self) {
+        while let Some(id) = self.engine.poll_cancel() {
+            writeln!(self.log, "cancel {id}").unwrap();
+            if self.in_flight.as_ref().is_some_and(|r| r.id == id) {
+                self.in_flight = None;
+            }
+        }
+        // Events before requests: the transcript then reads in causal order.
+        while let Some(ev) = self.engine.poll_event() {
+            writeln!(self.log, "  {}", describe(&ev, self.now)).unwrap();
+        }
+        while let Some(req) = self.engine.poll_request() {
+            writeln!(self.log, "{req}").unwrap();
+            self.in_flight = Some(req);
+        }
+    }
+
+    fn id(&self) -> kubelive_core::RequestId {
+        self.in_flight.as_ref().expect("a request in flight").id
+    }
+
+    /// A 200 with this body, in one chunk, and a clean end.
+    fn ok(&mut self, body: &str) {
+        self.head(200, &[]);
+        self.body(body);
+        self.end();
+    }
+
+    fn head(&mut self, status: u16, headers: &[(&str, &str)]) {
+        let id = self.id();
+        self.engine.handle_response(id, status, headers, self.now);
+        self.drain();
+    }
+
+    fn body(&mut self, body: &str) {
+        let id = self.id();
+        self.engine.handle_body(id, body.as_bytes(), self.now);
+        self.drain();
+    }
+
+    /// A clean end of the body (nothing, if the engine already gave up on it).
+    fn end(&mut self) {
+        let Some(req) = self.in_flight.take() else {
+            return;
+        };
+        let id = req.id;
+        self.engine.handle_end(id, self.now);
+        self.drain();
+    }
+
+    fn reset(&mut self) {
+        let id = self.id();
+        self.in_flight = None;
+        self.engine
+            .handle_error(id, TransportError::Reset("unexpected EOF".into()), self.now);
+        self.drain();
+    }
+
+    fn error(&mut self, status: u16, headers: &[(&str, &str)], body: &str) {
+        self.head(status, headers);
+        self.body(body);
+        self.end();
+    }
+
+    /// Moves time forward to the engine's next deadline (if within `max_ms`).
+    fn wait(&mut self, max_ms: u64) {
+        if let Some(t) = self.engine.poll_timeout() {
+            if t.as_millis() <= self.now.as_millis() + max_ms {
+                writeln!(
+                    self.log,
+                    "(wait {} ms)",
+                    t.as_millis() - self.now.as_millis()
+                )
+                .unwrap();
+                self.now = t;
+                self.engine.handle_timeout(self.now);
+                self.drain();
+            }
+        }
+    }
+
+    fn advance(&mut self, ms: u64) {
+        self.now = Instant::from_millis(self.now.as_millis() + ms);
+    }
+
+    fn take(&mut self) -> String {
+        std::mem::take(&mut self.log)
+    }
+}
+
+fn describe(ev: &Event, now: Instant) -> String {
+    let key = |o: &kubelive_core::Object| {
+        format!(
+            "{}/{} uid={} rv={}",
+            o.namespace(),
+            o.name(),
+            o.uid(),
+            o.resource_version()
+        )
+    };
+    match ev {
+        Event::Added(o) => format!("Added {}", key(o)),
+        Event::Modified { old, new } => {
+            format!("Modified {} (was rv={})", key(new), old.resource_version())
+        }
+        Event::Deleted(o) => format!("Deleted {}", key(o)),
+        Event::PageListed {
+            page,
+            objects,
+            remaining,
+        } => format!("PageListed page={page} objects={objects} remaining={remaining:?}"),
+        Event::Synced {
+            objects,
+            resource_version,
+        } => format!("Synced objects={objects} rv={resource_version}"),
+        Event::Resumed { resource_version } => format!("Resumed rv={resource_version}"),
+        Event::Relisting { reason } => format!("Relisting: {reason}"),
+        Event::BackingOff { until, reason } => format!(
+            "BackingOff {} ms: {reason}",
+            until.as_millis() - now.as_millis()
+        ),
+        Event::Failed { error } => format!("Failed: {error}"),
+    }
+}
+
+/// Replaces the random watch timeout so transcripts are stable across seeds.
+fn stable(t: &str) -> String {
+    let mut out = String::new();
+    for line in t.lines() {
+        let line = match line.find("timeoutSeconds=") {
+            Some(i) => {
+                let secs: u32 = line[i + 15..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+                    .parse()
+                    .unwrap();
+                assert!(
+                    (300..=600).contains(&secs),
+                    "watch timeout {secs} out of 300-600"
+                );
+                let rest: String = line[i + 15..]
+                    .chars()
+                    .skip_while(char::is_ascii_digit)
+                    .collect();
+                format!("{}timeoutSeconds=T{rest}", &line[..i])
+            }
+            None => line.to_string(),
+        };
+        // Jittered backoff: show the bucket, not the exact millisecond.
+        let line = match line.find("BackingOff ") {
+            Some(i) => {
+                let ms: u64 = line[i + 11..].split(' ').next().unwrap().parse().unwrap();
+                let rest = &line[i + 11..].split_once(" ms").unwrap().1;
+                format!(
+                    "{}BackingOff ~{}s{rest}",
+                    &line[..i],
+                    (ms as f64 / 1000.0).round()
+                )
+            }
+            None => line,
+        };
+        let line = match line.find("(wait ") {
+            Some(_) => "(wait)".to_string(),
+            None => line,
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn check(h: &mut Harness, expected: &str) {
+    let got = stable(&h.take());
+    let want: String = expected
+        .lines()
+        .map(|l| l.strip_prefix("        ").unwrap_or(l))
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
+}
+
+#[test]
+fn list_one_page_then_watch_applies_events() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(
+        10,
+        "",
+        None,
+        &[pod("a", "p1", "u1", 5), pod("b", "p2", "u2", 7)],
+    ));
+    h.head(200, &[]);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 11)));
+    h.body(&event("ADDED", &pod("a", "p3", "u3", 12)));
+    h.body(&event("DELETED", &pod("b", "p2", "u2", 13)));
+    h.body(&bookmark(14));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          Added a/p1 uid=u1 rv=5
+          Added b/p2 uid=u2 rv=7
+          PageListed page=1 objects=2 remaining=None
+          Synced objects=2 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Modified a/p1 uid=u1 rv=11 (was rv=5)
+          Added a/p3 uid=u3 rv=12
+          Deleted b/p2 uid=u2 rv=13
+        ",
+    );
+    let s = h.engine.status();
+    assert_eq!(s.phase, Phase::Watching);
+    assert!(s.synced && s.connected);
+    assert_eq!(s.resource_version.unwrap().as_str(), "14");
+    assert_eq!(
+        (s.objects, s.added, s.modified, s.deleted, s.bookmarks),
+        (2, 3, 1, 1, 1)
+    );
+    assert_eq!(s.last_bookmark_at, Some(Instant::ZERO));
+}
+
+#[test]
+fn paginated_list_follows_continue_with_the_same_filters() {
+    let mut c = config(Mode::ListWatch);
+    c.page_size = 2;
+    c.label_selector = Some("app=web,tier!=db".into());
+    c.collection = c.collection.clone().with_namespace(Some("a"));
+    let mut h = Harness::new(c);
+    h.ok(&list(
+        20,
+        "tok1",
+        Some(3),
+        &[pod("a", "p1", "u1", 1), pod("a", "p2", "u2", 2)],
+    ));
+    h.ok(&list(
+        20,
+        "tok2",
+        Some(1),
+        &[pod("a", "p3", "u3", 3), pod("a", "p4", "u4", 4)],
+    ));
+    h.ok(&list(20, "", None, &[pod("a", "p5", "u5", 5)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/namespaces/a/pods?labelSelector=app%3Dweb%2Ctier%21%3Ddb&limit=2
+          Added a/p1 uid=u1 rv=1
+          Added a/p2 uid=u2 rv=2
+          PageListed page=1 objects=2 remaining=Some(3)
+        GET /api/v1/namespaces/a/pods?labelSelector=app%3Dweb%2Ctier%21%3Ddb&limit=2&continue=tok1
+          Added a/p3 uid=u3 rv=3
+          Added a/p4 uid=u4 rv=4
+          PageListed page=2 objects=4 remaining=Some(1)
+        GET /api/v1/namespaces/a/pods?labelSelector=app%3Dweb%2Ctier%21%3Ddb&limit=2&continue=tok2
+          Added a/p5 uid=u5 rv=5
+          PageListed page=3 objects=5 remaining=None
+          Synced objects=5 rv=20
+        GET /api/v1/namespaces/a/pods?labelSelector=app%3Dweb%2Ctier%21%3Ddb&watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert_eq!(h.engine.status().pages_listed, 3);
+}
+
+#[test]
+fn clean_end_resumes_from_last_seen_version_without_relisting() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.head(200, &[]);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 11)));
+    h.advance(30_000);
+    h.end();
+    h.head(200, &[]);
+    // No bookmarks at all: the resume point is the last event's version.
+    h.advance(30_000);
+    h.end();
+    h.head(200, &[]);
+    h.body(&bookmark(40));
+    h.advance(30_000);
+    h.end();
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          Added a/p1 uid=u1 rv=5
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Modified a/p1 uid=u1 rv=11 (was rv=5)
+        GET /api/v1/pods?watch=true&resourceVersion=11&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=11
+        GET /api/v1/pods?watch=true&resourceVersion=11&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=11
+        GET /api/v1/pods?watch=true&resourceVersion=40&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    let s = h.engine.status();
+    assert_eq!((s.resumes, s.relists, s.errors), (2, 0, 0));
+}
+
+#[test]
+fn expired_watch_relists_from_most_recent_and_diffs_the_store() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(
+        10,
+        "",
+        None,
+        &[
+            pod("a", "keep", "u1", 5),
+            pod("a", "change", "u2", 6),
+            pod("a", "gone", "u3", 7),
+            pod("a", "recreated", "u4", 8),
+        ],
+    ));
+    h.head(200, &[]);
+    let watch = h.id();
+    h.body(TOO_OLD);
+    // Whatever follows an ERROR on the same stream is not applied.
+    let ghost = event("ADDED", &pod("a", "ghost", "u9", 99));
+    h.engine.handle_body(watch, ghost.as_bytes(), h.now);
+    h.engine.handle_end(watch, h.now);
+    h.drain();
+    h.ok(&list(
+        90,
+        "",
+        None,
+        &[
+            pod("a", "change", "u2", 60),
+            pod("a", "keep", "u1", 5),
+            pod("a", "new", "u5", 70),
+            pod("a", "recreated", "u6", 80),
+        ],
+    ));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          Added a/keep uid=u1 rv=5
+          Added a/change uid=u2 rv=6
+          Added a/gone uid=u3 rv=7
+          Added a/recreated uid=u4 rv=8
+          PageListed page=1 objects=4 remaining=None
+          Synced objects=4 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        cancel #2
+          Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?limit=500
+          Modified a/change uid=u2 rv=60 (was rv=6)
+          Added a/new uid=u5 rv=70
+          Deleted a/recreated uid=u4 rv=8
+          Added a/recreated uid=u6 rv=80
+          PageListed page=1 objects=4 remaining=None
+          Deleted a/gone uid=u3 rv=7
+          Synced objects=4 rv=90
+        GET /api/v1/pods?watch=true&resourceVersion=90&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert_eq!(h.engine.store().len(), 4);
+    assert!(h.engine.store().get("a", "gone").is_none());
+    assert_eq!(h.engine.status().relists, 1);
+}
+
+#[test]
+fn http_410_on_watch_also_relists_and_a_second_410_in_a_row_backs_off() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[]));
+    h.error(410, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided watch is too old.","reason":"Expired","code":410}"#);
+    h.ok(&list(20, "", None, &[]));
+    h.error(
+        410,
+        &[],
+        r#"{"kind":"Status","status":"Failure","message":"too old","reason":"Gone","code":410}"#,
+    );
+    h.wait(5_000);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Relisting: version expired: The resourceVersion for the provided watch is too old.
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+          Relisting: version expired: too old
+          BackingOff ~1s: version expired: too old
+        (wait)
+        GET /api/v1/pods?limit=500
+        ",
+    );
+}
+
+#[test]
+fn expired_continue_token_restarts_the_list_from_page_one() {
+    let mut c = config(Mode::ListWatch);
+    c.page_size = 1;
+    let mut h = Harness::new(c);
+    h.ok(&list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]));
+    h.error(410, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{"continue":"inconsistent"},"status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#);
+    h.ok(&list(30, "tokB", Some(1), &[pod("a", "p2", "u2", 25)]));
+    h.ok(&list(30, "", None, &[pod("a", "p3", "u3", 26)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=1
+          Added a/p1 uid=u1 rv=1
+          PageListed page=1 objects=1 remaining=Some(1)
+        GET /api/v1/pods?limit=1&continue=tok1
+          Relisting: continue token expired: The provided continue parameter is too old to display a consistent list result.
+        GET /api/v1/pods?limit=1
+          Added a/p2 uid=u2 rv=25
+          PageListed page=1 objects=1 remaining=Some(1)
+        GET /api/v1/pods?limit=1&continue=tokB
+          Added a/p3 uid=u3 rv=26
+          PageListed page=2 objects=2 remaining=None
+          Deleted a/p1 uid=u1 rv=1
+          Synced objects=2 rv=30
+        GET /api/v1/pods?watch=true&resourceVersion=30&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+#[test]
+fn too_large_version_waits_retry_after_then_relists_after_bounded_tries() {
+    let mut c = config(Mode::ListWatch);
+    c.page_size = 1;
+    c.too_large_retries = 2;
+    let mut h = Harness::new(c);
+    h.ok(&list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]));
+    h.error(504, &[("Retry-After", "1")], TOO_LARGE);
+    h.wait(60_000);
+    h.error(504, &[("retry-after", "3")], TOO_LARGE);
+    h.wait(60_000);
+    h.error(504, &[], TOO_LARGE);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=1
+          Added a/p1 uid=u1 rv=1
+          PageListed page=1 objects=1 remaining=Some(1)
+        GET /api/v1/pods?limit=1&continue=tok1
+          BackingOff ~1s: Timeout: Too large resource version: 20000, current: 10245 (504 Timeout)
+        (wait)
+        GET /api/v1/pods?limit=1&continue=tok1
+          BackingOff ~3s: Timeout: Too large resource version: 20000, current: 10245 (504 Timeout)
+        (wait)
+        GET /api/v1/pods?limit=1&continue=tok1
+          Relisting: server behind our version: Timeout: Too large resource version: 20000, current: 10245
+        GET /api/v1/pods?limit=1
+        ",
+    );
+}
+
+#[test]
+fn streaming_list_syncs_at_the_end_bookmark_and_resumes_with_a_plain_watch() {
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 9)));
+    // A plain bookmark before the end mark must not be taken as the sync point.
+    h.body(&bookmark(9));
+    assert_eq!(h.engine.status().phase, Phase::InitialEvents);
+    assert!(h.engine.status().resource_version.is_none());
+    h.body(&end_bookmark(12));
+    h.body(&event("DELETED", &pod("a", "p1", "u1", 13)));
+    h.advance(400_000);
+    h.end();
+    h.head(200, &[]);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p1 uid=u1 rv=5
+          Added a/p2 uid=u2 rv=9
+          Synced objects=2 rv=12
+          Deleted a/p1 uid=u1 rv=13
+        GET /api/v1/pods?watch=true&resourceVersion=13&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=13
+        ",
+    );
+    assert_eq!(h.engine.poll_timeout(), None, "no deadline once synced");
+}
+
+#[test]
+fn streaming_list_without_end_bookmark_falls_back_at_the_deadline() {
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(60_000)));
+    h.wait(60_000);
+    h.ok(&list(20, "", None, &[pod("a", "p1", "u1", 5)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p1 uid=u1 rv=5
+        (wait)
+        cancel #1
+          Relisting: streaming list unavailable, using LIST+WATCH: no initial-events-end bookmark within 60 s
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    let s = h.engine.status();
+    assert_eq!(s.mode, Mode::ListWatch);
+    assert!(s.fell_back.is_some());
+}
+
+#[test]
+fn streaming_list_rejected_with_422_falls_back_to_list_watch() {
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.error(422, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","code":422}"#);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Relisting: streaming list unavailable, using LIST+WATCH: ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled
+        GET /api/v1/pods?limit=500
+        ",
+    );
+}
+
+#[test]
+fn streaming_list_interrupted_before_sync_restarts_and_drops_vanished_objects() {
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
+    h.advance(5_000);
+    h.end();
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
+    h.body(&end_bookmark(30));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p1 uid=u1 rv=5
+          Added a/p2 uid=u2 rv=6
+          Relisting: streaming list ended before its initial events were complete
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Deleted a/p1 uid=u1 rv=5
+          Synced objects=1 rv=30
+        ",
+    );
+}
+
+#[test]
+fn selector_transitions_and_recreation_with_a_new_uid() {
+    let mut c = config(Mode::ListWatch);
+    c.label_selector = Some("app=web".into());
+    let mut h = Harness::new(c);
+    h.ok(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.head(200, &[]);
+    // Stops matching: DELETED; starts matching again: ADDED.
+    h.body(&event("DELETED", &pod("a", "p1", "u1", 11)));
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 12)));
+    // Same name, new uid, without a DELETED in between (e.g. across a missed window).
+    h.body(&event("ADDED", &pod("a", "p1", "u2", 13)));
+    // MODIFIED for an object not held is an add; DELETED for one not held is nothing.
+    h.body(&event("MODIFIED", &pod("a", "p9", "u9", 14)));
+    // A repeat of the held version tells nobody anything.
+    h.body(&event("MODIFIED", &pod("a", "p9", "u9", 14)));
+    h.body(&event("DELETED", &pod("a", "never", "u8", 15)));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?labelSelector=app%3Dweb&limit=500
+          Added a/p1 uid=u1 rv=5
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?labelSelector=app%3Dweb&watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Deleted a/p1 uid=u1 rv=11
+          Added a/p1 uid=u1 rv=12
+          Deleted a/p1 uid=u1 rv=12
+          Added a/p1 uid=u2 rv=13
+          Added a/p9 uid=u9 rv=14
+        ",
+    );
+    assert_eq!(h.engine.status().resource_version.unwrap().as_str(), "15");
+}
+
+#[test]
+fn auth_errors_fail_clearly_and_retry_slowly() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.error(403, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},"code":403}"#);
+    h.wait(60_000);
+    h.error(401, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#);
+    h.wait(60_000);
+    h.error(404, &[], "404 page not found\n");
+    check(
+        &mut h,
+        r#"
+        GET /api/v1/pods?limit=500
+          Failed: pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope (403 Forbidden)
+          BackingOff ~10s: pods is forbidden: User "system:anonymous" cannot list resource "pods" in API group "" at the cluster scope (403 Forbidden)
+        (wait)
+        GET /api/v1/pods?limit=500
+          Failed: Unauthorized (401 Unauthorized)
+          BackingOff ~10s: Unauthorized (401 Unauthorized)
+        (wait)
+        GET /api/v1/pods?limit=500
+          Failed: HTTP 404: 404 page not found (404)
+          BackingOff ~10s: HTTP 404: 404 page not found (404)
+        "#,
+    );
+}
+
+#[test]
+fn proxy_errors_html_bodies_and_broken_connections_back_off_exponentially() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    // kubectl proxy when the apiserver is unreachable.
+    h.error(
+        500,
+        &[],
+        "dial tcp 127.0.0.1:6443: connect: connection refused\n",
+    );
+    h.wait(60_000);
+    h.error(429, &[("Retry-After", "5")], r#"{"kind":"Status","status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","code":429}"#);
+    h.wait(60_000);
+    // An HTML page with a 200: a decoding error, not a crash.
+    h.ok("<html><body>Login required</body></html>");
+    h.wait(60_000);
+    h.ok(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.head(200, &[]);
+    h.body("{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metad");
+    h.reset();
+    h.wait(60_000);
+    h.head(200, &[]);
+    h.body("{\"type\":\"MODIFIED\",\"object\":{oops}}\n");
+    h.wait(60_000);
+    let id = h.id();
+    check(
+        &mut h,
+        r#"
+        GET /api/v1/pods?limit=500
+          BackingOff ~1s: HTTP 500: dial tcp 127.0.0.1:6443: connect: connection refused (500)
+        (wait)
+        GET /api/v1/pods?limit=500
+          BackingOff ~5s: Too many requests, please try again later. (429 TooManyRequests)
+        (wait)
+        GET /api/v1/pods?limit=500
+          BackingOff ~3s: bad response: the server sent something that is not JSON: "<html><body>Login required</body></html>"
+        (wait)
+        GET /api/v1/pods?limit=500
+          Added a/p1 uid=u1 rv=5
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          BackingOff ~8s: connection lost: unexpected EOF
+        (wait)
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=10
+        cancel #6
+          BackingOff ~13s: bad response: malformed JSON at byte 29: expected a key string
+        (wait)
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        "#,
+    );
+    // Late bytes from an abandoned request change nothing.
+    h.engine
+        .handle_body(kubelive_core::RequestId(5), b"garbage", h.now);
+    h.engine.handle_end(kubelive_core::RequestId(5), h.now);
+    h.drain();
+    assert_eq!(h.take(), "");
+    assert_eq!(h.id(), id);
+    assert_eq!(h.engine.store().len(), 1);
+}
+
+#[test]
+fn a_watch_that_closes_at_once_with_nothing_backs_off_instead_of_looping() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[]));
+    h.ok("");
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          BackingOff ~1s: the watch ended at once without events
+        ",
+    );
+}
+
+#[test]
+fn resource_version_zero_only_when_asked_and_only_for_the_first_list() {
+    let mut c = config(Mode::ListWatch);
+    c.initial_list_any_version = true;
+    let mut h = Harness::new(c);
+    h.ok(&list(10, "", None, &[]));
+    h.head(200, &[]);
+    h.body(TOO_OLD);
+    let log = h.take();
+    let gets: Vec<&str> = log.lines().filter(|l| l.starts_with("GET")).collect();
+    assert_eq!(
+        gets,
+        [
+            "GET /api/v1/pods?limit=500&resourceVersion=0",
+            gets[1],
+            "GET /api/v1/pods?limit=500"
+        ]
+    );
+    // And never by default.
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[]));
+    assert!(!h.take().contains("resourceVersion=0"));
+}
+
+#[test]
+fn stop_cancels_and_goes_quiet() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.engine.stop();
+    h.drain();
+    assert_eq!(h.take(), "GET /api/v1/pods?limit=500\ncancel #1\n");
+    assert_eq!(h.engine.status().phase, Phase::Stopped);
+    assert_eq!(h.engine.poll_timeout(), None);
+}
