@@ -1,0 +1,197 @@
+//! Small helpers with no dependencies: a seeded RNG, base64url, timestamps, URL decoding.
+
+/// A small deterministic RNG (SplitMix64). Same seed, same sequence, on every platform.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n == 0` gives 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi.saturating_sub(lo) + 1)
+    }
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        p > 0.0 && (self.next_u64() >> 11) as f64 / ((1u64 << 53) as f64) < p
+    }
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+    /// Lowercase alphanumeric string of length `n` (like Kubernetes generated names).
+    pub fn alnum(&mut self, n: usize) -> String {
+        const CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        (0..n)
+            .map(|_| CHARS[self.below(CHARS.len() as u64) as usize] as char)
+            .collect()
+    }
+    /// A UUID-shaped string (v4 layout).
+    pub fn uuid(&mut self) -> String {
+        let a = self.next_u64();
+        let b = self.next_u64();
+        format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            0x8000 | (b >> 48) & 0x3fff,
+            b & 0xffff_ffff_ffff
+        )
+    }
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// base64url without padding (Go's `base64.RawURLEncoding`).
+pub fn b64url_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let n = chunk.len();
+        let v = (chunk[0] as u32) << 16
+            | (if n > 1 { chunk[1] as u32 } else { 0 }) << 8
+            | if n > 2 { chunk[2] as u32 } else { 0 };
+        for i in 0..=n {
+            out.push(B64[((v >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// Decodes base64url (padding and the standard alphabet are tolerated).
+pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            b'=' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Simulated time zero: 2025-01-01T00:00:00Z in Unix seconds.
+pub const EPOCH_UNIX_S: u64 = 1_735_689_600;
+
+/// RFC 3339 timestamp (seconds precision, `Z`) for a simulated time in ms.
+pub fn timestamp(now_ms: u64) -> String {
+    let secs = EPOCH_UNIX_S + now_ms / 1000;
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// Percent-decoding for query strings (`+` is a space).
+pub fn url_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                let h = std::str::from_utf8(&b[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match h {
+                    Some(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encoding of a query value.
+pub fn url_encode(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.bytes() {
+        if c.is_ascii_alphanumeric() || b"-_.~".contains(&c) {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("%{c:02X}"));
+        }
+    }
+    out
+}
+
+/// A JSON string literal (with quotes).
+pub fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_roundtrip() {
+        for s in ["", "a", "ab", "abc", "abcd", "{\"rv\":12,\"start\":\"a/b\\u0000\"}"] {
+            assert_eq!(b64url_decode(&b64url_encode(s.as_bytes())).unwrap(), s.as_bytes());
+        }
+        assert_eq!(b64url_encode(b"hello?"), "aGVsbG8_");
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(timestamp(0), "2025-01-01T00:00:00Z");
+        assert_eq!(timestamp(86_400_000 * 59 + 3_661_000), "2025-03-01T01:01:01Z");
+    }
+
+    #[test]
+    fn url() {
+        assert_eq!(url_decode("a%3Db%2Cc+d%"), "a=b,c d%");
+        assert_eq!(url_decode(&url_encode("app in (a,b)")), "app in (a,b)");
+    }
+}

@@ -1,0 +1,460 @@
+//! A workload generator: realistic objects (pods of Deployments, ~4 KB each like
+//! `kubectl get pod -o json`), seeded churn, and a watch-event byte stream for benches.
+
+use serde_json::{json, Value};
+
+use crate::model::Cluster;
+use crate::resources::{CONFIGMAPS, DEPLOYMENTS, NAMESPACES, PODS, WIDGETS};
+use crate::util::{timestamp, Rng};
+
+/// Everything that varies between generated pods.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodParams {
+    pub namespace: String,
+    /// The Deployment's name; also the `app` label.
+    pub app: String,
+    pub template_hash: String,
+    /// The 5-character suffix of the generated name.
+    pub suffix: String,
+    pub node: String,
+    pub pod_ip: String,
+    /// `Pending`, `Running`, `Succeeded`, `Failed`.
+    pub phase: String,
+    pub ready: bool,
+    pub restarts: u32,
+    pub created_ms: u64,
+    pub replicaset_uid: String,
+    pub image_tag: String,
+}
+
+impl PodParams {
+    /// Random parameters for a pod of Deployment `app` in `namespace`.
+    pub fn random(rng: &mut Rng, namespace: &str, app: &str, template_hash: &str, now_ms: u64) -> Self {
+        PodParams {
+            namespace: namespace.into(),
+            app: app.into(),
+            template_hash: template_hash.into(),
+            suffix: rng.alnum(5),
+            node: format!("node-{}", rng.below(50)),
+            pod_ip: format!("10.{}.{}.{}", 244 + rng.below(4), rng.below(256), 2 + rng.below(250)),
+            phase: "Running".into(),
+            ready: true,
+            restarts: 0,
+            created_ms: now_ms,
+            replicaset_uid: rng.uuid(),
+            image_tag: format!("1.{}.{}", rng.below(30), rng.below(10)),
+        }
+    }
+
+    /// The pod's name: `<app>-<hash>-<suffix>`.
+    pub fn name(&self) -> String {
+        format!("{}-{}-{}", self.app, self.template_hash, self.suffix)
+    }
+}
+
+/// A realistic pod of a Deployment (no uid/resourceVersion: the cluster sets them),
+/// including `kind` and `apiVersion`.
+pub fn pod(p: &PodParams) -> Value {
+    let created = timestamp(p.created_ms);
+    let started = timestamp(p.created_ms + 2000);
+    let rs = format!("{}-{}", p.app, p.template_hash);
+    let running = p.phase == "Running";
+    let ready = if p.ready { "True" } else { "False" };
+    let state = if running {
+        json!({"running": {"startedAt": started}})
+    } else {
+        json!({"waiting": {"reason": if p.phase == "Pending" { "ContainerCreating" } else { "CrashLoopBackOff" }}})
+    };
+    json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "annotations": {"kubectl.kubernetes.io/restartedAt": created},
+            "creationTimestamp": created,
+            "generateName": format!("{rs}-"),
+            "labels": {"app": p.app, "pod-template-hash": p.template_hash, "tier": "backend"},
+            "managedFields": [
+                {
+                    "apiVersion": "v1", "fieldsType": "FieldsV1",
+                    "fieldsV1": {"f:metadata": {"f:annotations": {".": {}, "f:kubectl.kubernetes.io/restartedAt": {}},
+                        "f:generateName": {}, "f:labels": {".": {}, "f:app": {}, "f:pod-template-hash": {}, "f:tier": {}},
+                        "f:ownerReferences": {".": {}, format!("k:{{\"uid\":\"{}\"}}", p.replicaset_uid): {}}},
+                        "f:spec": {"f:containers": {format!("k:{{\"name\":\"{}\"}}", p.app): {".": {}, "f:env": {".": {},
+                            "k:{\"name\":\"LOG_LEVEL\"}": {".": {}, "f:name": {}, "f:value": {}},
+                            "k:{\"name\":\"POD_NAME\"}": {".": {}, "f:name": {}, "f:valueFrom": {".": {}, "f:fieldRef": {}}}},
+                            "f:image": {}, "f:imagePullPolicy": {}, "f:livenessProbe": {".": {}, "f:failureThreshold": {}, "f:httpGet": {".": {}, "f:path": {}, "f:port": {}, "f:scheme": {}}},
+                            "f:name": {}, "f:ports": {".": {}, "k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:name": {}, "f:protocol": {}}},
+                            "f:readinessProbe": {".": {}, "f:httpGet": {".": {}, "f:path": {}, "f:port": {}}}, "f:resources": {".": {}, "f:limits": {".": {}, "f:memory": {}}, "f:requests": {".": {}, "f:cpu": {}, "f:memory": {}}},
+                            "f:volumeMounts": {".": {}, "k:{\"mountPath\":\"/etc/config\"}": {".": {}, "f:mountPath": {}, "f:name": {}}}}},
+                        "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {}, "f:terminationGracePeriodSeconds": {},
+                        "f:volumes": {".": {}, "k:{\"name\":\"config\"}": {".": {}, "f:configMap": {".": {}, "f:defaultMode": {}, "f:name": {}}, "f:name": {}}}}},
+                    "manager": "kube-controller-manager", "operation": "Update", "time": created
+                },
+                {
+                    "apiVersion": "v1", "fieldsType": "FieldsV1",
+                    "fieldsV1": {"f:status": {"f:conditions": {"k:{\"type\":\"ContainersReady\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
+                        "k:{\"type\":\"Initialized\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
+                        "k:{\"type\":\"Ready\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}},
+                        "f:containerStatuses": {}, "f:hostIP": {}, "f:hostIPs": {}, "f:phase": {}, "f:podIP": {}, "f:podIPs": {".": {}, format!("k:{{\"ip\":\"{}\"}}", p.pod_ip): {".": {}, "f:ip": {}}}, "f:startTime": {}}},
+                    "manager": "kubelet", "operation": "Update", "subresource": "status", "time": started
+                }
+            ],
+            "name": p.name(),
+            "namespace": p.namespace,
+            "ownerReferences": [{"apiVersion": "apps/v1", "blockOwnerDeletion": true, "controller": true, "kind": "ReplicaSet", "name": rs, "uid": p.replicaset_uid}]
+        },
+        "spec": {
+            "containers": [{
+                "env": [{"name": "LOG_LEVEL", "value": "info"}, {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}],
+                "image": format!("registry.example.com/{}/{}:{}", p.namespace, p.app, p.image_tag),
+                "imagePullPolicy": "IfNotPresent",
+                "livenessProbe": {"failureThreshold": 3, "httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 10, "successThreshold": 1, "timeoutSeconds": 1},
+                "name": p.app,
+                "ports": [{"containerPort": 8080, "name": "http", "protocol": "TCP"}],
+                "readinessProbe": {"failureThreshold": 3, "httpGet": {"path": "/ready", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 5, "successThreshold": 1, "timeoutSeconds": 1},
+                "resources": {"limits": {"memory": "256Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
+                "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File",
+                "volumeMounts": [{"mountPath": "/etc/config", "name": "config"}, {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": "kube-api-access", "readOnly": true}]
+            }],
+            "dnsPolicy": "ClusterFirst",
+            "enableServiceLinks": true,
+            "nodeName": p.node,
+            "preemptionPolicy": "PreemptLowerPriority",
+            "priority": 0,
+            "restartPolicy": "Always",
+            "schedulerName": "default-scheduler",
+            "securityContext": {},
+            "serviceAccount": "default",
+            "serviceAccountName": "default",
+            "terminationGracePeriodSeconds": 30,
+            "tolerations": [
+                {"effect": "NoExecute", "key": "node.kubernetes.io/not-ready", "operator": "Exists", "tolerationSeconds": 300},
+                {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "operator": "Exists", "tolerationSeconds": 300}
+            ],
+            "volumes": [
+                {"configMap": {"defaultMode": 420, "name": format!("{}-config", p.app)}, "name": "config"},
+                {"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [
+                    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+                    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+                    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}, "path": "namespace"}]}}
+                ]}}
+            ]
+        },
+        "status": {
+            "conditions": [
+                {"lastProbeTime": null, "lastTransitionTime": created, "status": "True", "type": "Initialized"},
+                {"lastProbeTime": null, "lastTransitionTime": started, "status": ready, "type": "Ready"},
+                {"lastProbeTime": null, "lastTransitionTime": started, "status": ready, "type": "ContainersReady"},
+                {"lastProbeTime": null, "lastTransitionTime": created, "status": "True", "type": "PodScheduled"}
+            ],
+            "containerStatuses": [{
+                "containerID": format!("containerd://{:0>64}", p.suffix),
+                "image": format!("registry.example.com/{}/{}:{}", p.namespace, p.app, p.image_tag),
+                "imageID": format!("registry.example.com/{}/{}@sha256:{:0>64}", p.namespace, p.app, p.template_hash),
+                "lastState": {},
+                "name": p.app,
+                "ready": p.ready,
+                "restartCount": p.restarts,
+                "started": running,
+                "state": state
+            }],
+            "hostIP": format!("192.168.0.{}", 10 + p.node.len()),
+            "hostIPs": [{"ip": format!("192.168.0.{}", 10 + p.node.len())}],
+            "phase": p.phase,
+            "podIP": p.pod_ip,
+            "podIPs": [{"ip": p.pod_ip}],
+            "qosClass": "Burstable",
+            "startTime": created
+        }
+    })
+}
+
+/// A realistic Deployment (no uid/resourceVersion), including `kind` and `apiVersion`.
+pub fn deployment(namespace: &str, name: &str, replicas: u32, template_hash: &str, now_ms: u64) -> Value {
+    let created = timestamp(now_ms);
+    json!({
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "annotations": {"deployment.kubernetes.io/revision": "1"},
+            "generation": 1,
+            "labels": {"app": name},
+            "managedFields": [
+                {"apiVersion": "apps/v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}, "f:selector": {}, "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}}}},
+                 "manager": "kubectl-client-side-apply", "operation": "Update", "time": created},
+                {"apiVersion": "apps/v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:availableReplicas": {}, "f:conditions": {}, "f:observedGeneration": {}, "f:readyReplicas": {}, "f:replicas": {}, "f:updatedReplicas": {}}},
+                 "manager": "kube-controller-manager", "operation": "Update", "subresource": "status", "time": created}
+            ],
+            "name": name,
+            "namespace": namespace
+        },
+        "spec": {
+            "progressDeadlineSeconds": 600,
+            "replicas": replicas,
+            "revisionHistoryLimit": 10,
+            "selector": {"matchLabels": {"app": name}},
+            "strategy": {"rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}, "type": "RollingUpdate"},
+            "template": {
+                "metadata": {"creationTimestamp": null, "labels": {"app": name, "pod-template-hash": template_hash}},
+                "spec": {"containers": [{"image": format!("registry.example.com/{namespace}/{name}:1.0.0"), "name": name,
+                    "ports": [{"containerPort": 8080, "protocol": "TCP"}], "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}],
+                    "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "terminationGracePeriodSeconds": 30}
+            }
+        },
+        "status": {
+            "availableReplicas": replicas, "observedGeneration": 1, "readyReplicas": replicas, "replicas": replicas, "updatedReplicas": replicas,
+            "conditions": [
+                {"lastTransitionTime": created, "lastUpdateTime": created, "message": "Deployment has minimum availability.", "reason": "MinimumReplicasAvailable", "status": "True", "type": "Available"},
+                {"lastTransitionTime": created, "lastUpdateTime": created, "message": format!("ReplicaSet \"{name}-{template_hash}\" has successfully progressed."), "reason": "NewReplicaSetAvailable", "status": "True", "type": "Progressing"}
+            ]
+        }
+    })
+}
+
+/// A complete pod document (with kind, apiVersion, uid, resourceVersion) as compact JSON,
+/// ~4 KB, deterministic in `(seed, index)`. For benches.
+pub fn pod_json(seed: u64, index: u64) -> String {
+    let mut rng = Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(index));
+    let app = format!("app-{}", index % 17);
+    let hash = format!("{:x}", 0x5d8f_7c9b00u64 + index % 17);
+    let mut p = PodParams::random(&mut rng, &format!("ns-{}", index % 7), &app, &hash[..10.min(hash.len())], index * 10);
+    p.suffix = format!("{}{}", rng.alnum(3), index % 100);
+    let mut v = pod(&p);
+    v["metadata"]["uid"] = json!(rng.uuid());
+    v["metadata"]["resourceVersion"] = json!((1000 + index).to_string());
+    v.to_string()
+}
+
+/// A watch-event byte stream of `n` lines (ADDED/MODIFIED/DELETED of ~4 KB pods and
+/// some BOOKMARKs), each `{"type":..,"object":..}\n`, deterministic in `seed`. For benches.
+pub fn watch_event_stream(seed: u64, n: usize) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(n * 4300);
+    let mut live: Vec<u64> = Vec::new();
+    let mut next = 0u64;
+    for i in 0..n {
+        let rv = 1000 + i as u64;
+        let roll = rng.below(100);
+        let (ty, idx) = if live.is_empty() || roll < 30 {
+            next += 1;
+            live.push(next);
+            ("ADDED", next)
+        } else if roll < 85 {
+            ("MODIFIED", *rng.pick(&live))
+        } else if roll < 95 {
+            let k = rng.below(live.len() as u64) as usize;
+            ("DELETED", live.swap_remove(k))
+        } else {
+            ("BOOKMARK", 0)
+        };
+        if ty == "BOOKMARK" {
+            out.extend_from_slice(
+                format!("{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"creationTimestamp\":null}},\"spec\":{{\"containers\":null}},\"status\":{{}}}}}}\n").as_bytes(),
+            );
+            continue;
+        }
+        let mut v: Value = serde_json::from_str(&pod_json(seed, idx)).unwrap_or(Value::Null);
+        v["metadata"]["resourceVersion"] = json!(rv.to_string());
+        out.extend_from_slice(format!("{{\"type\":\"{ty}\",\"object\":{v}}}\n").as_bytes());
+    }
+    out
+}
+
+/// Shape of a generated workload.
+#[derive(Debug, Clone)]
+pub struct WorkloadConfig {
+    pub namespaces: usize,
+    /// Total pods to create initially (spread over Deployments of ~10 replicas).
+    pub pods: usize,
+    /// Changes per second of simulated time applied by [`Workload::tick`].
+    pub churn_per_sec: f64,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig { namespaces: 3, pods: 100, churn_per_sec: 10.0 }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Deploy {
+    namespace: String,
+    name: String,
+    hash: String,
+    rs_uid: String,
+}
+
+/// Seeded churn over a [`Cluster`]: creates, status updates, restarts, label changes that
+/// move pods in and out of selectors, deletes, and recreates with the same name.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    rng: Rng,
+    cfg: WorkloadConfig,
+    deploys: Vec<Deploy>,
+    /// (namespace, name, deployment index) of live pods.
+    pods: Vec<(String, String, usize)>,
+    last_ms: u64,
+    carry: f64,
+}
+
+impl Workload {
+    pub fn new(seed: u64, cfg: WorkloadConfig) -> Self {
+        Workload { rng: Rng::new(seed ^ 0x5151), cfg, deploys: Vec::new(), pods: Vec::new(), last_ms: 0, carry: 0.0 }
+    }
+
+    pub fn config(&self) -> &WorkloadConfig {
+        &self.cfg
+    }
+
+    /// Creates namespaces, Deployments, their pods, a ConfigMap per Deployment and a few widgets.
+    pub fn populate(&mut self, c: &mut Cluster, now_ms: u64) {
+        self.last_ms = now_ms;
+        let nss: Vec<String> = (0..self.cfg.namespaces.max(1)).map(|i| format!("ns-{i}")).collect();
+        for ns in &nss {
+            let _ = c.create(NAMESPACES, json!({"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}), now_ms);
+        }
+        let n_deploys = self.cfg.pods.div_ceil(10).max(1);
+        for d in 0..n_deploys {
+            let ns = nss[d % nss.len()].clone();
+            let name = format!("app-{d}");
+            let hash = format!("{:x}", 0x6c4f_9b_0000u64 + self.rng.below(0xffff));
+            let replicas = 10.min(self.cfg.pods - (d * 10).min(self.cfg.pods)) as u32;
+            let _ = c.create(DEPLOYMENTS, deployment(&ns, &name, replicas, &hash, now_ms), now_ms);
+            let _ = c.create(CONFIGMAPS, json!({"metadata": {"name": format!("{name}-config"), "namespace": ns, "labels": {"app": name}}, "data": {"LOG_LEVEL": "info", "config.yaml": "listen: :8080\n"}}), now_ms);
+            self.deploys.push(Deploy { namespace: ns, name, hash, rs_uid: self.rng.uuid() });
+        }
+        for i in 0..self.cfg.pods {
+            self.create_pod(c, i / 10 % self.deploys.len(), now_ms);
+        }
+        for (i, ns) in nss.iter().enumerate().take(3) {
+            let _ = c.create(WIDGETS, json!({"metadata": {"name": format!("widget-{i}"), "namespace": ns, "labels": {"color": "blue"}}, "spec": {"size": i + 1, "color": "blue"}, "status": {"ready": true}}), now_ms);
+        }
+    }
+
+    fn create_pod(&mut self, c: &mut Cluster, d: usize, now_ms: u64) {
+        let dep = self.deploys[d].clone();
+        let mut p = PodParams::random(&mut self.rng, &dep.namespace, &dep.name, &dep.hash, now_ms);
+        p.replicaset_uid = dep.rs_uid.clone();
+        if let Ok(r) = c.create(PODS, pod(&p), now_ms) {
+            self.pods.push((r.namespace, r.name, d));
+        }
+    }
+
+    /// Applies the churn due since the last call (`churn_per_sec` × elapsed). Returns the
+    /// number of changes made.
+    pub fn tick(&mut self, c: &mut Cluster, now_ms: u64) -> usize {
+        let dt = now_ms.saturating_sub(self.last_ms) as f64 / 1000.0;
+        self.last_ms = self.last_ms.max(now_ms);
+        self.carry += dt * self.cfg.churn_per_sec;
+        let n = self.carry.floor() as usize;
+        self.carry -= n as f64;
+        for _ in 0..n {
+            self.step(c, now_ms);
+        }
+        n
+    }
+
+    /// One random change.
+    pub fn step(&mut self, c: &mut Cluster, now_ms: u64) {
+        if self.deploys.is_empty() {
+            return;
+        }
+        let roll = self.rng.below(100);
+        if self.pods.is_empty() || roll < 10 {
+            let d = self.rng.below(self.deploys.len() as u64) as usize;
+            self.create_pod(c, d, now_ms);
+            return;
+        }
+        let k = self.rng.below(self.pods.len() as u64) as usize;
+        let (ns, name, _) = self.pods[k].clone();
+        let restart_ts = timestamp(now_ms);
+        match roll {
+            10..=19 => {
+                self.pods.swap_remove(k);
+                let _ = c.delete(PODS, &ns, &name, now_ms);
+            }
+            20..=23 => {
+                let _ = c.recreate(PODS, &ns, &name, now_ms);
+            }
+            24..=33 => {
+                // Label change: moves the pod in or out of `tier=backend` / `canary` selectors.
+                let canary = self.rng.chance(0.5);
+                let _ = c.modify(PODS, &ns, &name, now_ms, |v| {
+                    let labels = &mut v["metadata"]["labels"];
+                    if canary {
+                        labels["track"] = json!("canary");
+                        labels["tier"] = json!("frontend");
+                    } else if let Some(m) = labels.as_object_mut() {
+                        m.remove("track");
+                        m.insert("tier".into(), json!("backend"));
+                    }
+                });
+            }
+            34..=43 => {
+                // Restart of the container.
+                let _ = c.modify(PODS, &ns, &name, now_ms, |v| {
+                    let cs = &mut v["status"]["containerStatuses"][0];
+                    let n = cs["restartCount"].as_u64().unwrap_or(0) + 1;
+                    cs["restartCount"] = json!(n);
+                    cs["state"] = json!({"running": {"startedAt": restart_ts}});
+                    cs["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "OOMKilled", "finishedAt": restart_ts}});
+                });
+            }
+            _ => {
+                // Status change: readiness and phase flips.
+                let phases = ["Running", "Running", "Running", "Pending", "Failed", "Succeeded"];
+                let phase = *self.rng.pick(&phases);
+                let ready = phase == "Running" && self.rng.chance(0.8);
+                let _ = c.modify(PODS, &ns, &name, now_ms, |v| {
+                    let st = &mut v["status"];
+                    st["phase"] = json!(phase);
+                    let r = if ready { "True" } else { "False" };
+                    if let Some(conds) = st["conditions"].as_array_mut() {
+                        for cnd in conds.iter_mut() {
+                            if cnd["type"] == "Ready" || cnd["type"] == "ContainersReady" {
+                                cnd["status"] = json!(r);
+                                cnd["lastTransitionTime"] = json!(restart_ts);
+                            }
+                        }
+                    }
+                    let cs = &mut st["containerStatuses"][0];
+                    cs["ready"] = json!(ready);
+                    cs["started"] = json!(phase == "Running");
+                    cs["state"] = if phase == "Running" {
+                        json!({"running": {"startedAt": restart_ts}})
+                    } else if phase == "Pending" {
+                        json!({"waiting": {"reason": "ContainerCreating"}})
+                    } else {
+                        json!({"terminated": {"exitCode": if phase == "Failed" {1} else {0}, "reason": if phase == "Failed" {"Error"} else {"Completed"}, "finishedAt": restart_ts}})
+                    };
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pod_is_about_4kb() {
+        let s = pod_json(1, 42);
+        assert!((3000..6000).contains(&s.len()), "{}", s.len());
+        let v: Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(v["kind"], "Pod");
+        assert_eq!(pod_json(1, 42), s);
+    }
+
+    #[test]
+    fn event_stream_lines_parse() {
+        let b = watch_event_stream(7, 200);
+        let lines: Vec<&[u8]> = b.split(|c| *c == b'\n').filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), 200);
+        for l in lines {
+            let v: Value = serde_json::from_slice(l).unwrap();
+            assert!(["ADDED", "MODIFIED", "DELETED", "BOOKMARK"].contains(&v["type"].as_str().unwrap()));
+        }
+    }
+}
