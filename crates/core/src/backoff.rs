@@ -131,7 +131,10 @@ mod tests {
                 .saturating_mul(1 << i)
                 .min(Duration::from_secs(30));
             assert!(*d >= base, "step {i}: {d:?} < {base:?}");
-            assert!(*d <= Duration::from_secs(30), "step {i}: {d:?} over the cap");
+            assert!(
+                *d <= Duration::from_secs(30),
+                "step {i}: {d:?} over the cap"
+            );
             assert!(*d <= base + base / 4);
         }
         assert_eq!(seen[9], Duration::from_secs(30));
@@ -155,14 +158,18 @@ mod tests {
 
     #[test]
     fn rng_is_deterministic_per_seed() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = Rng::new(42);
-            move |_| r.range(300, 600)
-        }).collect();
-        let b: Vec<u64> = (0..4).map({
-            let mut r = Rng::new(42);
-            move |_| r.range(300, 600)
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(42);
+                move |_| r.range(300, 600)
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::new(42);
+                move |_| r.range(300, 600)
+            })
+            .collect();
         assert_eq!(a, b);
         assert!(a.iter().all(|t| (300..=600).contains(t)));
     }

@@ -79,7 +79,11 @@ impl Collection {
         let (prefix_len, rest) = match parts.as_slice() {
             ["", "api", v, rest @ ..] if !v.is_empty() => (3, rest),
             ["", "apis", g, v, rest @ ..] if !g.is_empty() && !v.is_empty() => (4, rest),
-            _ => return Err(err("expected /api/<version>/... or /apis/<group>/<version>/...")),
+            _ => {
+                return Err(err(
+                    "expected /api/<version>/... or /apis/<group>/<version>/...",
+                ))
+            }
         };
         if rest.iter().any(|p| p.is_empty()) {
             return Err(err("it has an empty segment"));
@@ -199,7 +203,10 @@ mod tests {
     #[test]
     fn parses_core_group_and_namespaced_paths() {
         let c = Collection::parse("/api/v1/pods").unwrap();
-        assert_eq!((c.prefix(), c.namespace(), c.resource()), ("/api/v1", None, "pods"));
+        assert_eq!(
+            (c.prefix(), c.namespace(), c.resource()),
+            ("/api/v1", None, "pods")
+        );
         let c = Collection::parse("/apis/apps/v1/namespaces/x/deployments/").unwrap();
         assert_eq!(
             (c.prefix(), c.namespace(), c.resource()),
@@ -211,7 +218,10 @@ mod tests {
         let crd = Collection::parse("/apis/kubelive.dev/v1/widgets")
             .unwrap()
             .with_namespace(Some("team-a"));
-        assert_eq!(crd.path(), "/apis/kubelive.dev/v1/namespaces/team-a/widgets");
+        assert_eq!(
+            crd.path(),
+            "/apis/kubelive.dev/v1/namespaces/team-a/widgets"
+        );
     }
 
     #[test]

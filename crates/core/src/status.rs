@@ -188,7 +188,10 @@ fn describe_body(status: u16, body: &[u8]) -> String {
             })
             .filter(|t| !t.is_empty());
         return match title {
-            Some(t) => format!("HTTP {status}: the server sent an HTML page ({})", snippet(t)),
+            Some(t) => format!(
+                "HTTP {status}: the server sent an HTML page ({})",
+                snippet(t)
+            ),
             None => format!("HTTP {status}: the server sent an HTML page, not a Kubernetes Status"),
         };
     }
@@ -235,7 +238,11 @@ mod tests {
 
     #[test]
     fn proxy_plain_text_and_html_bodies_are_clear() {
-        let e = ApiError::from_http(500, None, b"dial tcp 127.0.0.1:6443: connect: connection refused\n");
+        let e = ApiError::from_http(
+            500,
+            None,
+            b"dial tcp 127.0.0.1:6443: connect: connection refused\n",
+        );
         assert_eq!(e.kind, ApiErrorKind::ServerError);
         assert_eq!(
             e.message,
@@ -249,7 +256,10 @@ mod tests {
             None,
             b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
         );
-        assert_eq!(e.message, "HTTP 502: the server sent an HTML page (502 Bad Gateway)");
+        assert_eq!(
+            e.message,
+            "HTTP 502: the server sent an HTML page (502 Bad Gateway)"
+        );
         let e = ApiError::from_http(503, Some("7"), b"");
         assert_eq!(e.message, "HTTP 503 with an empty body");
         assert_eq!(e.retry_after, Some(Duration::from_secs(7)));
@@ -261,7 +271,9 @@ mod tests {
         assert_eq!(e.kind, ApiErrorKind::Invalid);
         let e = ApiError::from_http(410, None, br#"{"kind":"Status","apiVersion":"v1","metadata":{"continue":"abc"},"status":"Failure","message":"The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.","reason":"Expired","code":410}"#);
         assert_eq!(e.kind, ApiErrorKind::Expired);
-        assert!(e.to_string().starts_with("The provided continue parameter is too old"));
+        assert!(e
+            .to_string()
+            .starts_with("The provided continue parameter is too old"));
     }
 
     #[test]

@@ -19,9 +19,13 @@ struct Entry {
 #[derive(Debug)]
 pub(crate) enum Change {
     Added,
-    Modified { old: Arc<Object> },
+    Modified {
+        old: Arc<Object>,
+    },
     /// Same name, new uid: the old object was deleted and a new one created.
-    Recreated { old: Arc<Object> },
+    Recreated {
+        old: Arc<Object>,
+    },
     /// Same uid and resourceVersion: nothing to tell anyone.
     Unchanged,
 }
@@ -102,7 +106,9 @@ impl Store {
         let table = self.table.capacity() * (std::mem::size_of::<Entry>() + 1);
         let objects: usize = self
             .iter()
-            .map(|o| o.heap_bytes() + std::mem::size_of::<Object>() + 2 * std::mem::size_of::<usize>())
+            .map(|o| {
+                o.heap_bytes() + std::mem::size_of::<Object>() + 2 * std::mem::size_of::<usize>()
+            })
             .sum();
         table + objects
     }

@@ -6,12 +6,75 @@ use kubelive_core::{
 };
 use std::fmt::Write;
 
-/// Plays the server's side for one engine and records everything it says.
+/// How a harness cuts every body it feeds.
+#[derive(Clone, Copy)]
+enum Split {
+    Whole,
+    ByteByByte,
+    /// Seeded random cut points.
+    Random(u64),
+}
+
+/// One engine fed by the harness, with what it said.
+struct Run {
+    engine: Engine,
+    log: String,
+    in_flight: Option<Request>,
+    split: Split,
+}
+
+impl Run {
+    /// The draining rule: after every feed, drain everything.
+    fn drain(&mut self, now: Instant) {
+        while let Some(id) = self.engine.poll_cancel() {
+            writeln!(self.log, "cancel {id}").unwrap();
+            if self.in_flight.as_ref().is_some_and(|r| r.id == id) {
+                self.in_flight = None;
+            }
+        }
+        // Events before requests: the transcript then reads in causal order.
+        while let Some(ev) = self.engine.poll_event() {
+            writeln!(self.log, "  {}", describe(&ev, now)).unwrap();
+        }
+        while let Some(req) = self.engine.poll_request() {
+            writeln!(self.log, "{req}").unwrap();
+            self.in_flight = Some(req);
+        }
+    }
+
+    fn feed_body(&mut self, id: kubelive_core::RequestId, body: &[u8], now: Instant) {
+        match self.split {
+            Split::Whole => self.engine.handle_body(id, body, now),
+            Split::ByteByByte => {
+                for b in body.chunks(1) {
+                    self.engine.handle_body(id, b, now);
+                }
+            }
+            Split::Random(seed) => {
+                let mut x = seed | 1;
+                let mut rest = body;
+                while !rest.is_empty() {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let n = (1 + (x % 40) as usize).min(rest.len());
+                    self.engine.handle_body(id, &rest[..n], now);
+                    rest = &rest[n..];
+                }
+            }
+        }
+    }
+}
+
+/// Plays the server's side for one engine and records everything it says. Every
+/// feed also goes to two mirror engines that get each body byte by byte and at random
+/// cut points: their transcripts must be identical to the whole-body one.
 struct Harness {
     engine: Engine,
     now: Instant,
     log: String,
     in_flight: Option<Request>,
+    mirrors: Vec<Run>,
 }
 
 fn pods() -> Collection {
@@ -70,40 +133,56 @@ const TOO_LARGE: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"sta
 
 impl Harness {
     fn new(config: Config) -> Harness {
+        let mirrors = [Split::ByteByByte, Split::Random(0x5eed)]
+            .into_iter()
+            .map(|split| Run {
+                engine: Engine::new(config.clone(), Instant::ZERO),
+                log: String::new(),
+                in_flight: None,
+                split,
+            })
+            .collect();
         let engine = Engine::new(config, Instant::ZERO);
         let mut h = Harness {
             engine,
             now: Instant::ZERO,
             log: String::new(),
             in_flight: None,
+            mirrors,
         };
         h.drain();
         h
     }
 
-    /// The draining rule: after every feed, drain everything.
+    /// Runs `f` on the primary engine and every mirror, then drains them all.
+    fn each(&mut self, f: impl Fn(&mut Run, Instant)) {
+        let mut primary = Run {
+            engine: std::mem::replace(
+                &mut self.engine,
+                Engine::new(Config::new(pods()), Instant::ZERO),
+            ),
+            log: std::mem::take(&mut self.log),
+            in_flight: self.in_flight.take(),
+            split: Split::Whole,
+        };
+        for run in self.mirrors.iter_mut().chain(std::iter::once(&mut primary)) {
+            f(run, self.now);
+            run.drain(self.now);
+        }
+        self.engine = primary.engine;
+        self.log = primary.log;
+        self.in_flight = primary.in_flight;
+    }
+
     fn drain(&mut self) {
-        while let Some(id) = self.engine.poll_cancel() {
-            writeln!(self.log, "cancel {id}").unwrap();
-            if self.in_flight.as_ref().is_some_and(|r| r.id == id) {
-                self.in_flight = None;
-            }
-        }
-        // Events before requests: the transcript then reads in causal order.
-        while let Some(ev) = self.engine.poll_event() {
-            writeln!(self.log, "  {}", describe(&ev, self.now)).unwrap();
-        }
-        while let Some(req) = self.engine.poll_request() {
-            writeln!(self.log, "{req}").unwrap();
-            self.in_flight = Some(req);
-        }
+        self.each(|_, _| {});
     }
 
     fn id(&self) -> kubelive_core::RequestId {
         self.in_flight.as_ref().expect("a request in flight").id
     }
 
-    /// A 200 with this body, in one chunk, and a clean end.
+    /// A 200 with this body and a clean end.
     fn ok(&mut self, body: &str) {
         self.head(200, &[]);
         self.body(body);
@@ -111,33 +190,34 @@ impl Harness {
     }
 
     fn head(&mut self, status: u16, headers: &[(&str, &str)]) {
-        let id = self.id();
-        self.engine.handle_response(id, status, headers, self.now);
-        self.drain();
+        self.each(|run, now| {
+            let id = run.in_flight.as_ref().expect("a request in flight").id;
+            run.engine.handle_response(id, status, headers, now);
+        });
     }
 
     fn body(&mut self, body: &str) {
-        let id = self.id();
-        self.engine.handle_body(id, body.as_bytes(), self.now);
-        self.drain();
+        self.each(|run, now| {
+            let id = run.in_flight.as_ref().expect("a request in flight").id;
+            run.feed_body(id, body.as_bytes(), now);
+        });
     }
 
     /// A clean end of the body (nothing, if the engine already gave up on it).
     fn end(&mut self) {
-        let Some(req) = self.in_flight.take() else {
-            return;
-        };
-        let id = req.id;
-        self.engine.handle_end(id, self.now);
-        self.drain();
+        self.each(|run, now| {
+            if let Some(req) = run.in_flight.take() {
+                run.engine.handle_end(req.id, now);
+            }
+        });
     }
 
     fn reset(&mut self) {
-        let id = self.id();
-        self.in_flight = None;
-        self.engine
-            .handle_error(id, TransportError::Reset("unexpected EOF".into()), self.now);
-        self.drain();
+        self.each(|run, now| {
+            let req = run.in_flight.take().expect("a request in flight");
+            run.engine
+                .handle_error(req.id, TransportError::Reset("unexpected EOF".into()), now);
+        });
     }
 
     fn error(&mut self, status: u16, headers: &[(&str, &str)], body: &str) {
@@ -150,15 +230,10 @@ impl Harness {
     fn wait(&mut self, max_ms: u64) {
         if let Some(t) = self.engine.poll_timeout() {
             if t.as_millis() <= self.now.as_millis() + max_ms {
-                writeln!(
-                    self.log,
-                    "(wait {} ms)",
-                    t.as_millis() - self.now.as_millis()
-                )
-                .unwrap();
+                let waited = t.as_millis() - self.now.as_millis();
+                self.each(|run, _| writeln!(run.log, "(wait {waited} ms)").unwrap());
                 self.now = t;
-                self.engine.handle_timeout(self.now);
-                self.drain();
+                self.each(|run, now| run.engine.handle_timeout(now));
             }
         }
     }
@@ -167,8 +242,17 @@ impl Harness {
         self.now = Instant::from_millis(self.now.as_millis() + ms);
     }
 
+    /// The transcript so far; every mirror must have said exactly the same.
     fn take(&mut self) -> String {
-        std::mem::take(&mut self.log)
+        let log = std::mem::take(&mut self.log);
+        for m in &mut self.mirrors {
+            let mirrored = std::mem::take(&mut m.log);
+            assert_eq!(
+                mirrored, log,
+                "feeding bodies in pieces changed the transcript"
+            );
+        }
+        log
     }
 }
 
@@ -798,8 +882,7 @@ fn resource_version_zero_only_when_asked_and_only_for_the_first_list() {
 #[test]
 fn stop_cancels_and_goes_quiet() {
     let mut h = Harness::new(config(Mode::ListWatch));
-    h.engine.stop();
-    h.drain();
+    h.each(|run, _| run.engine.stop());
     assert_eq!(h.take(), "GET /api/v1/pods?limit=500\ncancel #1\n");
     assert_eq!(h.engine.status().phase, Phase::Stopped);
     assert_eq!(h.engine.poll_timeout(), None);
