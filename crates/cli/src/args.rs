@@ -1,0 +1,262 @@
+//! The command line, parsed by hand (no clap: compile time matters here).
+
+use std::fmt;
+use std::time::Duration;
+
+pub const DEFAULT_SERVER: &str = "http://127.0.0.1:8001";
+
+/// What to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Events,
+    Table,
+    Snapshot,
+}
+
+/// Which namespaces to watch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Namespaces {
+    /// Neither `-n` nor `-A`: all namespaces (there is no kubeconfig context here), or
+    /// the namespace in a collection path.
+    Default,
+    One(String),
+    All,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchArgs {
+    pub resource: String,
+    pub server: String,
+    pub namespaces: Namespaces,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub streaming_list: bool,
+    pub page_size: u32,
+    pub output: Output,
+    pub duration: Option<Duration>,
+    pub strip_managed_fields: bool,
+    pub verbose: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Watch(WatchArgs),
+    Help,
+    Version,
+}
+
+/// A usage error: exit status 2.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub const HELP: &str = "\
+kubelive: kubectl get -w that never loses its place.
+
+Keeps a live, correct copy of a Kubernetes collection (LIST, then WATCH from the
+list's version; resumes after dropped connections without relisting, relists only
+when the server says the version expired) and prints every change.
+
+USAGE:
+    kubelive watch <RESOURCE> [OPTIONS]
+    kubelive version
+    kubelive --help
+
+RESOURCE:
+    A collection path        /api/v1/pods, /apis/apps/v1/deployments,
+                             /api/v1/namespaces/kube-system/pods
+    or a resource name       pods, po, pod, deploy, deployments.apps, widgets
+                             (resolved through discovery like kubectl: plural,
+                             singular, short name or kind; the group's preferred
+                             version)
+
+OPTIONS:
+    --server URL             API server or kubectl proxy [default: http://127.0.0.1:8001,
+                             the address `kubectl proxy` listens on]. Plain http only:
+                             kubectl proxy adds the credentials.
+    -n, --namespace NS       Watch one namespace.
+    -A, --all-namespaces     Watch all namespaces. This is the default: kubelive reads no
+                             kubeconfig, so it has no context namespace to fall back to,
+                             and a watcher usually wants to see everything it may see.
+    -l, --selector SEL       Label selector (e.g. app=web,tier!=db).
+    --field-selector SEL     Field selector (e.g. spec.nodeName=node-1).
+    --streaming-list         Fetch the initial state with a streaming list (watch with
+                             sendInitialEvents=true); falls back to LIST+WATCH if the
+                             server cannot do it.
+    --page-size N            Items per LIST page [default: 500]; 0 lists in one response.
+    -o, --output FORMAT      events   one line per change on stdout (default); progress
+                                      on stderr
+                             table    a live table, redrawn in place on a terminal
+                             snapshot on exit, the cache as compact JSON, one object per
+                                      line, sorted by namespace then name
+    --duration SECS          Stop after SECS seconds (default: run until SIGINT/SIGTERM).
+    --strip-managed-fields   Drop metadata.managedFields from the cache.
+    -v, --verbose            Print every request and response status on stderr.
+    -h, --help               This help.
+
+EXIT STATUS:
+    0  stopped by --duration, SIGINT or SIGTERM
+    1  a permanent failure (no such resource, forbidden after retries, bad selector);
+       the server's own message is printed
+    2  usage error
+
+EXAMPLES:
+    kubectl proxy &                                   # then, in another shell:
+    kubelive watch pods                               # every pod change, all namespaces
+    kubelive watch po -n kube-system -o table         # a live table
+    kubelive watch deploy -l app=web                  # deployments by label
+    kubelive watch /apis/apps/v1/namespaces/x/replicasets
+    kubelive watch widgets.example.com --streaming-list
+    kubelive watch pods --duration 60 -o snapshot > pods.jsonl
+";
+
+fn usage(msg: impl Into<String>) -> UsageError {
+    UsageError(msg.into())
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: &[String]) -> Result<Command, UsageError> {
+    let Some(first) = args.first() else {
+        return Err(usage("no command given (try `kubelive watch pods`)"));
+    };
+    match first.as_str() {
+        "-h" | "--help" | "help" => return Ok(Command::Help),
+        "version" | "--version" | "-V" => return Ok(Command::Version),
+        "watch" => {}
+        other => {
+            return Err(usage(format!(
+                "unknown command {other:?} (commands: watch, version)"
+            )))
+        }
+    }
+    let mut w = WatchArgs {
+        resource: String::new(),
+        server: DEFAULT_SERVER.to_string(),
+        namespaces: Namespaces::Default,
+        label_selector: None,
+        field_selector: None,
+        streaming_list: false,
+        page_size: 500,
+        output: Output::Events,
+        duration: None,
+        strip_managed_fields: false,
+        verbose: false,
+    };
+    let mut resource: Option<String> = None;
+    let mut namespace: Option<String> = None;
+    let mut all = false;
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        // --flag=value or --flag value
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with('-') => (f, Some(v.to_string())),
+            _ => (arg, None),
+        };
+        let mut value = |name: &str| -> Result<String, UsageError> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            match args.get(i) {
+                Some(v) => {
+                    i += 1;
+                    Ok(v.clone())
+                }
+                None => Err(usage(format!("{name} needs a value"))),
+            }
+        };
+        let no_value = |inline: &Option<String>| -> Result<(), UsageError> {
+            match inline {
+                Some(_) => Err(usage(format!("{flag} takes no value"))),
+                None => Ok(()),
+            }
+        };
+        match flag {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--server" | "-s" => w.server = value(flag)?,
+            "-n" | "--namespace" => {
+                let ns = value(flag)?;
+                if ns.is_empty() || ns.contains(['/', '?', '#', ' ']) {
+                    return Err(usage(format!("{ns:?} is not a namespace name")));
+                }
+                namespace = Some(ns);
+            }
+            "-A" | "--all-namespaces" => {
+                no_value(&inline)?;
+                all = true;
+            }
+            "-l" | "--selector" => w.label_selector = Some(value(flag)?),
+            "--field-selector" => w.field_selector = Some(value(flag)?),
+            "--streaming-list" => {
+                no_value(&inline)?;
+                w.streaming_list = true;
+            }
+            "--page-size" => {
+                let v = value(flag)?;
+                w.page_size = v
+                    .parse()
+                    .map_err(|_| usage(format!("--page-size: {v:?} is not a whole number >= 0")))?;
+            }
+            "-o" | "--output" => {
+                let v = value(flag)?;
+                w.output = match v.as_str() {
+                    "events" => Output::Events,
+                    "table" => Output::Table,
+                    "snapshot" => Output::Snapshot,
+                    _ => {
+                        return Err(usage(format!(
+                            "--output: {v:?} is not one of events, table, snapshot"
+                        )))
+                    }
+                };
+            }
+            "--duration" => {
+                let v = value(flag)?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0 && *s < 1e9)
+                    .ok_or_else(|| {
+                        usage(format!("--duration: {v:?} is not a number of seconds"))
+                    })?;
+                w.duration = Some(Duration::from_secs_f64(secs));
+            }
+            "--strip-managed-fields" => {
+                no_value(&inline)?;
+                w.strip_managed_fields = true;
+            }
+            "-v" | "--verbose" => {
+                no_value(&inline)?;
+                w.verbose = true;
+            }
+            _ if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(usage(format!("unknown option {flag}")))
+            }
+            _ => {
+                if resource.is_some() {
+                    return Err(usage(format!(
+                        "unexpected argument {arg:?}: watch takes one RESOURCE"
+                    )));
+                }
+                resource = Some(arg.to_string());
+            }
+        }
+    }
+    w.resource = resource.ok_or_else(|| usage("watch needs a RESOURCE (e.g. pods)"))?;
+    if w.resource.is_empty() {
+        return Err(usage("RESOURCE is empty"));
+    }
+    w.namespaces = match (namespace, all) {
+        (Some(_), true) => return Err(usage("-n and -A cannot be used together")),
+        (Some(ns), false) => Namespaces::One(ns),
+        (None, true) => Namespaces::All,
+        (None, false) => Namespaces::Default,
+    };
+    Ok(Command::Watch(w))
+}

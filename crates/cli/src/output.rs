@@ -1,0 +1,340 @@
+//! What the user sees: event lines, progress lines, the live table, the snapshot.
+
+use kubelive_core::{Columns, Event, Object, Phase, Status, Store};
+use std::fmt::Write as _;
+
+/// `ns/name`, or `name` for cluster-scoped objects.
+pub fn key(o: &Object) -> String {
+    if o.namespace().is_empty() {
+        o.name().to_string()
+    } else {
+        format!("{}/{}", o.namespace(), o.name())
+    }
+}
+
+/// A few columns for an event line (`status=Running ready=1/1 ...`), empty for
+/// generic resources.
+fn summary(o: &Object) -> String {
+    match o.columns() {
+        Columns::Pod(p) => {
+            let mut s = format!(
+                "  status={} ready={}/{} restarts={}",
+                p.status, p.ready, p.containers, p.restarts
+            );
+            if !p.node.is_empty() {
+                let _ = write!(s, " node={}", p.node);
+            }
+            s
+        }
+        Columns::Deployment(d) => format!(
+            "  ready={}/{} up-to-date={} available={}",
+            d.ready, d.desired, d.up_to_date, d.available
+        ),
+        Columns::Generic => String::new(),
+    }
+}
+
+fn change_line(verb: &str, o: &Object) -> String {
+    format!(
+        "{verb:<9} {}  rv={}{}",
+        key(o),
+        o.resource_version(),
+        summary(o)
+    )
+}
+
+/// An event as a stdout line (object changes) or a stderr line (progress).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    Out(String),
+    Err(String),
+}
+
+/// How an engine event is shown in `--output events`.
+pub fn event_line(event: &Event, now: kubelive_core::Instant) -> Line {
+    match event {
+        Event::Added(o) => Line::Out(change_line("ADDED", o)),
+        Event::Modified { new, .. } => Line::Out(change_line("MODIFIED", new)),
+        Event::Deleted(o) => Line::Out(change_line("DELETED", o)),
+        other => Line::Err(progress(other, now).unwrap_or_default()),
+    }
+}
+
+/// A progress message for stderr, `None` for object changes.
+pub fn progress(event: &Event, now: kubelive_core::Instant) -> Option<String> {
+    Some(match event {
+        Event::Added(_) | Event::Modified { .. } | Event::Deleted(_) => return None,
+        Event::PageListed {
+            page,
+            objects,
+            remaining,
+        } => match remaining {
+            Some(r) => format!("listed page {page} ({objects} objects so far, ~{r} remaining)"),
+            None => format!("listed page {page} ({objects} objects so far)"),
+        },
+        Event::Synced {
+            objects,
+            resource_version,
+        } => format!("synced {objects} objects at rv {resource_version}"),
+        Event::Resumed { resource_version } => {
+            format!("resumed watch at rv {resource_version}")
+        }
+        Event::Relisting { reason } => format!("relisting because {reason}"),
+        Event::BackingOff { until, reason } => {
+            let ms = until.as_millis().saturating_sub(now.as_millis());
+            format!(
+                "backing off {}.{}s because {reason}",
+                ms / 1000,
+                (ms % 1000) / 100
+            )
+        }
+        Event::Failed { error } => format!("failed: {error}"),
+    })
+}
+
+/// The snapshot: one compact JSON object per line, sorted by namespace then name.
+pub fn snapshot(store: &Store) -> String {
+    let mut out = String::new();
+    for o in store.sorted() {
+        out.push_str(o.json_str());
+        out.push('\n');
+    }
+    out
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 UTC timestamp as Kubernetes writes
+/// them (`2024-05-01T12:34:56Z`, fractions and offsets tolerated).
+pub fn parse_timestamp(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut rest = &s[19..];
+    if let Some(r) = rest.strip_prefix('.') {
+        rest = r.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    let offset = match rest {
+        "Z" | "z" | "" => 0,
+        _ => {
+            let sign = match rest.as_bytes()[0] {
+                b'+' => 1,
+                b'-' => -1,
+                _ => return None,
+            };
+            let h: i64 = rest.get(1..3)?.parse().ok()?;
+            let m: i64 = rest.get(4..6)?.parse().ok()?;
+            sign * (h * 3600 + m * 60)
+        }
+    };
+    Some(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset)
+}
+
+/// Days since 1970-01-01 (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// An age the way kubectl prints it (`45s`, `3m12s`, `25m`, `5h3m`, `2d4h`, `90d`, `3y20d`).
+pub fn human_age(secs: i64) -> String {
+    if secs < 0 {
+        return "0s".into();
+    }
+    if secs < 120 {
+        return format!("{secs}s");
+    }
+    let minutes = secs / 60;
+    if minutes < 10 {
+        let s = secs % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    let days = hours / 24;
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{days}d")
+        } else {
+            format!("{days}d{h}h")
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{days}d");
+    }
+    let years = days / 365;
+    if hours < 24 * 365 * 8 {
+        let d = days % 365;
+        return if d == 0 {
+            format!("{years}y")
+        } else {
+            format!("{years}y{d}d")
+        };
+    }
+    format!("{years}y")
+}
+
+fn age(o: &Object, wall_now: i64) -> String {
+    match o.creation_timestamp().and_then(parse_timestamp) {
+        Some(t) => human_age(wall_now - t),
+        None => "<unknown>".into(),
+    }
+}
+
+/// Lays rows out in columns separated by three spaces, like kubectl.
+fn layout(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0usize; cols];
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            if i + 1 == r.len() {
+                line.push_str(c);
+            } else {
+                let _ = write!(line, "{c:<w$}   ", w = widths[i]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The table of the current state, like `kubectl get` (with NAMESPACE when the
+/// objects span namespaces).
+pub fn table(store: &Store, wall_now: i64, with_namespace: bool) -> String {
+    let objects = store.sorted();
+    let kind = objects.first().map(|o| o.columns());
+    let ns = |o: &Object| -> Vec<String> {
+        if with_namespace {
+            vec![o.namespace().to_string()]
+        } else {
+            Vec::new()
+        }
+    };
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(objects.len() + 1);
+    let mut header: Vec<String> = Vec::new();
+    if with_namespace {
+        header.push("NAMESPACE".into());
+    }
+    match kind {
+        Some(Columns::Pod(_)) => {
+            header.extend(["NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE"].map(String::from));
+            rows.push(header);
+            for o in objects {
+                let mut r = ns(o);
+                r.push(o.name().to_string());
+                match o.columns() {
+                    Columns::Pod(p) => r.extend([
+                        format!("{}/{}", p.ready, p.containers),
+                        p.status.to_string(),
+                        p.restarts.to_string(),
+                        age(o, wall_now),
+                        if p.node.is_empty() {
+                            "<none>".into()
+                        } else {
+                            p.node.to_string()
+                        },
+                    ]),
+                    _ => r.extend(["", "", "", ""].map(String::from)),
+                }
+                rows.push(r);
+            }
+        }
+        Some(Columns::Deployment(_)) => {
+            header.extend(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"].map(String::from));
+            rows.push(header);
+            for o in objects {
+                let mut r = ns(o);
+                r.push(o.name().to_string());
+                match o.columns() {
+                    Columns::Deployment(d) => r.extend([
+                        format!("{}/{}", d.ready, d.desired),
+                        d.up_to_date.to_string(),
+                        d.available.to_string(),
+                        age(o, wall_now),
+                    ]),
+                    _ => r.extend(["", "", "", ""].map(String::from)),
+                }
+                rows.push(r);
+            }
+        }
+        _ => {
+            header.extend(["NAME", "AGE"].map(String::from));
+            rows.push(header);
+            for o in objects {
+                let mut r = ns(o);
+                r.push(o.name().to_string());
+                r.push(age(o, wall_now));
+                rows.push(r);
+            }
+        }
+    }
+    layout(&rows)
+}
+
+/// One line saying where the engine stands.
+pub fn status_line(s: &Status, now: kubelive_core::Instant) -> String {
+    let phase = match &s.phase {
+        Phase::Listing { page } => format!("listing page {page}"),
+        Phase::InitialEvents => "receiving initial events".into(),
+        Phase::Watching if s.connected => "watching".into(),
+        Phase::Watching => "connecting".into(),
+        Phase::BackingOff { until } => {
+            let ms = until.as_millis().saturating_sub(now.as_millis());
+            format!("backing off ({}.{}s)", ms / 1000, (ms % 1000) / 100)
+        }
+        Phase::Stopped => "stopped".into(),
+    };
+    let mut line = format!(
+        "{phase} | {} objects | rv {} | {} | +{} ~{} -{} | resumes {} relists {} errors {}",
+        s.objects,
+        s.resource_version.as_ref().map_or("-", |v| v.as_str()),
+        if s.synced { "synced" } else { "not synced" },
+        s.added,
+        s.modified,
+        s.deleted,
+        s.resumes,
+        s.relists,
+        s.errors,
+    );
+    if let Some(e) = &s.last_error {
+        let e: String = e.chars().take(120).collect();
+        let _ = write!(line, " | last error: {e}");
+    }
+    line
+}

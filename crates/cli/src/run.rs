@@ -1,0 +1,636 @@
+//! The driver: a main loop owning the [`Engine`], one I/O thread per in-flight request.
+//!
+//! I/O threads connect, write the GET, parse the response and send what they read to
+//! the main loop as [`Msg`]s. The main loop waits for messages until the engine's next
+//! deadline, feeds the engine, and follows the draining rule: cancels (shut the
+//! socket down), requests (spawn a thread), events (print).
+
+use crate::args::{Namespaces, Output, WatchArgs};
+use crate::discovery::{self, DiscoveryError};
+use crate::http::{self, BaseUrl, Part, ResponseParser};
+use crate::output::{self, Line};
+use kubelive_core::{
+    ApiErrorKind, Collection, Config, Engine, Event, Instant, Mode, Request, RequestId,
+    TransportError,
+};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Consecutive `Failed` events (401/403) before giving up.
+const MAX_FAILED: u32 = 3;
+const TABLE_MIN_INTERVAL: Duration = Duration::from_millis(100);
+const TABLE_REFRESH: Duration = Duration::from_secs(1);
+
+/// What I/O threads (and the signal thread) tell the main loop.
+#[derive(Debug)]
+pub enum Msg {
+    Head {
+        id: RequestId,
+        status: u16,
+        headers: Vec<(String, String)>,
+    },
+    Body {
+        id: RequestId,
+        bytes: Vec<u8>,
+    },
+    End {
+        id: RequestId,
+    },
+    Error {
+        id: RequestId,
+        error: TransportError,
+    },
+    Signal(i32),
+}
+
+/// The main loop's handle on an in-flight request.
+#[derive(Default)]
+struct Conn {
+    stream: Mutex<Option<TcpStream>>,
+    cancelled: AtomicBool,
+}
+
+impl Conn {
+    fn cancel(&self) {
+        let slot = self.stream.lock().unwrap_or_else(|e| e.into_inner());
+        self.cancelled.store(true, Ordering::SeqCst);
+        if let Some(s) = slot.as_ref() {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+fn io_thread(base: BaseUrl, id: RequestId, path: String, conn: Arc<Conn>, tx: SyncSender<Msg>) {
+    let send = |m: Msg| -> bool { !conn.cancelled.load(Ordering::SeqCst) && tx.send(m).is_ok() };
+    let mut stream = match http::connect(&base, CONNECT_TIMEOUT) {
+        Ok(s) => s,
+        Err(e) => {
+            send(Msg::Error {
+                id,
+                error: TransportError::Connect(e),
+            });
+            return;
+        }
+    };
+    {
+        let mut slot = conn.stream.lock().unwrap_or_else(|e| e.into_inner());
+        if conn.cancelled.load(Ordering::SeqCst) {
+            let _ = stream.shutdown(Shutdown::Both);
+            return;
+        }
+        *slot = stream.try_clone().ok();
+    }
+    let _ = stream.set_write_timeout(Some(CONNECT_TIMEOUT));
+    if let Err(e) = stream.write_all(&http::request_bytes(&base, &path)) {
+        send(Msg::Error {
+            id,
+            error: TransportError::Reset(format!("sending the request: {e}")),
+        });
+        return;
+    }
+    let mut parser = ResponseParser::new();
+    let mut parts = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stream.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                send(Msg::Error {
+                    id,
+                    error: TransportError::Reset(e.to_string()),
+                });
+                return;
+            }
+        };
+        let fed = if n == 0 {
+            parser.eof(&mut parts)
+        } else {
+            parser.feed(&buf[..n], &mut parts)
+        };
+        let mut body: Vec<u8> = Vec::new();
+        let mut ended = false;
+        for part in parts.drain(..) {
+            match part {
+                Part::Head { status, headers } => {
+                    if !send(Msg::Head {
+                        id,
+                        status,
+                        headers,
+                    }) {
+                        return;
+                    }
+                }
+                Part::Body(b) => body.extend_from_slice(&b),
+                Part::End => ended = true,
+            }
+        }
+        if !body.is_empty() && !send(Msg::Body { id, bytes: body }) {
+            return;
+        }
+        if ended {
+            send(Msg::End { id });
+            let _ = stream.shutdown(Shutdown::Both);
+            return;
+        }
+        if let Err(e) = fed {
+            send(Msg::Error {
+                id,
+                error: TransportError::Reset(e.to_string()),
+            });
+            return;
+        }
+    }
+}
+
+/// Milliseconds since the driver started, as the engine's clock.
+struct Clock(std::time::Instant);
+
+impl Clock {
+    fn now(&self) -> Instant {
+        Instant::from_millis(self.0.elapsed().as_millis() as u64)
+    }
+}
+
+fn wall_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+fn seed() -> u64 {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (u64::from(std::process::id()) << 32) ^ 0x6b75_6265_6c69_7665
+}
+
+/// Reports progress on stderr, prefixed with the time since start.
+fn note(clock: &Clock, msg: &str) {
+    let ms = clock.now().as_millis();
+    eprintln!("[{:>4}.{:03}s] {msg}", ms / 1000, ms % 1000);
+}
+
+/// Builds the collection path from RESOURCE and the namespace options; discovery
+/// when RESOURCE is a name. `Err((code, message))` to exit with.
+fn collection(
+    w: &WatchArgs,
+    base: &BaseUrl,
+    clock: &Clock,
+    rx: &mpsc::Receiver<Msg>,
+) -> Result<Collection, (i32, String)> {
+    if w.resource.starts_with('/') {
+        let c = Collection::parse(&w.resource).map_err(|e| (2, e.to_string()))?;
+        return match (&w.namespaces, c.namespace()) {
+            (Namespaces::One(ns), Some(p)) if ns != p => Err((
+                2,
+                format!("-n {ns} contradicts the namespace {p:?} in {}", w.resource),
+            )),
+            (Namespaces::One(ns), _) => Ok(c.with_namespace(Some(ns))),
+            (Namespaces::All, Some(p)) => Err((
+                2,
+                format!("-A contradicts the namespace {p:?} in {}", w.resource),
+            )),
+            _ => Ok(c),
+        };
+    }
+    let mut delay = Duration::from_millis(500);
+    let mut refusals = 0;
+    loop {
+        let mut fetch = |path: &str| -> Result<Option<Value>, DiscoveryError> {
+            if w.verbose {
+                note(clock, &format!("> GET {path} (discovery)"));
+            }
+            let r = http::get(base, path, CONNECT_TIMEOUT)
+                .map_err(|e| DiscoveryError::Transient(format!("GET {base}{path}: {e}")))?;
+            if w.verbose {
+                note(clock, &format!("< {} GET {path}", r.status));
+            }
+            match r.status {
+                200..=299 => serde_json::from_slice(&r.body).map(Some).map_err(|_| {
+                    let e = kubelive_core::ApiError::from_http(502, None, &r.body);
+                    DiscoveryError::Permanent(format!(
+                        "GET {base}{path}: not a discovery document: {}",
+                        e.message
+                    ))
+                }),
+                404 => Ok(None),
+                status => {
+                    let e = kubelive_core::ApiError::from_http(
+                        status,
+                        r.header("retry-after"),
+                        &r.body,
+                    );
+                    let msg = format!("GET {base}{path}: {e}");
+                    if e.kind.needs_user() {
+                        Err(DiscoveryError::Permanent(msg))
+                    } else {
+                        Err(DiscoveryError::Transient(msg))
+                    }
+                }
+            }
+        };
+        let err = match discovery::resolve(&w.resource, &mut fetch) {
+            Ok(r) => {
+                let ns = match (&w.namespaces, r.namespaced) {
+                    (Namespaces::One(ns), true) => Some(ns.as_str()),
+                    _ => None,
+                };
+                let c = Collection::new(&r.prefix, ns, &r.resource);
+                if w.verbose {
+                    note(clock, &format!("{} is {} ({})", w.resource, c, r.kind));
+                }
+                return Ok(c);
+            }
+            Err(DiscoveryError::NoSuchResource(m)) => return Err((1, m)),
+            Err(DiscoveryError::Permanent(m)) => {
+                refusals += 1;
+                if refusals >= MAX_FAILED {
+                    return Err((1, m));
+                }
+                m
+            }
+            Err(DiscoveryError::Transient(m)) => m,
+        };
+        note(
+            clock,
+            &format!(
+                "discovery failed, retrying in {:.1}s: {err}",
+                delay.as_secs_f64()
+            ),
+        );
+        match rx.recv_timeout(delay) {
+            Ok(Msg::Signal(_)) => return Err((0, String::new())),
+            Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Err((1, err)),
+        }
+        delay = (delay * 2).min(Duration::from_secs(10));
+    }
+}
+
+fn start_signals(tx: SyncSender<Msg>) {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    match signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
+        Ok(mut signals) => {
+            std::thread::spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    let _ = tx.send(Msg::Signal(sig));
+                }
+                // A second signal while shutting down: leave at once.
+                if signals.forever().next().is_some() {
+                    std::process::exit(130);
+                }
+            });
+        }
+        Err(e) => eprintln!("kubelive: warning: cannot handle signals: {e}"),
+    }
+}
+
+/// Runs `kubelive watch`; returns the exit status.
+pub fn watch(w: WatchArgs) -> i32 {
+    let base = match BaseUrl::parse(&w.server) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("kubelive: --server: {e}");
+            return 2;
+        }
+    };
+    let clock = Clock(std::time::Instant::now());
+    let (tx, rx) = mpsc::sync_channel::<Msg>(1024);
+    start_signals(tx.clone());
+
+    let collection = match collection(&w, &base, &clock, &rx) {
+        Ok(c) => c,
+        Err((0, _)) => return 0,
+        Err((code, msg)) => {
+            eprintln!("kubelive: error: {msg}");
+            return code;
+        }
+    };
+
+    let mut config = Config::new(collection.clone());
+    config.label_selector = w.label_selector.clone();
+    config.field_selector = w.field_selector.clone();
+    config.mode = if w.streaming_list {
+        Mode::StreamingList
+    } else {
+        Mode::ListWatch
+    };
+    config.page_size = w.page_size;
+    config.strip_managed_fields = w.strip_managed_fields;
+    config.seed = seed();
+    // The CLI gives up after a few refusals; no need to wait long between them.
+    config.backoff.needs_user_floor = Duration::from_secs(2);
+
+    let mut driver = Driver {
+        engine: Engine::new(config, clock.now()),
+        base,
+        tx: tx.clone(),
+        inflight: HashMap::new(),
+        out: std::io::BufWriter::new(std::io::stdout()),
+        output: w.output,
+        verbose: w.verbose,
+        tty: std::io::stdout().is_terminal(),
+        with_namespace: collection.namespace().is_none(),
+        failed_in_a_row: 0,
+        fatal: None,
+        table_dirty: true,
+        last_draw: None,
+        clock,
+    };
+    if driver.verbose || w.output != Output::Table || !driver.tty {
+        note(
+            &driver.clock,
+            &format!("watching {}{}", driver.base, collection),
+        );
+    }
+    let end_at = w.duration.map(|d| driver.clock.now() + d);
+    driver.drain();
+    let mut stopped_by_pipe = false;
+    loop {
+        if driver.fatal.is_some() {
+            break;
+        }
+        let now = driver.clock.now();
+        if end_at.is_some_and(|t| now >= t) {
+            break;
+        }
+        let mut deadline = driver.engine.poll_timeout();
+        let mut consider = |t: Instant| {
+            deadline = Some(deadline.map_or(t, |d| d.min(t)));
+        };
+        if let Some(t) = end_at {
+            consider(t);
+        }
+        if let Some(t) = driver.next_draw() {
+            consider(t);
+        }
+        let wait = match deadline {
+            Some(t) => Duration::from_millis(t.as_millis().saturating_sub(now.as_millis())),
+            None => Duration::from_secs(3600),
+        };
+        match rx.recv_timeout(wait) {
+            Ok(Msg::Signal(sig)) => {
+                if w.verbose {
+                    note(&driver.clock, &format!("signal {sig}: stopping"));
+                }
+                break;
+            }
+            Ok(msg) => driver.feed(msg),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        let now = driver.clock.now();
+        if driver.engine.poll_timeout().is_some_and(|t| now >= t) {
+            driver.engine.handle_timeout(now);
+        }
+        driver.drain();
+        if driver.output == Output::Table {
+            driver.maybe_draw(false);
+        }
+        if driver.out.flush().is_err() {
+            stopped_by_pipe = true;
+            break;
+        }
+    }
+    driver.engine.stop();
+    driver.drain();
+    for (_, conn) in driver.inflight.drain() {
+        conn.cancel();
+    }
+    if let Some(msg) = driver.fatal.take() {
+        let _ = driver.out.flush();
+        eprintln!("kubelive: error: {msg}");
+        return 1;
+    }
+    if stopped_by_pipe {
+        return 0;
+    }
+    match driver.output {
+        Output::Snapshot => {
+            let _ = driver
+                .out
+                .write_all(output::snapshot(driver.engine.store()).as_bytes());
+        }
+        Output::Table => {
+            if driver.tty {
+                driver.maybe_draw(true);
+            } else {
+                let _ = driver.out.write_all(
+                    output::table(driver.engine.store(), wall_now(), driver.with_namespace)
+                        .as_bytes(),
+                );
+            }
+        }
+        Output::Events => {}
+    }
+    let _ = driver.out.flush();
+    let s = driver.engine.status();
+    if w.verbose || w.output != Output::Table || !driver.tty {
+        note(
+            &driver.clock,
+            &format!(
+                "stopped: {} objects, rv {}, {} resumes, {} relists, {} errors",
+                s.objects,
+                s.resource_version.as_ref().map_or("-", |v| v.as_str()),
+                s.resumes,
+                s.relists,
+                s.errors
+            ),
+        );
+    }
+    0
+}
+
+struct Driver {
+    engine: Engine,
+    base: BaseUrl,
+    tx: SyncSender<Msg>,
+    inflight: HashMap<RequestId, Arc<Conn>>,
+    out: std::io::BufWriter<std::io::Stdout>,
+    output: Output,
+    verbose: bool,
+    tty: bool,
+    with_namespace: bool,
+    failed_in_a_row: u32,
+    /// Set when the driver gives up: the message to exit 1 with.
+    fatal: Option<String>,
+    table_dirty: bool,
+    last_draw: Option<Instant>,
+    clock: Clock,
+}
+
+impl Driver {
+    fn feed(&mut self, msg: Msg) {
+        let now = self.clock.now();
+        match msg {
+            Msg::Head {
+                id,
+                status,
+                headers,
+            } => {
+                if self.verbose {
+                    note(&self.clock, &format!("< {status} {id}"));
+                }
+                let h: Vec<(&str, &str)> = headers
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect();
+                self.engine.handle_response(id, status, &h, now);
+            }
+            Msg::Body { id, bytes } => self.engine.handle_body(id, &bytes, now),
+            Msg::End { id } => {
+                self.inflight.remove(&id);
+                if self.verbose {
+                    note(&self.clock, &format!("< end of body {id}"));
+                }
+                self.engine.handle_end(id, now);
+            }
+            Msg::Error { id, error } => {
+                self.inflight.remove(&id);
+                if self.verbose {
+                    note(&self.clock, &format!("< {id} failed: {error}"));
+                }
+                self.engine.handle_error(id, error, now);
+            }
+            Msg::Signal(_) => {}
+        }
+    }
+
+    /// The draining rule: cancels, requests, events, until all are empty.
+    fn drain(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some(id) = self.engine.poll_cancel() {
+                any = true;
+                if let Some(conn) = self.inflight.remove(&id) {
+                    if self.verbose {
+                        note(&self.clock, &format!("cancel {id}"));
+                    }
+                    conn.cancel();
+                }
+            }
+            while let Some(req) = self.engine.poll_request() {
+                any = true;
+                self.spawn(req);
+            }
+            while let Some(event) = self.engine.poll_event() {
+                any = true;
+                self.show(event);
+            }
+            if !any {
+                break;
+            }
+        }
+    }
+
+    fn spawn(&mut self, req: Request) {
+        if self.verbose {
+            note(&self.clock, &format!("> {req} ({})", req.id));
+        }
+        let conn = Arc::new(Conn::default());
+        self.inflight.insert(req.id, conn.clone());
+        let base = self.base.clone();
+        let tx = self.tx.clone();
+        let Request { id, path, .. } = req;
+        let spawned = std::thread::Builder::new()
+            .name(format!("kubelive-{id}"))
+            .spawn(move || io_thread(base, id, path, conn, tx));
+        if let Err(e) = spawned {
+            self.inflight.remove(&id);
+            self.engine.handle_error(
+                id,
+                TransportError::Connect(format!("cannot start a thread: {e}")),
+                self.clock.now(),
+            );
+        }
+    }
+
+    fn show(&mut self, event: Event) {
+        let now = self.clock.now();
+        match &event {
+            Event::Failed { error } => {
+                self.failed_in_a_row += 1;
+                let permanent_now =
+                    matches!(error.kind, ApiErrorKind::NotFound | ApiErrorKind::Invalid);
+                if permanent_now || self.failed_in_a_row >= MAX_FAILED {
+                    self.fatal = Some(error.message.clone());
+                }
+            }
+            Event::Synced { .. } | Event::Resumed { .. } | Event::PageListed { .. } => {
+                self.failed_in_a_row = 0;
+            }
+            _ => {}
+        }
+        if matches!(
+            event,
+            Event::Added(_) | Event::Modified { .. } | Event::Deleted(_)
+        ) {
+            self.table_dirty = true;
+        }
+        match self.output {
+            Output::Events => match output::event_line(&event, now) {
+                Line::Out(l) => {
+                    let _ = writeln!(self.out, "{l}");
+                }
+                Line::Err(l) => {
+                    let _ = self.out.flush();
+                    note(&self.clock, &l);
+                }
+            },
+            Output::Snapshot => {
+                if let Some(l) = output::progress(&event, now) {
+                    note(&self.clock, &l);
+                }
+            }
+            Output::Table => {
+                self.table_dirty = true;
+                if !self.tty || self.verbose {
+                    if let Some(l) = output::progress(&event, now) {
+                        note(&self.clock, &l);
+                    }
+                }
+            }
+        }
+    }
+
+    fn next_draw(&self) -> Option<Instant> {
+        if self.output != Output::Table || !self.tty {
+            return None;
+        }
+        Some(match self.last_draw {
+            None => self.clock.now(),
+            Some(t) if self.table_dirty => t + TABLE_MIN_INTERVAL,
+            Some(t) => t + TABLE_REFRESH,
+        })
+    }
+
+    fn maybe_draw(&mut self, force: bool) {
+        if !self.tty {
+            return;
+        }
+        let now = self.clock.now();
+        if !force && self.next_draw().is_some_and(|t| now < t) {
+            return;
+        }
+        let mut screen = String::from("\x1b[H\x1b[2J");
+        screen.push_str(&output::status_line(&self.engine.status(), now));
+        screen.push_str("\n\n");
+        screen.push_str(&output::table(
+            self.engine.store(),
+            wall_now(),
+            self.with_namespace,
+        ));
+        let _ = self.out.write_all(screen.as_bytes());
+        let _ = self.out.flush();
+        self.last_draw = Some(now);
+        self.table_dirty = false;
+    }
+}
