@@ -106,7 +106,9 @@ impl FaultPlan {
         };
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if let Some((action, secs)) = item.split_once('@') {
-                let s: f64 = secs.parse().map_err(|_| format!("fault {item}: bad seconds"))?;
+                let s: f64 = secs
+                    .parse()
+                    .map_err(|_| format!("fault {item}: bad seconds"))?;
                 let ms = (s * 1000.0) as u64;
                 let a = match action {
                     "compact" => Action::Compact,

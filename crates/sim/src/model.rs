@@ -73,7 +73,9 @@ pub struct Get {
 
 impl Get {
     pub fn new(path_and_query: impl Into<String>) -> Self {
-        Get { path_and_query: path_and_query.into() }
+        Get {
+            path_and_query: path_and_query.into(),
+        }
     }
 }
 
@@ -165,7 +167,11 @@ pub struct Obj {
 
 impl Obj {
     fn fields(&self) -> FieldValues<'_> {
-        FieldValues { name: &self.name, namespace: &self.namespace, phase: self.phase.as_deref() }
+        FieldValues {
+            name: &self.name,
+            namespace: &self.namespace,
+            phase: self.phase.as_deref(),
+        }
     }
 }
 
@@ -298,12 +304,21 @@ fn parse_opts(query: &str) -> Result<Opts, String> {
             "watch" => o.watch = parse_bool(&v)?,
             "resourceVersion" => o.rv = v,
             "resourceVersionMatch" => o.rv_match = v,
-            "limit" => o.limit = v.parse::<i64>().map_err(|_| format!("invalid limit: {v:?}"))?.max(0) as u64,
+            "limit" => {
+                o.limit = v
+                    .parse::<i64>()
+                    .map_err(|_| format!("invalid limit: {v:?}"))?
+                    .max(0) as u64
+            }
             "continue" => o.cont = v,
             "labelSelector" => o.labels = v,
             "fieldSelector" => o.fields = v,
             "timeoutSeconds" => {
-                o.timeout = Some(v.parse::<i64>().map_err(|_| format!("invalid timeoutSeconds: {v:?}"))?.max(0) as u64)
+                o.timeout = Some(
+                    v.parse::<i64>()
+                        .map_err(|_| format!("invalid timeoutSeconds: {v:?}"))?
+                        .max(0) as u64,
+                )
             }
             "allowWatchBookmarks" => o.bookmarks = parse_bool(&v)?,
             "sendInitialEvents" => o.send_initial = Some(parse_bool(&v)?),
@@ -375,7 +390,11 @@ fn error_line(status_json: &str) -> Vec<u8> {
 
 /// A periodic bookmark (with the zero-value fields a real server adds).
 fn bookmark_line(rt: &ResourceType, rv: u64) -> Vec<u8> {
-    let extra = if rt.kind == "Pod" { ",\"spec\":{\"containers\":null},\"status\":{}" } else { "" };
+    let extra = if rt.kind == "Pod" {
+        ",\"spec\":{\"containers\":null},\"status\":{}"
+    } else {
+        ""
+    };
     format!(
         "{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"creationTimestamp\":null}}{extra}}}}}\n",
         rt.kind,
@@ -407,7 +426,10 @@ fn with_rv(obj: &Obj, rv: u64) -> Obj {
 }
 
 fn continue_token(rv: u64, start: &str) -> String {
-    let j = format!("{{\"v\":\"meta.k8s.io/v1\",\"rv\":{rv},\"start\":{}}}", json_str(start));
+    let j = format!(
+        "{{\"v\":\"meta.k8s.io/v1\",\"rv\":{rv},\"start\":{}}}",
+        json_str(start)
+    );
     b64url_encode(j.as_bytes())
 }
 
@@ -417,8 +439,12 @@ fn parse_continue(tok: &str) -> Result<(u64, String), String> {
     if v["v"] != "meta.k8s.io/v1" {
         return Err("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into());
     }
-    let rv = v["rv"].as_u64().ok_or("continue key is not valid: incorrect encoded start resourceVersion")?;
-    let start = v["start"].as_str().ok_or("continue key is not valid: no start key")?;
+    let rv = v["rv"]
+        .as_u64()
+        .ok_or("continue key is not valid: incorrect encoded start resourceVersion")?;
+    let start = v["start"]
+        .as_str()
+        .ok_or("continue key is not valid: no start key")?;
     Ok((rv, start.to_string()))
 }
 
@@ -426,7 +452,11 @@ impl Cluster {
     pub fn new(cfg: ClusterConfig) -> Self {
         let rng = Rng::new(cfg.seed);
         let lag = cfg.faults.lag;
-        let next_compact_ms = if cfg.compact_every_ms == 0 { u64::MAX } else { cfg.compact_every_ms };
+        let next_compact_ms = if cfg.compact_every_ms == 0 {
+            u64::MAX
+        } else {
+            cfg.compact_every_ms
+        };
         Cluster {
             cfg,
             rng,
@@ -524,7 +554,11 @@ impl Cluster {
             return;
         }
         self.compacted_rv = rv.min(self.rv);
-        while self.history.front().is_some_and(|c| c.rv <= self.compacted_rv) {
+        while self
+            .history
+            .front()
+            .is_some_and(|c| c.rv <= self.compacted_rv)
+        {
             self.history.pop_front();
         }
     }
@@ -559,8 +593,17 @@ impl Cluster {
 
     // ---------------------------------------------------------------- mutations
 
-    fn build_obj(&mut self, rt: &ResourceType, mut v: Value, rv: u64, keep: Option<&Obj>, now_ms: u64) -> Result<Obj, MutationError> {
-        let m = v.as_object_mut().ok_or_else(|| MutationError::Invalid("object is not a JSON object".into()))?;
+    fn build_obj(
+        &mut self,
+        rt: &ResourceType,
+        mut v: Value,
+        rv: u64,
+        keep: Option<&Obj>,
+        now_ms: u64,
+    ) -> Result<Obj, MutationError> {
+        let m = v
+            .as_object_mut()
+            .ok_or_else(|| MutationError::Invalid("object is not a JSON object".into()))?;
         m.remove("kind");
         m.remove("apiVersion");
         let meta = m
@@ -568,17 +611,31 @@ impl Cluster {
             .or_insert_with(|| Value::Object(Map::new()))
             .as_object_mut()
             .ok_or_else(|| MutationError::Invalid("metadata is not an object".into()))?;
-        let mut name = meta.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+        let mut name = meta
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
         if name.is_empty() {
-            let gen = meta.get("generateName").and_then(Value::as_str).unwrap_or("").to_string();
+            let gen = meta
+                .get("generateName")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             if gen.is_empty() {
-                return Err(MutationError::Invalid("metadata.name or generateName is required".into()));
+                return Err(MutationError::Invalid(
+                    "metadata.name or generateName is required".into(),
+                ));
             }
             name = format!("{gen}{}", self.rng.alnum(5));
             meta.insert("name".into(), Value::String(name.clone()));
         }
         let namespace = if rt.namespaced {
-            let ns = meta.get("namespace").and_then(Value::as_str).unwrap_or("default").to_string();
+            let ns = meta
+                .get("namespace")
+                .and_then(Value::as_str)
+                .unwrap_or("default")
+                .to_string();
             meta.insert("namespace".into(), Value::String(ns.clone()));
             ns
         } else {
@@ -594,7 +651,11 @@ impl Cluster {
         let created = match keep {
             Some(k) => serde_json::from_str::<Value>(&k.json)
                 .ok()
-                .and_then(|v| v["metadata"]["creationTimestamp"].as_str().map(String::from))
+                .and_then(|v| {
+                    v["metadata"]["creationTimestamp"]
+                        .as_str()
+                        .map(String::from)
+                })
                 .unwrap_or_else(|| timestamp(now_ms)),
             None => timestamp(now_ms),
         };
@@ -609,24 +670,61 @@ impl Cluster {
             })
             .unwrap_or_default();
         let phase = if rt.kind == "Pod" {
-            m.get("status").and_then(|s| s.get("phase")).and_then(Value::as_str).map(String::from)
+            m.get("status")
+                .and_then(|s| s.get("phase"))
+                .and_then(Value::as_str)
+                .map(String::from)
         } else {
             None
         };
-        Ok(Obj { namespace, name, uid, rv, labels, phase, json: v.to_string() })
+        Ok(Obj {
+            namespace,
+            name,
+            uid,
+            rv,
+            labels,
+            phase,
+            json: v.to_string(),
+        })
     }
 
-    fn record(&mut self, res: usize, key: String, kind: ChangeKind, obj: Arc<Obj>, old: Option<Arc<Obj>>, now_ms: u64) {
-        self.history.push_back(Change { rv: obj.rv, at_ms: now_ms.max(self.now_ms), res, key, kind, obj, old });
+    fn record(
+        &mut self,
+        res: usize,
+        key: String,
+        kind: ChangeKind,
+        obj: Arc<Obj>,
+        old: Option<Arc<Obj>>,
+        now_ms: u64,
+    ) {
+        self.history.push_back(Change {
+            rv: obj.rv,
+            at_ms: now_ms.max(self.now_ms),
+            res,
+            key,
+            kind,
+            obj,
+            old,
+        });
     }
 
     fn objref(o: &Obj) -> ObjRef {
-        ObjRef { namespace: o.namespace.clone(), name: o.name.clone(), uid: o.uid.clone(), resource_version: o.rv }
+        ObjRef {
+            namespace: o.namespace.clone(),
+            name: o.name.clone(),
+            uid: o.uid.clone(),
+            resource_version: o.rv,
+        }
     }
 
     /// Creates an object (`kind`/`apiVersion` optional; `metadata.name` or `generateName`
     /// required; namespace defaults to `default`). Sets uid, resourceVersion, creationTimestamp.
-    pub fn create(&mut self, rt: ResourceType, obj: Value, now_ms: u64) -> Result<ObjRef, MutationError> {
+    pub fn create(
+        &mut self,
+        rt: ResourceType,
+        obj: Value,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
         self.advance(now_ms);
         let res = resources::index_of(&rt);
         let o = self.build_obj(&rt, obj, self.rv + 1, None, now_ms)?;
@@ -642,13 +740,25 @@ impl Cluster {
     }
 
     /// Replaces an existing object (uid and creationTimestamp are kept).
-    pub fn update(&mut self, rt: ResourceType, obj: Value, now_ms: u64) -> Result<ObjRef, MutationError> {
+    pub fn update(
+        &mut self,
+        rt: ResourceType,
+        obj: Value,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
         self.advance(now_ms);
         let res = resources::index_of(&rt);
-        let ns = if rt.namespaced { obj["metadata"]["namespace"].as_str().unwrap_or("default") } else { "" };
+        let ns = if rt.namespaced {
+            obj["metadata"]["namespace"].as_str().unwrap_or("default")
+        } else {
+            ""
+        };
         let name = obj["metadata"]["name"].as_str().unwrap_or("");
         let key = key_of(ns, name);
-        let old = self.stores[res].get(&key).cloned().ok_or(MutationError::NotFound)?;
+        let old = self.stores[res]
+            .get(&key)
+            .cloned()
+            .ok_or(MutationError::NotFound)?;
         let o = Arc::new(self.build_obj(&rt, obj, self.rv + 1, Some(&old), now_ms)?);
         self.rv += 1;
         self.stores[res].insert(key.clone(), o.clone());
@@ -657,8 +767,17 @@ impl Cluster {
     }
 
     /// Changes an existing object in place with `f` (a read-modify-write update).
-    pub fn modify(&mut self, rt: ResourceType, namespace: &str, name: &str, now_ms: u64, f: impl FnOnce(&mut Value)) -> Result<ObjRef, MutationError> {
-        let v = self.get_value(rt, namespace, name).ok_or(MutationError::NotFound)?;
+    pub fn modify(
+        &mut self,
+        rt: ResourceType,
+        namespace: &str,
+        name: &str,
+        now_ms: u64,
+        f: impl FnOnce(&mut Value),
+    ) -> Result<ObjRef, MutationError> {
+        let v = self
+            .get_value(rt, namespace, name)
+            .ok_or(MutationError::NotFound)?;
         let mut v = v;
         f(&mut v);
         if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -671,20 +790,43 @@ impl Cluster {
     }
 
     /// Deletes an object; watchers get DELETED with its last state at the deletion's version.
-    pub fn delete(&mut self, rt: ResourceType, namespace: &str, name: &str, now_ms: u64) -> Result<ObjRef, MutationError> {
+    pub fn delete(
+        &mut self,
+        rt: ResourceType,
+        namespace: &str,
+        name: &str,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
         self.advance(now_ms);
         let res = resources::index_of(&rt);
         let key = key_of(if rt.namespaced { namespace } else { "" }, name);
-        let old = self.stores[res].remove(&key).ok_or(MutationError::NotFound)?;
+        let old = self.stores[res]
+            .remove(&key)
+            .ok_or(MutationError::NotFound)?;
         self.rv += 1;
         let gone = Arc::new(with_rv(&old, self.rv));
-        self.record(res, key, ChangeKind::Deleted, gone.clone(), Some(old), now_ms);
+        self.record(
+            res,
+            key,
+            ChangeKind::Deleted,
+            gone.clone(),
+            Some(old),
+            now_ms,
+        );
         Ok(Self::objref(&gone))
     }
 
     /// Deletes and creates again with the same name and content, and a new uid.
-    pub fn recreate(&mut self, rt: ResourceType, namespace: &str, name: &str, now_ms: u64) -> Result<ObjRef, MutationError> {
-        let v = self.get_value(rt, namespace, name).ok_or(MutationError::NotFound)?;
+    pub fn recreate(
+        &mut self,
+        rt: ResourceType,
+        namespace: &str,
+        name: &str,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
+        let v = self
+            .get_value(rt, namespace, name)
+            .ok_or(MutationError::NotFound)?;
         self.delete(rt, namespace, name, now_ms)?;
         self.create(rt, v, now_ms)
     }
@@ -693,7 +835,9 @@ impl Cluster {
     pub fn get_value(&self, rt: ResourceType, namespace: &str, name: &str) -> Option<Value> {
         let res = resources::index_of(&rt);
         let key = key_of(if rt.namespaced { namespace } else { "" }, name);
-        self.stores[res].get(&key).and_then(|o| serde_json::from_str(&o.json).ok())
+        self.stores[res]
+            .get(&key)
+            .and_then(|o| serde_json::from_str(&o.json).ok())
     }
 
     /// Names (namespace, name) of the current objects of a type, in key order.
@@ -706,8 +850,15 @@ impl Cluster {
 
     /// The server's current state for a query: (namespace, name, uid, resourceVersion),
     /// sorted by namespace/name. `collection_path` like `/api/v1/namespaces/a/pods`.
-    pub fn truth(&self, collection_path: &str, label_selector: &str, field_selector: &str) -> Result<Vec<(String, String, String, String)>, String> {
-        let Some(Target::Collection { rt, namespace }) = resources::resolve(collection_path.split('?').next().unwrap_or("")) else {
+    pub fn truth(
+        &self,
+        collection_path: &str,
+        label_selector: &str,
+        field_selector: &str,
+    ) -> Result<Vec<(String, String, String, String)>, String> {
+        let Some(Target::Collection { rt, namespace }) =
+            resources::resolve(collection_path.split('?').next().unwrap_or(""))
+        else {
             return Err(format!("not a collection path: {collection_path}"));
         };
         let q = Query {
@@ -719,7 +870,14 @@ impl Cluster {
         Ok(self.stores[q.res]
             .values()
             .filter(|o| q.matches(o))
-            .map(|o| (o.namespace.clone(), o.name.clone(), o.uid.clone(), o.rv.to_string()))
+            .map(|o| {
+                (
+                    o.namespace.clone(),
+                    o.name.clone(),
+                    o.uid.clone(),
+                    o.rv.to_string(),
+                )
+            })
             .collect())
     }
 
@@ -727,7 +885,13 @@ impl Cluster {
 
     /// Visits objects of `q.res` as of version `rv` (must be >= compacted), in key order,
     /// starting after `after`. `f` returns false to stop.
-    fn visit_at(&self, q: &Query, rv: u64, after: Option<&str>, mut f: impl FnMut(&Arc<Obj>) -> bool) {
+    fn visit_at(
+        &self,
+        q: &Query,
+        rv: u64,
+        after: Option<&str>,
+        mut f: impl FnMut(&Arc<Obj>) -> bool,
+    ) {
         let store = &self.stores[q.res];
         // State at rv for keys changed since: the `old` of the first change after rv.
         let mut overlay: BTreeMap<&str, Option<&Arc<Obj>>> = BTreeMap::new();
@@ -747,7 +911,9 @@ impl Cluster {
             (None, None) => Bound::Unbounded,
         };
         let mut s = store.range::<str, _>((lower, Bound::Unbounded)).peekable();
-        let mut ov = overlay.range::<&str, _>((lower.map(|x| x), Bound::Unbounded)).peekable();
+        let mut ov = overlay
+            .range::<&str, _>((lower.map(|x| x), Bound::Unbounded))
+            .peekable();
         loop {
             let next_store = s.peek().map(|(k, _)| k.as_str());
             let next_ov = ov.peek().map(|(k, _)| **k);
@@ -788,7 +954,10 @@ impl Cluster {
     pub fn handle(&mut self, req: &Get, now_ms: u64) -> Reply {
         self.advance(now_ms);
         let now_ms = self.now_ms;
-        let (path, query) = req.path_and_query.split_once('?').unwrap_or((&req.path_and_query, ""));
+        let (path, query) = req
+            .path_and_query
+            .split_once('?')
+            .unwrap_or((&req.path_and_query, ""));
         let target = match resources::resolve(path) {
             Some(t) => t,
             None => return Reply::Response(Response::json(404, status::not_found_path())),
@@ -796,7 +965,11 @@ impl Cluster {
         let (rt, namespace, name) = match target {
             Target::Discovery(doc) => return Reply::Response(Response::json(200, doc.to_string())),
             Target::Collection { rt, namespace } => (rt, namespace, None),
-            Target::Object { rt, namespace, name } => (rt, namespace, Some(name)),
+            Target::Object {
+                rt,
+                namespace,
+                name,
+            } => (rt, namespace, Some(name)),
         };
         if let Some(r) = self.request_fault() {
             return Reply::Response(r);
@@ -816,9 +989,19 @@ impl Cluster {
                 format!("{},metadata.name={name}", o.fields)
             };
         }
-        let q = match (LabelSelector::parse(&o.labels), FieldSelector::parse(&o.fields, rt.kind == "Pod")) {
-            (Ok(labels), Ok(fields)) => Query { res: resources::index_of(&rt), namespace, labels, fields },
-            (Err(e), _) | (_, Err(e)) => return Reply::Response(Response::json(400, status::bad_request(&e))),
+        let q = match (
+            LabelSelector::parse(&o.labels),
+            FieldSelector::parse(&o.fields, rt.kind == "Pod"),
+        ) {
+            (Ok(labels), Ok(fields)) => Query {
+                res: resources::index_of(&rt),
+                namespace,
+                labels,
+                fields,
+            },
+            (Err(e), _) | (_, Err(e)) => {
+                return Reply::Response(Response::json(400, status::bad_request(&e)))
+            }
         };
         if self.cfg.streaming_lists == StreamingLists::Ignored && o.watch {
             o.send_initial = None;
@@ -840,13 +1023,21 @@ impl Cluster {
         let (p429, p500, p503, phtml, ra) = (f.err429, f.err500, f.err503, f.html, f.retry_after);
         let ra_s = ra.to_string();
         if self.rng.chance(p429) {
-            return Some(Response::json(429, status::too_many_requests(ra)).with_header("Retry-After", &ra_s));
+            return Some(
+                Response::json(429, status::too_many_requests(ra))
+                    .with_header("Retry-After", &ra_s),
+            );
         }
         if self.rng.chance(p500) {
-            return Some(Response::json(500, status::internal_error(ra)).with_header("Retry-After", &ra_s));
+            return Some(
+                Response::json(500, status::internal_error(ra)).with_header("Retry-After", &ra_s),
+            );
         }
         if self.rng.chance(p503) {
-            return Some(Response::json(503, status::service_unavailable(ra)).with_header("Retry-After", &ra_s));
+            return Some(
+                Response::json(503, status::service_unavailable(ra))
+                    .with_header("Retry-After", &ra_s),
+            );
         }
         if self.rng.chance(phtml) {
             return Some(Response {
@@ -884,10 +1075,17 @@ impl Cluster {
                     ));
                 }
                 if m != "NotOlderThan" {
-                    errs.push(FieldError::not_supported("resourceVersionMatch", m, &["NotOlderThan"]));
+                    errs.push(FieldError::not_supported(
+                        "resourceVersionMatch",
+                        m,
+                        &["NotOlderThan"],
+                    ));
                 }
                 if !o.cont.is_empty() {
-                    errs.push(FieldError::forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+                    errs.push(FieldError::forbidden(
+                        "resourceVersionMatch",
+                        "resourceVersionMatch is forbidden when continue is provided",
+                    ));
                 }
             }
         } else {
@@ -899,10 +1097,17 @@ impl Cluster {
                     ));
                 }
                 if !o.cont.is_empty() {
-                    errs.push(FieldError::forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+                    errs.push(FieldError::forbidden(
+                        "resourceVersionMatch",
+                        "resourceVersionMatch is forbidden when continue is provided",
+                    ));
                 }
                 if m != "Exact" && m != "NotOlderThan" {
-                    errs.push(FieldError::not_supported("resourceVersionMatch", m, &["Exact", "NotOlderThan", ""]));
+                    errs.push(FieldError::not_supported(
+                        "resourceVersionMatch",
+                        m,
+                        &["Exact", "NotOlderThan", ""],
+                    ));
                 }
                 if m == "Exact" && o.rv == "0" {
                     errs.push(FieldError::forbidden(
@@ -912,7 +1117,10 @@ impl Cluster {
                 }
             }
             if o.send_initial.is_some() {
-                errs.push(FieldError::forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+                errs.push(FieldError::forbidden(
+                    "sendInitialEvents",
+                    "sendInitialEvents is forbidden for list",
+                ));
             }
         }
         errs
@@ -922,13 +1130,20 @@ impl Cluster {
         let key = key_of(namespace.unwrap_or(""), name);
         match self.stores[resources::index_of(rt)].get(&key) {
             Some(o) => Response::json(200, with_type(rt, &o.json)),
-            None => Response::json(404, status::not_found_object(&rt.qualified(), rt.group, rt.plural, name)),
+            None => Response::json(
+                404,
+                status::not_found_object(&rt.qualified(), rt.group, rt.plural, name),
+            ),
         }
     }
 
     fn parse_rv(s: &str) -> Result<u64, Response> {
-        s.parse::<u64>()
-            .map_err(|_| Response::json(400, status::bad_request(&format!("invalid resource version: {s:?}"))))
+        s.parse::<u64>().map_err(|_| {
+            Response::json(
+                400,
+                status::bad_request(&format!("invalid resource version: {s:?}")),
+            )
+        })
     }
 
     fn list(&mut self, rt: ResourceType, q: Query, o: &Opts, now_ms: u64) -> Reply {
@@ -938,19 +1153,29 @@ impl Cluster {
             if !o.rv.is_empty() && o.rv != "0" {
                 return Reply::Response(Response::json(
                     400,
-                    status::bad_request("specifying resource version is not allowed when using continue"),
+                    status::bad_request(
+                        "specifying resource version is not allowed when using continue",
+                    ),
                 ));
             }
             let (rv, start) = match parse_continue(&o.cont) {
                 Ok(x) => x,
-                Err(e) => return Reply::Response(Response::json(400, status::bad_request(&format!("invalid continue token: {e}")))),
+                Err(e) => {
+                    return Reply::Response(Response::json(
+                        400,
+                        status::bad_request(&format!("invalid continue token: {e}")),
+                    ))
+                }
             };
             if rv < self.compacted_rv {
                 let fresh = continue_token(self.rv, &start);
                 return Reply::Response(Response::json(410, status::continue_expired(&fresh)));
             }
             if rv > self.rv {
-                return Reply::Response(Response::json(400, status::bad_request("invalid continue token: version from the future")));
+                return Reply::Response(Response::json(
+                    400,
+                    status::bad_request("invalid continue token: version from the future"),
+                ));
             }
             let after = start.strip_suffix('\0').unwrap_or(&start).to_string();
             (rv, Some(after))
@@ -977,8 +1202,12 @@ impl Cluster {
             } else {
                 let served = self.served_rv(lagging);
                 if n > served {
-                    let resp = Response::json(504, status::too_large(n, served)).with_header("Retry-After", "1");
-                    return Reply::Delayed { at_ms: now_ms + self.cfg.too_large_wait_ms, response: resp };
+                    let resp = Response::json(504, status::too_large(n, served))
+                        .with_header("Retry-After", "1");
+                    return Reply::Delayed {
+                        at_ms: now_ms + self.cfg.too_large_wait_ms,
+                        response: resp,
+                    };
                 }
                 (served, None)
             }
@@ -1005,14 +1234,18 @@ impl Cluster {
         for h in &held {
             items.push(&h.json);
         }
-        let mut body = String::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 160);
+        let mut body =
+            String::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 160);
         body.push_str(&format!(
             "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{list_rv}\"",
             rt.list_kind,
             rt.api_version()
         ));
         if more {
-            body.push_str(&format!(",\"continue\":\"{}\"", continue_token(list_rv, &format!("{last_key}\0"))));
+            body.push_str(&format!(
+                ",\"continue\":\"{}\"",
+                continue_token(list_rv, &format!("{last_key}\0"))
+            ));
             if count_remaining {
                 body.push_str(&format!(",\"remainingItemCount\":{remaining}"));
             }
@@ -1091,7 +1324,10 @@ impl Cluster {
             // Streaming list: state not older than N (or current), ADDED for each, then the end bookmark.
             match n {
                 Some(n) if n > served => {
-                    w.error_at = Some((now_ms + self.cfg.too_large_wait_ms, status::too_large(n, served)));
+                    w.error_at = Some((
+                        now_ms + self.cfg.too_large_wait_ms,
+                        status::too_large(n, served),
+                    ));
                 }
                 _ => {
                     synthetic(self, &mut w, served);
@@ -1166,7 +1402,9 @@ impl Cluster {
         }
         let mut lines: Vec<Vec<u8>> = Vec::new();
         while lines.len() < MAX_EVENTS_PER_POLL {
-            let Some(o) = w.initial.pop_front() else { break };
+            let Some(o) = w.initial.pop_front() else {
+                break;
+            };
             lines.push(event_line("ADDED", &rt, &o.json));
         }
         if w.initial.is_empty() {
@@ -1199,10 +1437,18 @@ impl Cluster {
                         let now_m = w.q.matches(&c.obj);
                         let old_m = c.old.as_ref().is_some_and(|o| w.q.matches(o));
                         match (c.kind, old_m, now_m) {
-                            (ChangeKind::Added, _, true) => lines.push(event_line("ADDED", &rt, &c.obj.json)),
-                            (ChangeKind::Deleted, _, true) => lines.push(event_line("DELETED", &rt, &c.obj.json)),
-                            (ChangeKind::Modified, true, true) => lines.push(event_line("MODIFIED", &rt, &c.obj.json)),
-                            (ChangeKind::Modified, false, true) => lines.push(event_line("ADDED", &rt, &c.obj.json)),
+                            (ChangeKind::Added, _, true) => {
+                                lines.push(event_line("ADDED", &rt, &c.obj.json))
+                            }
+                            (ChangeKind::Deleted, _, true) => {
+                                lines.push(event_line("DELETED", &rt, &c.obj.json))
+                            }
+                            (ChangeKind::Modified, true, true) => {
+                                lines.push(event_line("MODIFIED", &rt, &c.obj.json))
+                            }
+                            (ChangeKind::Modified, false, true) => {
+                                lines.push(event_line("ADDED", &rt, &c.obj.json))
+                            }
                             (ChangeKind::Modified, true, false) => {
                                 let prev = c.old.as_ref().map(|o| with_rv(o, c.rv));
                                 if let Some(p) = prev {
@@ -1243,7 +1489,9 @@ impl Cluster {
             w.events_made += 1;
             if w.split && line.len() > 1 {
                 let pieces = 1 + self.rng.below(3) as usize;
-                let mut cuts: Vec<usize> = (0..pieces).map(|_| 1 + self.rng.below(line.len() as u64 - 1) as usize).collect();
+                let mut cuts: Vec<usize> = (0..pieces)
+                    .map(|_| 1 + self.rng.below(line.len() as u64 - 1) as usize)
+                    .collect();
                 cuts.sort_unstable();
                 cuts.dedup();
                 let mut prev = 0;
@@ -1263,9 +1511,13 @@ impl Cluster {
         if let Some((bytes, every)) = self.cfg.faults.drip {
             if !w.pending.is_empty() {
                 if now_ms < w.next_drip_ms {
-                    return WatchOutput::Pending { wake_at_ms: w.next_drip_ms };
+                    return WatchOutput::Pending {
+                        wake_at_ms: w.next_drip_ms,
+                    };
                 }
-                let Some(mut chunk) = w.pending.pop_front() else { return WatchOutput::Pending { wake_at_ms: now_ms } };
+                let Some(mut chunk) = w.pending.pop_front() else {
+                    return WatchOutput::Pending { wake_at_ms: now_ms };
+                };
                 if chunk.len() > bytes {
                     let rest = chunk.split_off(bytes);
                     w.pending.push_front(rest);
@@ -1286,7 +1538,11 @@ impl Cluster {
                         kept.push(c);
                     }
                     w.pending.clear();
-                    w.finish = Some(if abrupt { WatchOutput::Abort } else { WatchOutput::End });
+                    w.finish = Some(if abrupt {
+                        WatchOutput::Abort
+                    } else {
+                        WatchOutput::End
+                    });
                     w.bytes_sent = cut;
                     break;
                 }
@@ -1305,7 +1561,9 @@ impl Cluster {
                 return f;
             }
         } else {
-            return WatchOutput::Pending { wake_at_ms: w.next_drip_ms };
+            return WatchOutput::Pending {
+                wake_at_ms: w.next_drip_ms,
+            };
         }
         let mut wake = w.deadline_ms;
         if let Some((t, _)) = w.error_at {
@@ -1317,9 +1575,13 @@ impl Cluster {
                 wake = wake.min(w.deadline_ms.saturating_sub(2000));
             }
         }
-        if (w.wait_until_rv.is_none() && w.cursor < self.served_rv(w.lagging)) || !w.initial.is_empty() {
+        if (w.wait_until_rv.is_none() && w.cursor < self.served_rv(w.lagging))
+            || !w.initial.is_empty()
+        {
             wake = now_ms;
         }
-        WatchOutput::Pending { wake_at_ms: wake.max(now_ms) }
+        WatchOutput::Pending {
+            wake_at_ms: wake.max(now_ms),
+        }
     }
 }

@@ -36,7 +36,9 @@ impl ResourceType {
     /// The collection path, cluster-wide (`None`) or in a namespace.
     pub fn collection_path(&self, namespace: Option<&str>) -> String {
         match namespace {
-            Some(ns) if self.namespaced => format!("{}/namespaces/{ns}/{}", self.prefix(), self.plural),
+            Some(ns) if self.namespaced => {
+                format!("{}/namespaces/{ns}/{}", self.prefix(), self.plural)
+            }
             _ => format!("{}/{}", self.prefix(), self.plural),
         }
     }
@@ -109,7 +111,16 @@ pub fn index_of(rt: &ResourceType) -> usize {
     ALL.iter().position(|r| r == rt).unwrap_or(0)
 }
 
-const VERBS: [&str; 8] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+];
 
 fn resource_entry(rt: &ResourceType) -> Value {
     json!({
@@ -125,7 +136,11 @@ fn resource_entry(rt: &ResourceType) -> Value {
 /// Discovery documents by path: `/api`, `/api/v1`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`, `/version`.
 pub fn discovery(path: &str) -> Option<Value> {
     let groups: Vec<&str> = {
-        let mut g: Vec<&str> = ALL.iter().map(|r| r.group).filter(|g| !g.is_empty()).collect();
+        let mut g: Vec<&str> = ALL
+            .iter()
+            .map(|r| r.group)
+            .filter(|g| !g.is_empty())
+            .collect();
         g.dedup();
         g
     };
@@ -175,7 +190,9 @@ pub fn discovery(path: &str) -> Option<Value> {
             if resources.is_empty() {
                 return None;
             }
-            let gv = path.trim_start_matches("/apis/").trim_start_matches("/api/");
+            let gv = path
+                .trim_start_matches("/apis/")
+                .trim_start_matches("/api/");
             Some(json!({
                 "kind": "APIResourceList",
                 "apiVersion": "v1",
@@ -190,9 +207,16 @@ pub fn discovery(path: &str) -> Option<Value> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     /// A collection: all namespaces (`namespace == None`) or one namespace.
-    Collection { rt: ResourceType, namespace: Option<String> },
+    Collection {
+        rt: ResourceType,
+        namespace: Option<String>,
+    },
     /// One object.
-    Object { rt: ResourceType, namespace: Option<String>, name: String },
+    Object {
+        rt: ResourceType,
+        namespace: Option<String>,
+        name: String,
+    },
     /// A discovery document.
     Discovery(Value),
 }
@@ -206,22 +230,43 @@ pub fn resolve(path: &str) -> Option<Target> {
     }
     for rt in ALL {
         let prefix = rt.prefix();
-        let Some(rest) = path.strip_prefix(prefix.as_str()) else { continue };
-        let Some(rest) = rest.strip_prefix('/') else { continue };
+        let Some(rest) = path.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        let Some(rest) = rest.strip_prefix('/') else {
+            continue;
+        };
         let segs: Vec<&str> = rest.split('/').collect();
         if segs.iter().any(|s| s.is_empty()) {
             continue;
         }
         match segs.as_slice() {
-            [p] if *p == rt.plural => return Some(Target::Collection { rt, namespace: None }),
+            [p] if *p == rt.plural => {
+                return Some(Target::Collection {
+                    rt,
+                    namespace: None,
+                })
+            }
             [p, name] if *p == rt.plural => {
-                return Some(Target::Object { rt, namespace: None, name: name.to_string() }).filter(|_| !rt.namespaced)
+                return Some(Target::Object {
+                    rt,
+                    namespace: None,
+                    name: name.to_string(),
+                })
+                .filter(|_| !rt.namespaced)
             }
             ["namespaces", ns, p] if *p == rt.plural && rt.namespaced => {
-                return Some(Target::Collection { rt, namespace: Some(ns.to_string()) })
+                return Some(Target::Collection {
+                    rt,
+                    namespace: Some(ns.to_string()),
+                })
             }
             ["namespaces", ns, p, name] if *p == rt.plural && rt.namespaced => {
-                return Some(Target::Object { rt, namespace: Some(ns.to_string()), name: name.to_string() })
+                return Some(Target::Object {
+                    rt,
+                    namespace: Some(ns.to_string()),
+                    name: name.to_string(),
+                })
             }
             _ => {}
         }
@@ -235,23 +280,49 @@ mod tests {
 
     #[test]
     fn paths() {
-        assert_eq!(resolve("/api/v1/pods"), Some(Target::Collection { rt: PODS, namespace: None }));
+        assert_eq!(
+            resolve("/api/v1/pods"),
+            Some(Target::Collection {
+                rt: PODS,
+                namespace: None
+            })
+        );
         assert_eq!(
             resolve("/api/v1/namespaces/a/pods"),
-            Some(Target::Collection { rt: PODS, namespace: Some("a".into()) })
+            Some(Target::Collection {
+                rt: PODS,
+                namespace: Some("a".into())
+            })
         );
         assert_eq!(
             resolve("/api/v1/namespaces/a"),
-            Some(Target::Object { rt: NAMESPACES, namespace: None, name: "a".into() })
+            Some(Target::Object {
+                rt: NAMESPACES,
+                namespace: None,
+                name: "a".into()
+            })
         );
         assert_eq!(
             resolve("/apis/apps/v1/namespaces/a/deployments/d"),
-            Some(Target::Object { rt: DEPLOYMENTS, namespace: Some("a".into()), name: "d".into() })
+            Some(Target::Object {
+                rt: DEPLOYMENTS,
+                namespace: Some("a".into()),
+                name: "d".into()
+            })
         );
-        assert_eq!(resolve("/apis/kubelive.dev/v1/widgets"), Some(Target::Collection { rt: WIDGETS, namespace: None }));
+        assert_eq!(
+            resolve("/apis/kubelive.dev/v1/widgets"),
+            Some(Target::Collection {
+                rt: WIDGETS,
+                namespace: None
+            })
+        );
         assert!(resolve("/api/v1/namespaces/a/namespaces").is_none());
         assert!(resolve("/api/v1/nothing").is_none());
         assert!(matches!(resolve("/apis"), Some(Target::Discovery(_))));
-        assert!(matches!(resolve("/apis/kubelive.dev/v1"), Some(Target::Discovery(_))));
+        assert!(matches!(
+            resolve("/apis/kubelive.dev/v1"),
+            Some(Target::Discovery(_))
+        ));
     }
 }

@@ -23,7 +23,9 @@ fn valid_key(k: &str) -> bool {
 }
 
 fn valid_value(v: &str) -> bool {
-    v.len() <= 63 && v.bytes().all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
+    v.len() <= 63
+        && v.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"-_.".contains(&c))
 }
 
 /// Splits on commas that are not inside parentheses.
@@ -57,7 +59,9 @@ impl LabelSelector {
         for part in split_top(s) {
             let part = part.trim();
             if part.is_empty() {
-                return Err(format!("unable to parse requirement: found '', expected: identifier (in {s:?})"));
+                return Err(format!(
+                    "unable to parse requirement: found '', expected: identifier (in {s:?})"
+                ));
             }
             reqs.push(Self::parse_req(part)?);
         }
@@ -68,7 +72,11 @@ impl LabelSelector {
         let bad = |why: &str| Err(format!("unable to parse requirement: {why}: {p:?}"));
         if let Some(k) = p.strip_prefix('!') {
             let k = k.trim();
-            return if valid_key(k) { Ok(LabelReq::NotExists(k.into())) } else { bad("invalid label key") };
+            return if valid_key(k) {
+                Ok(LabelReq::NotExists(k.into()))
+            } else {
+                bad("invalid label key")
+            };
         }
         if let Some(i) = p.find("!=") {
             let (k, v) = (p[..i].trim(), p[i + 2..].trim());
@@ -99,10 +107,7 @@ impl LabelSelector {
             if !valid_key(k) {
                 return bad("invalid label key");
             }
-            let vals: Vec<String> = body
-                .split(',')
-                .map(|v| v.trim().to_string())
-                .collect();
+            let vals: Vec<String> = body.split(',').map(|v| v.trim().to_string()).collect();
             if vals.iter().any(|v| !valid_value(v)) {
                 return bad("invalid label value");
             }
@@ -124,7 +129,12 @@ impl LabelSelector {
     }
 
     pub fn matches(&self, labels: &[(String, String)]) -> bool {
-        let get = |k: &str| labels.iter().find(|(lk, _)| lk == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| {
+            labels
+                .iter()
+                .find(|(lk, _)| lk == k)
+                .map(|(_, v)| v.as_str())
+        };
         self.0.iter().all(|r| match r {
             LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),
             LabelReq::NotEq(k, v) => get(k) != Some(v.as_str()),
@@ -173,7 +183,9 @@ impl FieldSelector {
                 let v = &part[i + 1..];
                 (&part[..i], true, v.strip_prefix('=').unwrap_or(v))
             } else {
-                return Err(format!("invalid selector: '{s}'; can't understand '{part}'"));
+                return Err(format!(
+                    "invalid selector: '{s}'; can't understand '{part}'"
+                ));
             };
             let field = match k.trim() {
                 "metadata.name" => Field::Name,
@@ -207,7 +219,10 @@ mod tests {
     use super::*;
 
     fn l(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]
@@ -227,7 +242,11 @@ mod tests {
             ("app=web,tier=back", false),
             ("app in (web, db),tier", true),
         ] {
-            assert_eq!(LabelSelector::parse(sel).unwrap().matches(&labels), want, "{sel}");
+            assert_eq!(
+                LabelSelector::parse(sel).unwrap().matches(&labels),
+                want,
+                "{sel}"
+            );
         }
         assert!(LabelSelector::parse("app in (a").is_err());
         assert!(LabelSelector::parse("a b c").is_err());
@@ -236,10 +255,23 @@ mod tests {
 
     #[test]
     fn fields() {
-        let fv = FieldValues { name: "p1", namespace: "ns", phase: Some("Running") };
-        assert!(FieldSelector::parse("metadata.name=p1", true).unwrap().matches(fv));
-        assert!(FieldSelector::parse("metadata.namespace!=ns", true).unwrap().matches(fv) == false);
-        assert!(FieldSelector::parse("status.phase==Running", true).unwrap().matches(fv));
+        let fv = FieldValues {
+            name: "p1",
+            namespace: "ns",
+            phase: Some("Running"),
+        };
+        assert!(FieldSelector::parse("metadata.name=p1", true)
+            .unwrap()
+            .matches(fv));
+        assert!(
+            FieldSelector::parse("metadata.namespace!=ns", true)
+                .unwrap()
+                .matches(fv)
+                == false
+        );
+        assert!(FieldSelector::parse("status.phase==Running", true)
+            .unwrap()
+            .matches(fv));
         assert!(FieldSelector::parse("status.phase=Running", false).is_err());
         assert!(FieldSelector::parse("spec.x=1", true).is_err());
     }

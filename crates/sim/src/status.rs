@@ -18,7 +18,12 @@ pub fn status_json(code: u16, reason: &str, message: &str, details: Option<&str>
 
 /// Watch too old (served on a 200 as an ERROR event).
 pub fn too_old_watch(rv: u64, oldest: u64) -> String {
-    status_json(410, "Expired", &format!("too old resource version: {rv} ({oldest})"), None)
+    status_json(
+        410,
+        "Expired",
+        &format!("too old resource version: {rv} ({oldest})"),
+        None,
+    )
 }
 
 /// Too-large resourceVersion (HTTP 504 with `Retry-After: 1`, or an in-stream ERROR).
@@ -27,7 +32,9 @@ pub fn too_large(rv: u64, current: u64) -> String {
         504,
         "Timeout",
         &format!("Timeout: Too large resource version: {rv}, current: {current}"),
-        Some(r#"{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1}"#),
+        Some(
+            r#"{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1}"#,
+        ),
     )
 }
 
@@ -45,7 +52,12 @@ pub fn continue_expired(new_continue: &str) -> String {
 
 /// 410 for a list at an exact resourceVersion that was compacted.
 pub fn list_too_old() -> String {
-    status_json(410, "Expired", "The resourceVersion for the provided list is too old.", None)
+    status_json(
+        410,
+        "Expired",
+        "The resourceVersion for the provided list is too old.",
+        None,
+    )
 }
 
 /// 400 BadRequest.
@@ -55,7 +67,12 @@ pub fn bad_request(message: &str) -> String {
 
 /// 404 NotFound for a path (no resource type there).
 pub fn not_found_path() -> String {
-    status_json(404, "NotFound", "the server could not find the requested resource", Some(r#"{}"#))
+    status_json(
+        404,
+        "NotFound",
+        "the server could not find the requested resource",
+        Some(r#"{}"#),
+    )
 }
 
 /// 404 NotFound for one object.
@@ -75,7 +92,12 @@ pub fn not_found_object(qualified: &str, group: &str, kind_plural: &str, name: &
 
 /// 405 for verbs the sim does not serve.
 pub fn method_not_allowed() -> String {
-    status_json(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", None)
+    status_json(
+        405,
+        "MethodNotAllowed",
+        "the server does not allow this method on the requested resource",
+        None,
+    )
 }
 
 /// A field error of a 422 Invalid.
@@ -90,22 +112,37 @@ pub struct FieldError {
 
 impl FieldError {
     pub fn forbidden(field: &'static str, msg: &str) -> Self {
-        FieldError { field, reason: "FieldValueForbidden", detail: format!("Forbidden: {msg}") }
+        FieldError {
+            field,
+            reason: "FieldValueForbidden",
+            detail: format!("Forbidden: {msg}"),
+        }
     }
     pub fn not_supported(field: &'static str, value: &str, supported: &[&str]) -> Self {
         let list: Vec<String> = supported.iter().map(|s| json_str(s)).collect();
         FieldError {
             field,
             reason: "FieldValueNotSupported",
-            detail: format!("Unsupported value: {}: supported values: {}", json_str(value), list.join(", ")),
+            detail: format!(
+                "Unsupported value: {}: supported values: {}",
+                json_str(value),
+                list.join(", ")
+            ),
         }
     }
 }
 
 /// 422 Invalid for ListOptions, with the apiserver's message layout.
 pub fn invalid_list_options(errs: &[FieldError]) -> String {
-    let parts: Vec<String> = errs.iter().map(|e| format!("{}: {}", e.field, e.detail)).collect();
-    let joined = if parts.len() == 1 { parts[0].clone() } else { format!("[{}]", parts.join(", ")) };
+    let parts: Vec<String> = errs
+        .iter()
+        .map(|e| format!("{}: {}", e.field, e.detail))
+        .collect();
+    let joined = if parts.len() == 1 {
+        parts[0].clone()
+    } else {
+        format!("[{}]", parts.join(", "))
+    };
     let msg = format!("ListOptions.meta.k8s.io \"\" is invalid: {joined}");
     let causes: Vec<String> = errs
         .iter()
@@ -118,7 +155,10 @@ pub fn invalid_list_options(errs: &[FieldError]) -> String {
             )
         })
         .collect();
-    let details = format!("{{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{}]}}", causes.join(","));
+    let details = format!(
+        "{{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\",\"causes\":[{}]}}",
+        causes.join(",")
+    );
     status_json(422, "Invalid", &msg, Some(&details))
 }
 
@@ -169,11 +209,12 @@ mod tests {
             too_large(20000, 10245),
             r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 20000, current: 10245","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#
         );
-        let v: serde_json::Value = serde_json::from_str(&invalid_list_options(&[FieldError::forbidden(
-            "resourceVersionMatch",
-            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-        )]))
-        .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&invalid_list_options(&[FieldError::forbidden(
+                "resourceVersionMatch",
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            )]))
+            .unwrap();
         assert_eq!(v["message"], "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
         assert_eq!(v["code"], 422);
         assert_eq!(v["reason"], "Invalid");

@@ -99,12 +99,20 @@ pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Simulated time zero: 2025-01-01T00:00:00Z in Unix seconds.
+/// Default simulated time zero: 2025-01-01T00:00:00Z in Unix seconds.
 pub const EPOCH_UNIX_S: u64 = 1_735_689_600;
+
+static EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(EPOCH_UNIX_S);
+
+/// Sets the wall-clock date of simulated time zero for timestamps in objects (the binary
+/// sets it to its start so `kubectl` shows sensible ages). Tests keep the fixed default.
+pub fn set_epoch_unix_s(secs: u64) {
+    EPOCH.store(secs, std::sync::atomic::Ordering::Relaxed);
+}
 
 /// RFC 3339 timestamp (seconds precision, `Z`) for a simulated time in ms.
 pub fn timestamp(now_ms: u64) -> String {
-    let secs = EPOCH_UNIX_S + now_ms / 1000;
+    let secs = EPOCH.load(std::sync::atomic::Ordering::Relaxed) + now_ms / 1000;
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Howard Hinnant's civil_from_days.
@@ -177,16 +185,31 @@ mod tests {
 
     #[test]
     fn base64_roundtrip() {
-        for s in ["", "a", "ab", "abc", "abcd", "{\"rv\":12,\"start\":\"a/b\\u0000\"}"] {
-            assert_eq!(b64url_decode(&b64url_encode(s.as_bytes())).unwrap(), s.as_bytes());
+        for s in [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "{\"rv\":12,\"start\":\"a/b\\u0000\"}",
+        ] {
+            assert_eq!(
+                b64url_decode(&b64url_encode(s.as_bytes())).unwrap(),
+                s.as_bytes()
+            );
         }
         assert_eq!(b64url_encode(b"hello?"), "aGVsbG8_");
     }
 
     #[test]
     fn timestamps() {
-        assert_eq!(timestamp(0), "2025-01-01T00:00:00Z");
-        assert_eq!(timestamp(86_400_000 * 59 + 3_661_000), "2025-03-01T01:01:01Z");
+        if EPOCH.load(std::sync::atomic::Ordering::Relaxed) == EPOCH_UNIX_S {
+            assert_eq!(timestamp(0), "2025-01-01T00:00:00Z");
+            assert_eq!(
+                timestamp(86_400_000 * 59 + 3_661_000),
+                "2025-03-01T01:01:01Z"
+            );
+        }
     }
 
     #[test]

@@ -29,14 +29,25 @@ pub struct PodParams {
 
 impl PodParams {
     /// Random parameters for a pod of Deployment `app` in `namespace`.
-    pub fn random(rng: &mut Rng, namespace: &str, app: &str, template_hash: &str, now_ms: u64) -> Self {
+    pub fn random(
+        rng: &mut Rng,
+        namespace: &str,
+        app: &str,
+        template_hash: &str,
+        now_ms: u64,
+    ) -> Self {
         PodParams {
             namespace: namespace.into(),
             app: app.into(),
             template_hash: template_hash.into(),
             suffix: rng.alnum(5),
             node: format!("node-{}", rng.below(50)),
-            pod_ip: format!("10.{}.{}.{}", 244 + rng.below(4), rng.below(256), 2 + rng.below(250)),
+            pod_ip: format!(
+                "10.{}.{}.{}",
+                244 + rng.below(4),
+                rng.below(256),
+                2 + rng.below(250)
+            ),
             phase: "Running".into(),
             ready: true,
             restarts: 0,
@@ -171,7 +182,13 @@ pub fn pod(p: &PodParams) -> Value {
 }
 
 /// A realistic Deployment (no uid/resourceVersion), including `kind` and `apiVersion`.
-pub fn deployment(namespace: &str, name: &str, replicas: u32, template_hash: &str, now_ms: u64) -> Value {
+pub fn deployment(
+    namespace: &str,
+    name: &str,
+    replicas: u32,
+    template_hash: &str,
+    now_ms: u64,
+) -> Value {
     let created = timestamp(now_ms);
     json!({
         "apiVersion": "apps/v1",
@@ -218,7 +235,13 @@ pub fn pod_json(seed: u64, index: u64) -> String {
     let mut rng = Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(index));
     let app = format!("app-{}", index % 17);
     let hash = format!("{:x}", 0x5d8f_7c9b00u64 + index % 17);
-    let mut p = PodParams::random(&mut rng, &format!("ns-{}", index % 7), &app, &hash[..10.min(hash.len())], index * 10);
+    let mut p = PodParams::random(
+        &mut rng,
+        &format!("ns-{}", index % 7),
+        &app,
+        &hash[..10.min(hash.len())],
+        index * 10,
+    );
     p.suffix = format!("{}{}", rng.alnum(3), index % 100);
     let mut v = pod(&p);
     v["metadata"]["uid"] = json!(rng.uuid());
@@ -273,7 +296,11 @@ pub struct WorkloadConfig {
 
 impl Default for WorkloadConfig {
     fn default() -> Self {
-        WorkloadConfig { namespaces: 3, pods: 100, churn_per_sec: 10.0 }
+        WorkloadConfig {
+            namespaces: 3,
+            pods: 100,
+            churn_per_sec: 10.0,
+        }
     }
 }
 
@@ -300,7 +327,14 @@ pub struct Workload {
 
 impl Workload {
     pub fn new(seed: u64, cfg: WorkloadConfig) -> Self {
-        Workload { rng: Rng::new(seed ^ 0x5151), cfg, deploys: Vec::new(), pods: Vec::new(), last_ms: 0, carry: 0.0 }
+        Workload {
+            rng: Rng::new(seed ^ 0x5151),
+            cfg,
+            deploys: Vec::new(),
+            pods: Vec::new(),
+            last_ms: 0,
+            carry: 0.0,
+        }
     }
 
     pub fn config(&self) -> &WorkloadConfig {
@@ -310,7 +344,9 @@ impl Workload {
     /// Creates namespaces, Deployments, their pods, a ConfigMap per Deployment and a few widgets.
     pub fn populate(&mut self, c: &mut Cluster, now_ms: u64) {
         self.last_ms = now_ms;
-        let nss: Vec<String> = (0..self.cfg.namespaces.max(1)).map(|i| format!("ns-{i}")).collect();
+        let nss: Vec<String> = (0..self.cfg.namespaces.max(1))
+            .map(|i| format!("ns-{i}"))
+            .collect();
         for ns in &nss {
             let _ = c.create(NAMESPACES, json!({"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}), now_ms);
         }
@@ -320,9 +356,18 @@ impl Workload {
             let name = format!("app-{d}");
             let hash = format!("{:x}", 0x6c4f_9b_0000u64 + self.rng.below(0xffff));
             let replicas = 10.min(self.cfg.pods - (d * 10).min(self.cfg.pods)) as u32;
-            let _ = c.create(DEPLOYMENTS, deployment(&ns, &name, replicas, &hash, now_ms), now_ms);
+            let _ = c.create(
+                DEPLOYMENTS,
+                deployment(&ns, &name, replicas, &hash, now_ms),
+                now_ms,
+            );
             let _ = c.create(CONFIGMAPS, json!({"metadata": {"name": format!("{name}-config"), "namespace": ns, "labels": {"app": name}}, "data": {"LOG_LEVEL": "info", "config.yaml": "listen: :8080\n"}}), now_ms);
-            self.deploys.push(Deploy { namespace: ns, name, hash, rs_uid: self.rng.uuid() });
+            self.deploys.push(Deploy {
+                namespace: ns,
+                name,
+                hash,
+                rs_uid: self.rng.uuid(),
+            });
         }
         for i in 0..self.cfg.pods {
             self.create_pod(c, i / 10 % self.deploys.len(), now_ms);
@@ -403,7 +448,14 @@ impl Workload {
             }
             _ => {
                 // Status change: readiness and phase flips.
-                let phases = ["Running", "Running", "Running", "Pending", "Failed", "Succeeded"];
+                let phases = [
+                    "Running",
+                    "Running",
+                    "Running",
+                    "Pending",
+                    "Failed",
+                    "Succeeded",
+                ];
                 let phase = *self.rng.pick(&phases);
                 let ready = phase == "Running" && self.rng.chance(0.8);
                 let _ = c.modify(PODS, &ns, &name, now_ms, |v| {
@@ -454,7 +506,9 @@ mod tests {
         assert_eq!(lines.len(), 200);
         for l in lines {
             let v: Value = serde_json::from_slice(l).unwrap();
-            assert!(["ADDED", "MODIFIED", "DELETED", "BOOKMARK"].contains(&v["type"].as_str().unwrap()));
+            assert!(
+                ["ADDED", "MODIFIED", "DELETED", "BOOKMARK"].contains(&v["type"].as_str().unwrap())
+            );
         }
     }
 }

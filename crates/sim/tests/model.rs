@@ -4,7 +4,10 @@ use kubelive_sim::*;
 use serde_json::{json, Value};
 
 fn cluster() -> Cluster {
-    Cluster::new(ClusterConfig { seed: 7, ..ClusterConfig::default() })
+    Cluster::new(ClusterConfig {
+        seed: 7,
+        ..ClusterConfig::default()
+    })
 }
 
 fn mk_pod(c: &mut Cluster, ns: &str, name: &str, app: &str, now: u64) -> ObjRef {
@@ -52,17 +55,28 @@ fn drain(c: &mut Cluster, id: WatchId, now: u64) -> (Vec<Value>, Option<WatchOut
     let lines = bytes
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(l))))
+        .map(|l| {
+            serde_json::from_slice(l)
+                .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(l)))
+        })
         .collect();
     (lines, end)
 }
 
 fn types(lines: &[Value]) -> Vec<String> {
-    lines.iter().map(|l| l["type"].as_str().unwrap().to_string()).collect()
+    lines
+        .iter()
+        .map(|l| l["type"].as_str().unwrap().to_string())
+        .collect()
 }
 
 fn names(list: &Value) -> Vec<String> {
-    list["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect()
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -76,13 +90,24 @@ fn list_sorted_without_item_kind() {
     let v = json_of(&r);
     assert_eq!(v["kind"], "PodList");
     assert_eq!(v["apiVersion"], "v1");
-    assert_eq!(v["metadata"]["resourceVersion"], c.resource_version().to_string());
+    assert_eq!(
+        v["metadata"]["resourceVersion"],
+        c.resource_version().to_string()
+    );
     assert_eq!(names(&v), ["p1", "p9", "p2"]);
     assert!(v["items"][0].get("kind").is_none());
     assert!(v["metadata"].get("continue").is_none());
-    let v = json_of(&get(&mut c, "/api/v1/namespaces/a/pods?labelSelector=app%3Dy", 0));
+    let v = json_of(&get(
+        &mut c,
+        "/api/v1/namespaces/a/pods?labelSelector=app%3Dy",
+        0,
+    ));
     assert_eq!(names(&v), ["p1"]);
-    let v = json_of(&get(&mut c, "/api/v1/pods?fieldSelector=metadata.namespace!%3Da", 0));
+    let v = json_of(&get(
+        &mut c,
+        "/api/v1/pods?fieldSelector=metadata.namespace!%3Da",
+        0,
+    ));
     assert_eq!(names(&v), ["p2"]);
     let obj = json_of(&get(&mut c, "/api/v1/namespaces/a/pods/p1", 0));
     assert_eq!(obj["kind"], "Pod");
@@ -103,21 +128,37 @@ fn pagination_and_continue_expiry() {
     // Changes after the first page do not show in later pages.
     c.delete(PODS, "ns", "p5", 1).unwrap();
     mk_pod(&mut c, "ns", "p55", "x", 1);
-    let v = json_of(&get(&mut c, &format!("/api/v1/pods?limit=4&continue={tok}"), 1));
+    let v = json_of(&get(
+        &mut c,
+        &format!("/api/v1/pods?limit=4&continue={tok}"),
+        1,
+    ));
     assert_eq!(names(&v), ["p4", "p5", "p6", "p7"]);
     assert_eq!(v["metadata"]["resourceVersion"], list_rv);
     assert_eq!(v["metadata"]["remainingItemCount"], 2);
     let tok2 = v["metadata"]["continue"].as_str().unwrap().to_string();
-    let v = json_of(&get(&mut c, &format!("/api/v1/pods?limit=4&continue={tok2}"), 1));
+    let v = json_of(&get(
+        &mut c,
+        &format!("/api/v1/pods?limit=4&continue={tok2}"),
+        1,
+    ));
     assert_eq!(names(&v), ["p8", "p9"]);
     assert!(v["metadata"].get("continue").is_none());
     assert!(v["metadata"].get("remainingItemCount").is_none());
     // Selectors: no remainingItemCount.
-    let v = json_of(&get(&mut c, "/api/v1/pods?limit=2&labelSelector=app%3Dx", 1));
+    let v = json_of(&get(
+        &mut c,
+        "/api/v1/pods?limit=2&labelSelector=app%3Dx",
+        1,
+    ));
     assert!(v["metadata"]["continue"].is_string());
     assert!(v["metadata"].get("remainingItemCount").is_none());
     // continue + resourceVersion N is a 400.
-    let r = get(&mut c, &format!("/api/v1/pods?limit=4&continue={tok2}&resourceVersion=3"), 1);
+    let r = get(
+        &mut c,
+        &format!("/api/v1/pods?limit=4&continue={tok2}&resourceVersion=3"),
+        1,
+    );
     assert_eq!(r.status, 400);
     // Compaction expires the token: 410 Expired with a fresh token.
     c.compact(2);
@@ -125,7 +166,9 @@ fn pagination_and_continue_expiry() {
     assert_eq!(r.status, 410);
     let v = json_of(&r);
     assert_eq!(v["reason"], "Expired");
-    assert!(v["message"].as_str().unwrap().starts_with("The provided continue parameter is too old to display a consistent list result."));
+    assert!(v["message"].as_str().unwrap().starts_with(
+        "The provided continue parameter is too old to display a consistent list result."
+    ));
     assert!(v["metadata"]["continue"].is_string());
     let r = get(&mut c, "/api/v1/pods?continue=!!!", 2);
     assert_eq!(r.status, 400);
@@ -133,15 +176,42 @@ fn pagination_and_continue_expiry() {
 
 #[test]
 fn periodic_compaction_keeps_at_least_one_period() {
-    let mut c = Cluster::new(ClusterConfig { compact_every_ms: 1000, ..ClusterConfig::default() });
+    let mut c = Cluster::new(ClusterConfig {
+        compact_every_ms: 1000,
+        ..ClusterConfig::default()
+    });
     mk_pod(&mut c, "ns", "a", "x", 0);
     mk_pod(&mut c, "ns", "b", "x", 0);
     let v = json_of(&get(&mut c, "/api/v1/pods?limit=1", 0));
     let tok = v["metadata"]["continue"].as_str().unwrap().to_string();
-    assert_eq!(get(&mut c, &format!("/api/v1/pods?limit=1&continue={tok}"), 1500).status, 200);
+    assert_eq!(
+        get(
+            &mut c,
+            &format!("/api/v1/pods?limit=1&continue={tok}"),
+            1500
+        )
+        .status,
+        200
+    );
     mk_pod(&mut c, "ns", "c", "x", 1500);
-    assert_eq!(get(&mut c, &format!("/api/v1/pods?limit=1&continue={tok}"), 2500).status, 200);
-    assert_eq!(get(&mut c, &format!("/api/v1/pods?limit=1&continue={tok}"), 3500).status, 410);
+    assert_eq!(
+        get(
+            &mut c,
+            &format!("/api/v1/pods?limit=1&continue={tok}"),
+            2500
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        get(
+            &mut c,
+            &format!("/api/v1/pods?limit=1&continue={tok}"),
+            3500
+        )
+        .status,
+        410
+    );
 }
 
 #[test]
@@ -155,20 +225,39 @@ fn rv0_ignores_limit_and_exact_reads_history() {
     assert_eq!(names(&v).len(), 5);
     assert!(v["metadata"].get("continue").is_none());
     c.delete(PODS, "ns", "p0", 1).unwrap();
-    c.modify(PODS, "ns", "p1", 1, |v| v["metadata"]["labels"]["app"] = json!("z")).unwrap();
+    c.modify(PODS, "ns", "p1", 1, |v| {
+        v["metadata"]["labels"]["app"] = json!("z")
+    })
+    .unwrap();
     // Exact at an older version: the state then.
-    let v = json_of(&get(&mut c, &format!("/api/v1/pods?resourceVersion={old_rv}&resourceVersionMatch=Exact"), 1));
+    let v = json_of(&get(
+        &mut c,
+        &format!("/api/v1/pods?resourceVersion={old_rv}&resourceVersionMatch=Exact"),
+        1,
+    ));
     assert_eq!(names(&v), ["p0", "p1", "p2", "p3", "p4"]);
     assert_eq!(v["metadata"]["resourceVersion"], old_rv.to_string());
     assert_eq!(v["items"][1]["metadata"]["labels"]["app"], "x");
     // N with limit = Exact too.
-    let v = json_of(&get(&mut c, &format!("/api/v1/pods?resourceVersion={old_rv}&limit=2"), 1));
+    let v = json_of(&get(
+        &mut c,
+        &format!("/api/v1/pods?resourceVersion={old_rv}&limit=2"),
+        1,
+    ));
     assert_eq!(names(&v), ["p0", "p1"]);
     // NotOlderThan: current state.
-    let v = json_of(&get(&mut c, &format!("/api/v1/pods?resourceVersion={old_rv}"), 1));
+    let v = json_of(&get(
+        &mut c,
+        &format!("/api/v1/pods?resourceVersion={old_rv}"),
+        1,
+    ));
     assert_eq!(names(&v), ["p1", "p2", "p3", "p4"]);
     c.compact_now();
-    let r = get(&mut c, &format!("/api/v1/pods?resourceVersion={old_rv}&resourceVersionMatch=Exact"), 1);
+    let r = get(
+        &mut c,
+        &format!("/api/v1/pods?resourceVersion={old_rv}&resourceVersionMatch=Exact"),
+        1,
+    );
     assert_eq!(r.status, 410);
     assert_eq!(json_of(&r)["reason"], "Expired");
 }
@@ -178,14 +267,20 @@ fn too_large_list_waits_then_504() {
     let mut c = cluster();
     mk_pod(&mut c, "ns", "a", "x", 0);
     let cur = c.resource_version();
-    match c.handle(&Get::new(format!("/api/v1/pods?resourceVersion={}", cur + 100)), 1000) {
+    match c.handle(
+        &Get::new(format!("/api/v1/pods?resourceVersion={}", cur + 100)),
+        1000,
+    ) {
         Reply::Delayed { at_ms, response } => {
             assert_eq!(at_ms, 4000);
             assert_eq!(response.status, 504);
             assert_eq!(response.header("Retry-After"), Some("1"));
             assert_eq!(
                 response.text(),
-                format!(r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Timeout: Too large resource version: {}, current: {cur}","reason":"Timeout","details":{{"causes":[{{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}}],"retryAfterSeconds":1}},"code":504}}"#, cur + 100)
+                format!(
+                    r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Timeout: Too large resource version: {}, current: {cur}","reason":"Timeout","details":{{"causes":[{{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}}],"retryAfterSeconds":1}},"code":504}}"#,
+                    cur + 100
+                )
             );
         }
         other => panic!("{other:?}"),
@@ -206,14 +301,27 @@ fn validation_texts() {
         assert_eq!(r.status, 422, "{path}");
         let v = json_of(&r);
         assert_eq!(v["reason"], "Invalid");
-        assert_eq!(v["message"], format!("ListOptions.meta.k8s.io \"\" is invalid: {want}"), "{path}");
+        assert_eq!(
+            v["message"],
+            format!("ListOptions.meta.k8s.io \"\" is invalid: {want}"),
+            "{path}"
+        );
     }
-    let mut old = Cluster::new(ClusterConfig { streaming_lists: StreamingLists::Rejected, ..ClusterConfig::default() });
+    let mut old = Cluster::new(ClusterConfig {
+        streaming_lists: StreamingLists::Rejected,
+        ..ClusterConfig::default()
+    });
     let r = get(&mut old, "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", 0);
     assert_eq!(r.status, 422);
     assert_eq!(json_of(&r)["message"], "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled");
     // Bad requests never panic.
-    for p in ["/api/v1/pods?limit=x", "/api/v1/pods?labelSelector=a%20in%20(b", "/api/v1/pods?fieldSelector=spec.foo%3D1", "/api/v1/pods?resourceVersion=abc&limit=1", "/api/v1/pods?watch=maybe"] {
+    for p in [
+        "/api/v1/pods?limit=x",
+        "/api/v1/pods?labelSelector=a%20in%20(b",
+        "/api/v1/pods?fieldSelector=spec.foo%3D1",
+        "/api/v1/pods?resourceVersion=abc&limit=1",
+        "/api/v1/pods?watch=maybe",
+    ] {
         assert_eq!(get(&mut c, p, 0).status, 400, "{p}");
     }
     let r = get(&mut c, "/api/v1/nothing", 0);
@@ -242,20 +350,33 @@ fn watch_from_n_no_synthetic_and_deleted_last_state() {
     let mut c = cluster();
     mk_pod(&mut c, "ns", "a", "x", 0);
     let rv = c.resource_version();
-    let id = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={rv}"), 0);
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={rv}"),
+        0,
+    );
     assert!(drain(&mut c, id, 0).0.is_empty());
-    c.modify(PODS, "ns", "a", 5, |v| v["status"]["phase"] = json!("Failed")).unwrap();
+    c.modify(PODS, "ns", "a", 5, |v| {
+        v["status"]["phase"] = json!("Failed")
+    })
+    .unwrap();
     let d = c.delete(PODS, "ns", "a", 6).unwrap();
     let (l, _) = drain(&mut c, id, 6);
     assert_eq!(types(&l), ["MODIFIED", "DELETED"]);
     assert_eq!(l[1]["object"]["status"]["phase"], "Failed");
-    assert_eq!(l[1]["object"]["metadata"]["resourceVersion"], d.resource_version.to_string());
+    assert_eq!(
+        l[1]["object"]["metadata"]["resourceVersion"],
+        d.resource_version.to_string()
+    );
     // Recreate: new uid.
     mk_pod(&mut c, "ns", "a", "x", 7);
     let r1 = c.recreate(PODS, "ns", "a", 8).unwrap();
     let (l, _) = drain(&mut c, id, 8);
     assert_eq!(types(&l), ["ADDED", "DELETED", "ADDED"]);
-    assert_ne!(l[0]["object"]["metadata"]["uid"], l[2]["object"]["metadata"]["uid"]);
+    assert_ne!(
+        l[0]["object"]["metadata"]["uid"],
+        l[2]["object"]["metadata"]["uid"]
+    );
     assert_eq!(l[2]["object"]["metadata"]["uid"], r1.uid);
 }
 
@@ -264,29 +385,63 @@ fn selector_transitions() {
     let mut c = cluster();
     mk_pod(&mut c, "ns", "a", "x", 0);
     let rv = c.resource_version();
-    let id = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={rv}&labelSelector=app%3Dy"), 0);
-    let fid = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={rv}&fieldSelector=status.phase%3DRunning"), 0);
-    let to_y = c.modify(PODS, "ns", "a", 1, |v| v["metadata"]["labels"]["app"] = json!("y")).unwrap();
-    c.modify(PODS, "ns", "a", 2, |v| v["status"]["phase"] = json!("Pending")).unwrap();
-    let back = c.modify(PODS, "ns", "a", 3, |v| v["metadata"]["labels"]["app"] = json!("x")).unwrap();
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={rv}&labelSelector=app%3Dy"),
+        0,
+    );
+    let fid = watch(
+        &mut c,
+        &format!(
+            "/api/v1/pods?watch=true&resourceVersion={rv}&fieldSelector=status.phase%3DRunning"
+        ),
+        0,
+    );
+    let to_y = c
+        .modify(PODS, "ns", "a", 1, |v| {
+            v["metadata"]["labels"]["app"] = json!("y")
+        })
+        .unwrap();
+    c.modify(PODS, "ns", "a", 2, |v| {
+        v["status"]["phase"] = json!("Pending")
+    })
+    .unwrap();
+    let back = c
+        .modify(PODS, "ns", "a", 3, |v| {
+            v["metadata"]["labels"]["app"] = json!("x")
+        })
+        .unwrap();
     let (l, _) = drain(&mut c, id, 3);
     assert_eq!(types(&l), ["ADDED", "MODIFIED", "DELETED"]);
-    assert_eq!(l[0]["object"]["metadata"]["resourceVersion"], to_y.resource_version.to_string());
+    assert_eq!(
+        l[0]["object"]["metadata"]["resourceVersion"],
+        to_y.resource_version.to_string()
+    );
     // DELETED on leaving: previous content, the event's version.
     assert_eq!(l[2]["object"]["metadata"]["labels"]["app"], "y");
-    assert_eq!(l[2]["object"]["metadata"]["resourceVersion"], back.resource_version.to_string());
+    assert_eq!(
+        l[2]["object"]["metadata"]["resourceVersion"],
+        back.resource_version.to_string()
+    );
     let (l, _) = drain(&mut c, fid, 3);
     assert_eq!(types(&l), ["MODIFIED", "DELETED"]);
 }
 
 #[test]
 fn too_old_watch_is_200_error_then_clean_end() {
-    let mut c = Cluster::new(ClusterConfig { watch_cache_window_ms: 10_000, ..ClusterConfig::default() });
+    let mut c = Cluster::new(ClusterConfig {
+        watch_cache_window_ms: 10_000,
+        ..ClusterConfig::default()
+    });
     mk_pod(&mut c, "ns", "a", "x", 0);
     let old = c.resource_version();
     mk_pod(&mut c, "ns", "b", "x", 1000);
     mk_pod(&mut c, "ns", "c", "x", 20_000);
-    let id = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={}", old - 1), 20_000);
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={}", old - 1),
+        20_000,
+    );
     let (l, end) = drain(&mut c, id, 20_000);
     assert_eq!(end, Some(WatchOutput::End));
     assert_eq!(l.len(), 1);
@@ -300,7 +455,11 @@ fn too_old_watch_is_200_error_then_clean_end() {
     let rv = c.resource_version();
     c.compact_now();
     mk_pod(&mut c, "ns", "d", "x", 20_001);
-    let id = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={}", rv - 1), 20_001);
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={}", rv - 1),
+        20_001,
+    );
     let (l, end) = drain(&mut c, id, 20_001);
     assert_eq!(l[0]["object"]["code"], 410);
     assert_eq!(end, Some(WatchOutput::End));
@@ -311,7 +470,14 @@ fn too_large_plain_watch_waits_silently_until_timeout() {
     let mut c = cluster();
     mk_pod(&mut c, "ns", "a", "x", 0);
     let rv = c.resource_version();
-    let id = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={}&timeoutSeconds=5", rv + 2), 0);
+    let id = watch(
+        &mut c,
+        &format!(
+            "/api/v1/pods?watch=true&resourceVersion={}&timeoutSeconds=5",
+            rv + 2
+        ),
+        0,
+    );
     assert!(drain(&mut c, id, 0).0.is_empty());
     mk_pod(&mut c, "ns", "b", "x", 1000); // rv+1: not yet reached
     assert!(drain(&mut c, id, 1000).0.is_empty());
@@ -334,7 +500,9 @@ fn streaming_list_and_end_bookmark() {
     assert_eq!(types(&l), ["ADDED", "ADDED", "BOOKMARK"]);
     assert_eq!(
         l[2].to_string(),
-        format!(r#"{{"object":{{"apiVersion":"v1","kind":"Pod","metadata":{{"annotations":{{"k8s.io/initial-events-end":"true"}},"resourceVersion":"{rv}"}}}},"type":"BOOKMARK"}}"#)
+        format!(
+            r#"{{"object":{{"apiVersion":"v1","kind":"Pod","metadata":{{"annotations":{{"k8s.io/initial-events-end":"true"}},"resourceVersion":"{rv}"}}}},"type":"BOOKMARK"}}"#
+        )
     );
     // Too large: in-stream ERROR after the wait.
     let id = watch(&mut c, &format!("/api/v1/pods?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion={}", rv + 50), 0);
@@ -344,7 +512,10 @@ fn streaming_list_and_end_bookmark() {
     assert_eq!(l[0]["object"]["code"], 504);
     assert_eq!(end, Some(WatchOutput::End));
     // Ignored mode: synthetic ADDED, never the end bookmark.
-    let mut old = Cluster::new(ClusterConfig { streaming_lists: StreamingLists::Ignored, ..ClusterConfig::default() });
+    let mut old = Cluster::new(ClusterConfig {
+        streaming_lists: StreamingLists::Ignored,
+        ..ClusterConfig::default()
+    });
     mk_pod(&mut old, "ns", "a", "x", 0);
     let id = watch(&mut old, "/api/v1/pods?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan", 0);
     assert_eq!(types(&drain(&mut old, id, 0).0), ["ADDED"]);
@@ -352,17 +523,35 @@ fn streaming_list_and_end_bookmark() {
 
 #[test]
 fn bookmarks_only_when_asked_and_past_start() {
-    let mut c = Cluster::new(ClusterConfig { bookmark_every_ms: 1000, ..ClusterConfig::default() });
+    let mut c = Cluster::new(ClusterConfig {
+        bookmark_every_ms: 1000,
+        ..ClusterConfig::default()
+    });
     mk_pod(&mut c, "ns", "a", "x", 0);
     let rv = c.resource_version();
     let idle = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={rv}&allowWatchBookmarks=true&timeoutSeconds=10"), 0);
-    let none = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={rv}&timeoutSeconds=10"), 0);
-    assert!(drain(&mut c, idle, 1500).0.is_empty(), "idle collection: no bookmark");
+    let none = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={rv}&timeoutSeconds=10"),
+        0,
+    );
+    assert!(
+        drain(&mut c, idle, 1500).0.is_empty(),
+        "idle collection: no bookmark"
+    );
     // A configmap change moves the version past the start: pod watchers get a bookmark.
-    c.create(CONFIGMAPS, json!({"metadata": {"name": "cm", "namespace": "ns"}}), 1600).unwrap();
+    c.create(
+        CONFIGMAPS,
+        json!({"metadata": {"name": "cm", "namespace": "ns"}}),
+        1600,
+    )
+    .unwrap();
     let (l, _) = drain(&mut c, idle, 2100);
     assert_eq!(types(&l), ["BOOKMARK"]);
-    assert_eq!(l[0]["object"]["metadata"]["resourceVersion"], c.resource_version().to_string());
+    assert_eq!(
+        l[0]["object"]["metadata"]["resourceVersion"],
+        c.resource_version().to_string()
+    );
     assert_eq!(l[0]["object"]["kind"], "Pod");
     assert!(drain(&mut c, none, 2100).0.is_empty());
     // ~2 s before the deadline, then the clean end at timeoutSeconds.
@@ -398,9 +587,16 @@ fn lagging_replica() {
     assert_eq!(v["metadata"]["resourceVersion"], (cur - 2).to_string());
     assert_eq!(names(&v).len(), 3);
     // Too large for the replica.
-    assert!(matches!(c.handle(&Get::new(format!("/api/v1/pods?resourceVersion={cur}")), 0), Reply::Delayed { .. }));
+    assert!(matches!(
+        c.handle(&Get::new(format!("/api/v1/pods?resourceVersion={cur}")), 0),
+        Reply::Delayed { .. }
+    ));
     // A watch from the list version hangs (no events) until the replica catches up.
-    let id = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={cur}"), 0);
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={cur}"),
+        0,
+    );
     mk_pod(&mut c, "ns", "q", "x", 1);
     assert!(drain(&mut c, id, 1).0.is_empty());
     c.set_lag(None);
@@ -442,7 +638,10 @@ fn faults_split_cut_and_request_errors() {
     }
     assert!(total < 300);
     assert!(chunks >= 2);
-    let mut c = Cluster::new(ClusterConfig { faults: FaultPlan::parse("503=1,retry-after=3").unwrap(), ..ClusterConfig::default() });
+    let mut c = Cluster::new(ClusterConfig {
+        faults: FaultPlan::parse("503=1,retry-after=3").unwrap(),
+        ..ClusterConfig::default()
+    });
     let r = get(&mut c, "/api/v1/pods", 0);
     assert_eq!(r.status, 503);
     assert_eq!(r.header("Retry-After"), Some("3"));
@@ -454,11 +653,22 @@ fn faults_split_cut_and_request_errors() {
 #[test]
 fn workload_churn_and_truth() {
     let mut c = cluster();
-    let mut w = Workload::new(3, WorkloadConfig { namespaces: 2, pods: 40, churn_per_sec: 200.0 });
+    let mut w = Workload::new(
+        3,
+        WorkloadConfig {
+            namespaces: 2,
+            pods: 40,
+            churn_per_sec: 200.0,
+        },
+    );
     w.populate(&mut c, 0);
     assert_eq!(c.count(PODS), 40);
     let rv0 = c.resource_version();
-    let id = watch(&mut c, &format!("/api/v1/pods?watch=true&resourceVersion={rv0}"), 0);
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={rv0}"),
+        0,
+    );
     let n = w.tick(&mut c, 1000);
     assert_eq!(n, 200);
     let (l, _) = drain(&mut c, id, 1000);
@@ -472,15 +682,35 @@ fn workload_churn_and_truth() {
         assert_eq!(t.3, item["metadata"]["resourceVersion"]);
     }
     // Replaying the watch from rv0 onto the rv0 state gives the truth.
-    let mut state: std::collections::BTreeMap<String, String> = json_of(&get(&mut c, &format!("/api/v1/pods?resourceVersion={rv0}&resourceVersionMatch=Exact"), 1000))["items"]
+    let mut state: std::collections::BTreeMap<String, String> = json_of(&get(
+        &mut c,
+        &format!("/api/v1/pods?resourceVersion={rv0}&resourceVersionMatch=Exact"),
+        1000,
+    ))["items"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| (format!("{}/{}", i["metadata"]["namespace"].as_str().unwrap(), i["metadata"]["name"].as_str().unwrap()), i["metadata"]["resourceVersion"].as_str().unwrap().to_string()))
+        .map(|i| {
+            (
+                format!(
+                    "{}/{}",
+                    i["metadata"]["namespace"].as_str().unwrap(),
+                    i["metadata"]["name"].as_str().unwrap()
+                ),
+                i["metadata"]["resourceVersion"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
         .collect();
     for e in &l {
         let m = &e["object"]["metadata"];
-        let k = format!("{}/{}", m["namespace"].as_str().unwrap(), m["name"].as_str().unwrap());
+        let k = format!(
+            "{}/{}",
+            m["namespace"].as_str().unwrap(),
+            m["name"].as_str().unwrap()
+        );
         match e["type"].as_str().unwrap() {
             "DELETED" => {
                 state.remove(&k);
@@ -490,9 +720,22 @@ fn workload_churn_and_truth() {
             }
         }
     }
-    let want: Vec<(String, String)> = truth.iter().map(|t| (format!("{}/{}", t.0, t.1), t.3.clone())).collect();
+    let want: Vec<(String, String)> = truth
+        .iter()
+        .map(|t| (format!("{}/{}", t.0, t.1), t.3.clone()))
+        .collect();
     assert_eq!(state.into_iter().collect::<Vec<_>>(), want);
     // Widgets and deployments exist.
-    assert_eq!(json_of(&get(&mut c, "/apis/kubelive.dev/v1/widgets", 1000))["kind"], "WidgetList");
-    assert_eq!(json_of(&get(&mut c, "/apis/apps/v1/namespaces/ns-0/deployments", 1000))["kind"], "DeploymentList");
+    assert_eq!(
+        json_of(&get(&mut c, "/apis/kubelive.dev/v1/widgets", 1000))["kind"],
+        "WidgetList"
+    );
+    assert_eq!(
+        json_of(&get(
+            &mut c,
+            "/apis/apps/v1/namespaces/ns-0/deployments",
+            1000
+        ))["kind"],
+        "DeploymentList"
+    );
 }

@@ -1,0 +1,92 @@
+//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--compact-every SECS] [--faults SPEC] [--seed S]`
+
+use std::io::Write;
+
+use kubelive_sim::server::{Server, ServerConfig};
+use kubelive_sim::{FaultPlan, StreamingLists};
+
+const USAGE: &str =
+    "usage: kubelive-sim serve [--port P] [--address A] [--objects N] [--namespaces K]
+                          [--churn PER_SEC] [--compact-every SECS] [--watch-cache-window SECS]
+                          [--bookmark-every SECS] [--faults SPEC] [--seed S]
+                          [--no-streaming-lists | --ignore-streaming-lists] [--verbose]
+
+  --port 0 picks a free port. The first stdout line is `kubelive-sim listening on <url>`.
+  --faults SPEC, comma-separated: cut=P abort=P cut-within=BYTES split=P nobookmarks[=P]
+    lag=N lag-chance=P 429=P 500=P 503=P retry-after=S html=P malformed=P drip=BYTES/MS
+    compact@SECS restart@SECS   (e.g. --faults cut=0.2,split=0.5,429=0.05,compact@30)";
+
+fn parse(args: &[String]) -> Result<ServerConfig, String> {
+    let mut cfg = ServerConfig::default();
+    let mut it = args.iter();
+    match it.next().map(String::as_str) {
+        Some("serve") => {}
+        Some("-h" | "--help" | "help") | None => return Err(String::new()),
+        Some(other) => return Err(format!("unknown command {other:?}")),
+    }
+    while let Some(flag) = it.next() {
+        let (flag, inline) = match flag.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (flag.as_str(), None),
+        };
+        let mut val = |name: &str| -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or(format!("{name} needs a value"))
+        };
+        fn num<T: std::str::FromStr>(name: &str, v: String) -> Result<T, String> {
+            v.parse().map_err(|_| format!("{name}: bad value {v:?}"))
+        }
+        match flag {
+            "--port" => cfg.port = num(flag, val(flag)?)?,
+            "--address" => cfg.address = val(flag)?,
+            "--objects" => cfg.objects = num(flag, val(flag)?)?,
+            "--namespaces" => cfg.namespaces = num(flag, val(flag)?)?,
+            "--churn" => cfg.churn = num(flag, val(flag)?)?,
+            "--compact-every" => cfg.compact_every_s = num(flag, val(flag)?)?,
+            "--watch-cache-window" => cfg.watch_cache_window_s = num(flag, val(flag)?)?,
+            "--bookmark-every" => cfg.bookmark_every_s = num(flag, val(flag)?)?,
+            "--seed" => cfg.seed = num(flag, val(flag)?)?,
+            "--faults" => cfg.faults = FaultPlan::parse(&val(flag)?)?,
+            "--no-streaming-lists" => cfg.streaming_lists = StreamingLists::Rejected,
+            "--ignore-streaming-lists" => cfg.streaming_lists = StreamingLists::Ignored,
+            "--verbose" | "-v" => cfg.verbose = true,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown flag {other:?}")),
+        }
+    }
+    Ok(cfg)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cfg = match parse(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            if e.is_empty() {
+                println!("{USAGE}");
+                return;
+            }
+            eprintln!("kubelive-sim: {e}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    // Objects are stamped relative to the real start time, so kubectl shows sensible ages.
+    if let Ok(d) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        kubelive_sim::util::set_epoch_unix_s(d.as_secs());
+    }
+    let server = match Server::start(cfg) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("kubelive-sim: cannot listen: {e}");
+            std::process::exit(1);
+        }
+    };
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "kubelive-sim listening on {}", server.url());
+    let _ = out.flush();
+    loop {
+        std::thread::park();
+    }
+}

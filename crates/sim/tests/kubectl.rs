@@ -1,0 +1,360 @@
+//! The real `kubectl` (the reference client) against the `kubelive-sim` binary.
+//! Skipped (with a message) when kubectl is not installed.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A child process killed on drop.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn kubectl_path() -> Option<PathBuf> {
+    ["/usr/bin/kubectl", "/usr/local/bin/kubectl"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kubelive-sim-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Lines of a child's stdout, as they come.
+fn line_channel(r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines() {
+            let Ok(l) = line else { break };
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+struct Sim {
+    _p: Proc,
+    url: String,
+    port: u16,
+    log: PathBuf,
+}
+
+fn start_sim(dir: &Path, args: &[&str]) -> Sim {
+    let log = dir.join("sim.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubelive-sim"))
+        .args(["serve", "--port", "0", "--verbose", "--seed", "5"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let rx = line_channel(child.stdout.take().unwrap());
+    let p = Proc(child);
+    let first = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("sim printed no URL");
+    let url = first
+        .strip_prefix("kubelive-sim listening on ")
+        .expect(&first)
+        .to_string();
+    let port = url.rsplit(':').next().unwrap().parse().unwrap();
+    Sim {
+        _p: p,
+        url,
+        port,
+        log,
+    }
+}
+
+fn kubeconfig(dir: &Path, kubectl: &Path, url: &str) -> PathBuf {
+    let kc = dir.join("kubeconfig");
+    for args in [
+        vec!["config", "set-cluster", "sim", &format!("--server={url}")],
+        vec!["config", "set-context", "sim", "--cluster=sim"],
+        vec!["config", "use-context", "sim"],
+    ] {
+        let st = Command::new(kubectl)
+            .args(&args)
+            .env("KUBECONFIG", &kc)
+            .output()
+            .unwrap();
+        assert!(st.status.success(), "{:?}", st);
+    }
+    kc
+}
+
+/// Runs kubectl to completion (bounded), returning stdout; panics with stderr on failure.
+fn run(kubectl: &Path, kc: &Path, args: &[&str]) -> String {
+    let child = Command::new(kubectl)
+        .args(args)
+        .env("KUBECONFIG", kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let Ok(out) = rx.recv_timeout(Duration::from_secs(30)) else {
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+        panic!("kubectl {args:?} timed out");
+    };
+    let out = out.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "kubectl {args:?} failed: {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// A plain HTTP GET (Connection: close); returns the raw response bytes.
+fn http_get(port: u16, path: &str, read_for: Duration) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let deadline = Instant::now() + read_for;
+    let mut buf = [0u8; 65536];
+    while Instant::now() < deadline {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn list_rv(port: u16, path: &str) -> String {
+    let r = http_get(port, path, Duration::from_secs(5));
+    let body = &r[r.find("\r\n\r\n").unwrap() + 4..];
+    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    v["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn kubectl_get_lists_pages_and_resources() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("get");
+    let sim = start_sim(&dir, &["--objects", "30", "--churn", "0"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+
+    let out = run(&k, &kc, &["get", "pods", "-A"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("NAMESPACE"), "{out}");
+    assert_eq!(lines.len(), 31, "{out}");
+
+    let v: serde_json::Value =
+        serde_json::from_str(&run(&k, &kc, &["get", "pods", "-A", "-o", "json"])).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items.len(), 30);
+    assert_eq!(items[0]["kind"], "Pod");
+    assert!(items[0]["spec"]["containers"][0]["image"].is_string());
+
+    let out = run(
+        &k,
+        &kc,
+        &["get", "pods", "-A", "-l", "app=app-1", "-o", "name"],
+    );
+    assert_eq!(out.lines().count(), 10, "{out}");
+    assert!(out.lines().all(|l| l.starts_with("pod/app-1-")), "{out}");
+
+    let out = run(
+        &k,
+        &kc,
+        &["get", "pods", "-A", "--chunk-size=7", "-o", "name"],
+    );
+    assert_eq!(out.lines().count(), 30, "{out}");
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    assert_eq!(log.matches("/api/v1/pods?continue=").count(), 4, "{log}");
+
+    let out = run(&k, &kc, &["get", "deploy", "-A"]);
+    assert_eq!(out.lines().count(), 4, "{out}");
+    let out = run(&k, &kc, &["get", "widgets", "-A"]);
+    assert!(out.contains("widget-0"), "{out}");
+    let out = run(&k, &kc, &["get", "ns"]);
+    assert!(out.contains("ns-2"), "{out}");
+    let out = run(&k, &kc, &["get", "cm", "-n", "ns-0"]);
+    assert!(out.contains("app-0-config"), "{out}");
+    // One object by name.
+    let name = items[0]["metadata"]["name"].as_str().unwrap();
+    let ns = items[0]["metadata"]["namespace"].as_str().unwrap();
+    let one: serde_json::Value =
+        serde_json::from_str(&run(&k, &kc, &["get", "pod", "-n", ns, name, "-o", "json"])).unwrap();
+    assert_eq!(one["metadata"]["uid"], items[0]["metadata"]["uid"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kubectl_watch_receives_changes() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("watch");
+    let sim = start_sim(&dir, &["--objects", "10", "--churn", "20"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    let mut child = Command::new(&k)
+        .args(["get", "pods", "-A", "-w", "--output-watch-events"])
+        .env("KUBECONFIG", &kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let rx = line_channel(child.stdout.take().unwrap());
+    let _p = Proc(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (mut added, mut changes) = (0, 0);
+    while Instant::now() < deadline && changes < 5 {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(200)) {
+            if l.starts_with("ADDED") {
+                added += 1;
+            }
+            if l.starts_with("MODIFIED") || l.starts_with("DELETED") {
+                changes += 1;
+            }
+        }
+    }
+    assert!(added >= 10, "initial list shown as ADDED: {added}");
+    assert!(changes >= 5, "watch changes seen: {changes}");
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    assert!(log.contains("watch=true"), "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kubectl_proxy_passes_watch_unbuffered() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("proxy");
+    let sim = start_sim(&dir, &["--objects", "10", "--churn", "10"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(&k)
+        .args(["proxy", "--port", &port.to_string()])
+        .env("KUBECONFIG", &kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let rx = line_channel(child.stdout.take().unwrap());
+    let _p = Proc(child);
+    let first = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("proxy did not start");
+    assert!(first.contains("Starting to serve"), "{first}");
+
+    let rv = list_rv(port, "/api/v1/pods");
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    write!(s, "GET /api/v1/pods?watch=true&resourceVersion={rv}&timeoutSeconds=60 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let start = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 65536];
+    let mut events = 0;
+    while start.elapsed() < Duration::from_secs(15) && events < 3 {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+        events = String::from_utf8_lossy(&got)
+            .matches("{\"type\":\"")
+            .count();
+    }
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        events >= 3,
+        "events through the proxy while the watch is open: {events}\n{text}"
+    );
+    // The watch is still open (timeoutSeconds=60): events came through unbuffered.
+    assert!(start.elapsed() < Duration::from_secs(15));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn http_wire_format() {
+    let dir = tmpdir("http");
+    let sim = start_sim(
+        &dir,
+        &["--objects", "5", "--churn", "0", "--faults", "compact@0.3"],
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let r = http_get(sim.port, "/api/v1/nothing", Duration::from_secs(5));
+    assert!(r.starts_with("HTTP/1.1 404"), "{r}");
+    assert!(r.contains("\"kind\":\"Status\""), "{r}");
+    let r = http_get(
+        sim.port,
+        "/api/v1/pods?watch=true&sendInitialEvents=true",
+        Duration::from_secs(5),
+    );
+    assert!(r.starts_with("HTTP/1.1 422"), "{r}");
+    // Too-old watch (history compacted at start): 200, one ERROR line, terminating chunk.
+    let r = http_get(
+        sim.port,
+        "/api/v1/pods?watch=true&resourceVersion=1",
+        Duration::from_secs(5),
+    );
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    assert!(
+        r.to_ascii_lowercase()
+            .contains("transfer-encoding: chunked"),
+        "{r}"
+    );
+    assert!(
+        r.contains("{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\""),
+        "{r}"
+    );
+    assert!(r.contains("\"code\":410"), "{r}");
+    assert!(r.ends_with("\r\n0\r\n\r\n"), "clean end: {r:?}");
+    // Too-large list: 504 with Retry-After after the wait.
+    let rv: u64 = list_rv(sim.port, "/api/v1/pods").parse().unwrap();
+    let t = Instant::now();
+    let r = http_get(
+        sim.port,
+        &format!("/api/v1/pods?resourceVersion={}", rv + 100),
+        Duration::from_secs(6),
+    );
+    assert!(t.elapsed() >= Duration::from_millis(2900));
+    assert!(r.starts_with("HTTP/1.1 504"), "{r}");
+    assert!(r.contains("Retry-After: 1"), "{r}");
+    assert!(r.contains("Too large resource version"), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
