@@ -400,6 +400,7 @@ pub fn watch(w: WatchArgs) -> i32 {
             break;
         }
     }
+    let last_status = driver.engine.status();
     driver.engine.stop();
     driver.drain();
     for (_, conn) in driver.inflight.drain() {
@@ -432,7 +433,7 @@ pub fn watch(w: WatchArgs) -> i32 {
         Output::Events => {}
     }
     let _ = driver.out.flush();
-    let s = driver.engine.status();
+    let s = last_status;
     if w.verbose || w.output != Output::Table || !driver.tty {
         note(
             &driver.clock,
