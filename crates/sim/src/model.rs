@@ -162,6 +162,8 @@ pub struct Obj {
     pub rv: u64,
     pub labels: Vec<(String, String)>,
     pub phase: Option<String>,
+    /// `metadata.creationTimestamp` (kept across updates).
+    pub created: String,
     pub json: String,
 }
 
@@ -649,17 +651,10 @@ impl Cluster {
         meta.insert("uid".into(), Value::String(uid.clone()));
         meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
         let created = match keep {
-            Some(k) => serde_json::from_str::<Value>(&k.json)
-                .ok()
-                .and_then(|v| {
-                    v["metadata"]["creationTimestamp"]
-                        .as_str()
-                        .map(String::from)
-                })
-                .unwrap_or_else(|| timestamp(now_ms)),
+            Some(k) => k.created.clone(),
             None => timestamp(now_ms),
         };
-        meta.insert("creationTimestamp".into(), Value::String(created));
+        meta.insert("creationTimestamp".into(), Value::String(created.clone()));
         let labels: Vec<(String, String)> = meta
             .get("labels")
             .and_then(Value::as_object)
@@ -684,6 +679,7 @@ impl Cluster {
             rv,
             labels,
             phase,
+            created,
             json: v.to_string(),
         })
     }

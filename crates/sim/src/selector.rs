@@ -263,12 +263,9 @@ mod tests {
         assert!(FieldSelector::parse("metadata.name=p1", true)
             .unwrap()
             .matches(fv));
-        assert!(
-            FieldSelector::parse("metadata.namespace!=ns", true)
-                .unwrap()
-                .matches(fv)
-                == false
-        );
+        assert!(!FieldSelector::parse("metadata.namespace!=ns", true)
+            .unwrap()
+            .matches(fv));
         assert!(FieldSelector::parse("status.phase==Running", true)
             .unwrap()
             .matches(fv));

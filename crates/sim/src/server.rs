@@ -66,6 +66,8 @@ struct Shared {
     changed: Condvar,
     start: Instant,
     stop: AtomicBool,
+    /// Set once the initial objects exist; requests wait for it.
+    ready: AtomicBool,
     verbose: bool,
 }
 
@@ -90,7 +92,7 @@ impl Server {
         let listener = TcpListener::bind((cfg.address.as_str(), cfg.port))?;
         let addr = listener.local_addr()?;
         let ms = |s: f64| (s * 1000.0) as u64;
-        let mut cluster = Cluster::new(ClusterConfig {
+        let cluster = Cluster::new(ClusterConfig {
             seed: cfg.seed,
             compact_every_ms: ms(cfg.compact_every_s),
             watch_cache_window_ms: ms(cfg.watch_cache_window_s),
@@ -99,7 +101,7 @@ impl Server {
             too_large_wait_ms: 3000,
             faults: cfg.faults.clone(),
         });
-        let mut workload = Workload::new(
+        let workload = Workload::new(
             cfg.seed,
             WorkloadConfig {
                 namespaces: cfg.namespaces,
@@ -107,12 +109,12 @@ impl Server {
                 churn_per_sec: cfg.churn,
             },
         );
-        workload.populate(&mut cluster, 0);
         let shared = Arc::new(Shared {
             state: Mutex::new(State { cluster, workload }),
             changed: Condvar::new(),
             start: Instant::now(),
             stop: AtomicBool::new(false),
+            ready: AtomicBool::new(false),
             verbose: cfg.verbose,
         });
         let sh = shared.clone();
@@ -159,6 +161,14 @@ impl Drop for Server {
 }
 
 fn churn_loop(sh: Arc<Shared>) {
+    {
+        // Populate in the background so the server answers its port at once; requests
+        // wait for `ready` (100,000 pods take seconds).
+        let mut st = sh.lock();
+        let State { cluster, workload } = &mut *st;
+        workload.populate(cluster, 0);
+        sh.ready.store(true, Ordering::Release);
+    }
     while !sh.stop.load(Ordering::Relaxed) {
         thread::sleep(Duration::from_millis(20));
         {
@@ -239,6 +249,9 @@ fn client_gone(stream: &TcpStream) -> bool {
 
 fn serve_conn(sh: &Shared, mut stream: TcpStream) -> io::Result<()> {
     let _ = stream.set_nodelay(true);
+    while !sh.ready.load(Ordering::Acquire) {
+        thread::sleep(Duration::from_millis(5));
+    }
     let Some(head) = read_head(&mut stream)? else {
         return Ok(());
     };
@@ -277,7 +290,7 @@ fn serve_conn(sh: &Shared, mut stream: TcpStream) -> io::Result<()> {
         }
         Reply::Watch(id) => {
             let head = watch_response_head();
-            let mut out = format!("HTTP/1.1 200 OK\r\n");
+            let mut out = "HTTP/1.1 200 OK\r\n".to_string();
             for (k, v) in &head.headers {
                 out.push_str(&format!("{k}: {v}\r\n"));
             }

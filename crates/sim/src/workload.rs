@@ -354,7 +354,7 @@ impl Workload {
         for d in 0..n_deploys {
             let ns = nss[d % nss.len()].clone();
             let name = format!("app-{d}");
-            let hash = format!("{:x}", 0x6c4f_9b_0000u64 + self.rng.below(0xffff));
+            let hash = format!("{:x}", 0x006c_4f9b_0000_u64 + self.rng.below(0xffff));
             let replicas = 10.min(self.cfg.pods - (d * 10).min(self.cfg.pods)) as u32;
             let _ = c.create(
                 DEPLOYMENTS,
