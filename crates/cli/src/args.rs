@@ -96,7 +96,8 @@ OPTIONS:
                                       line, sorted by namespace then name
     --duration SECS          Stop after SECS seconds (default: run until SIGINT/SIGTERM).
     --strip-managed-fields   Drop metadata.managedFields from the cache.
-    -v, --verbose            Print every request and response status on stderr.
+    -v, --verbose            Print every request and response status on stderr (and,
+                             with -o snapshot, every change).
     -h, --help               This help.
 
 EXIT STATUS:

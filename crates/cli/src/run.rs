@@ -586,11 +586,12 @@ impl Driver {
                     note(&self.clock, &l);
                 }
             },
-            Output::Snapshot => {
-                if let Some(l) = output::progress(&event, now) {
-                    note(&self.clock, &l);
-                }
-            }
+            Output::Snapshot => match output::event_line(&event, now) {
+                // With --verbose, changes are told on stderr too (stdout is the snapshot).
+                Line::Out(l) if self.verbose => note(&self.clock, &l),
+                Line::Out(_) => {}
+                Line::Err(l) => note(&self.clock, &l),
+            },
             Output::Table => {
                 self.table_dirty = true;
                 if !self.tty || self.verbose {

@@ -1,0 +1,720 @@
+//! End to end: the `kubelive` binary against the simulated apiserver behind the real
+//! `kubectl proxy`.
+//!
+//! The sim runs in this process (kubelive-sim's `Server`), so a test can drive its churn,
+//! switch its faults, compact its history and read its truth at quiescence. Each
+//! scenario: churn with faults on, churn stops, faults off, a sentinel pod is created;
+//! once the CLI has seen the sentinel (it is the last change, and a watch delivers in
+//! order) it gets SIGINT, prints its `--output snapshot`, and that must equal the
+//! server's truth object by object (namespace, name, uid, resourceVersion).
+//!
+//! No timing assertions: every wait has a generous bound whose only purpose is to turn
+//! a hang into a failure.
+
+use kubelive_sim::server::{Server, ServerConfig};
+use kubelive_sim::{Cluster, FaultPlan, StreamingLists, Workload, WorkloadConfig, PODS};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+type Row = (String, String, String, String);
+
+const KUBECTL: &str = "/usr/bin/kubectl";
+
+fn kubectl() -> &'static str {
+    if std::path::Path::new(KUBECTL).exists() {
+        KUBECTL
+    } else {
+        "kubectl"
+    }
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+fn temp_dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "kubelive-e2e-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Lines a child wrote, shared with a reader thread.
+#[derive(Default)]
+struct Lines {
+    lines: Mutex<(Vec<String>, bool)>,
+    cond: Condvar,
+}
+
+impl Lines {
+    fn spawn_reader(self: &Arc<Self>, r: impl Read + Send + 'static) {
+        let me = self.clone();
+        thread::spawn(move || {
+            for line in BufReader::new(r).lines() {
+                let Ok(line) = line else { break };
+                me.lines.lock().unwrap().0.push(line);
+                me.cond.notify_all();
+            }
+            me.lines.lock().unwrap().1 = true;
+            me.cond.notify_all();
+        });
+    }
+
+    /// Waits until a line satisfies `f` (true) or the stream ends / time runs out (false).
+    fn wait_for(&self, limit: Duration, f: impl Fn(&str) -> bool) -> bool {
+        self.wait_until(limit, |lines| lines.iter().any(|l| f(l)))
+    }
+
+    /// Waits until all lines so far satisfy `f`.
+    fn wait_until(&self, limit: Duration, f: impl Fn(&[String]) -> bool) -> bool {
+        let deadline = Instant::now() + limit;
+        let mut g = self.lines.lock().unwrap();
+        loop {
+            if f(&g.0) {
+                return true;
+            }
+            let now = Instant::now();
+            if g.1 || now >= deadline {
+                return false;
+            }
+            g = self.cond.wait_timeout(g, deadline - now).unwrap().0;
+        }
+    }
+
+    fn wait_closed(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let mut g = self.lines.lock().unwrap();
+        while !g.1 && Instant::now() < deadline {
+            g = self
+                .cond
+                .wait_timeout(g, Duration::from_millis(50))
+                .unwrap()
+                .0;
+        }
+    }
+
+    fn text(&self) -> String {
+        self.lines.lock().unwrap().0.join("\n")
+    }
+}
+
+/// A child process killed on drop.
+struct Proc {
+    child: Child,
+    stdout: Arc<Lines>,
+    stderr: Arc<Lines>,
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Proc {
+    fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let stdout = Arc::new(Lines::default());
+        let stderr = Arc::new(Lines::default());
+        stdout.spawn_reader(child.stdout.take().unwrap());
+        stderr.spawn_reader(child.stderr.take().unwrap());
+        Proc {
+            child,
+            stdout,
+            stderr,
+        }
+    }
+
+    fn signal(&self, sig: &str) {
+        let ok = Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+
+    /// Waits for exit (bounded); returns the exit code.
+    fn wait(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                self.stdout.wait_closed(Duration::from_secs(5));
+                self.stderr.wait_closed(Duration::from_secs(5));
+                return st.code();
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "process did not exit in {limit:?}\nstderr:\n{}",
+                    self.stderr.text()
+                );
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// `kubectl proxy` in front of `upstream_port`, with a kubeconfig in a temp dir.
+struct Proxy {
+    proc: Proc,
+    port: u16,
+    dir: PathBuf,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.proc.child.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl Proxy {
+    fn start(upstream_port: u16, extra: &[&str]) -> Proxy {
+        let dir = temp_dir();
+        let kc = dir.join("kubeconfig");
+        let kc = kc.to_str().unwrap();
+        for args in [
+            vec![
+                "set-cluster".to_string(),
+                "sim".into(),
+                format!("--server=http://127.0.0.1:{upstream_port}"),
+            ],
+            vec!["set-context".into(), "sim".into(), "--cluster=sim".into()],
+            vec!["use-context".into(), "sim".into()],
+        ] {
+            let st = Command::new(kubectl())
+                .args(["config", "--kubeconfig", kc])
+                .args(&args)
+                .stdout(Stdio::null())
+                .status()
+                .expect("kubectl config");
+            assert!(st.success());
+        }
+        let mut cmd = Command::new(kubectl());
+        cmd.env("KUBECONFIG", kc)
+            .args(["proxy", "--port", "0"])
+            .args(extra);
+        let proc = Proc::spawn(cmd);
+        assert!(
+            proc.stdout.wait_for(Duration::from_secs(20), |l| l
+                .contains("Starting to serve on")),
+            "kubectl proxy did not start: {}",
+            proc.stderr.text()
+        );
+        let text = proc.stdout.text();
+        let port = text
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.trim().parse().ok())
+            .expect("proxy port");
+        Proxy { proc, port, dir }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn kubeconfig(&self) -> PathBuf {
+        self.dir.join("kubeconfig")
+    }
+}
+
+fn sim_config(port: u16, faults: &str) -> ServerConfig {
+    ServerConfig {
+        port,
+        objects: 0,
+        // The test drives the churn itself (so it can stop it).
+        churn: 0.0,
+        seed: 7,
+        bookmark_every_s: 1.0,
+        faults: FaultPlan::parse(faults).unwrap(),
+        ..ServerConfig::default()
+    }
+}
+
+fn workload(server: &Server, pods: usize, churn: f64) -> Workload {
+    let mut w = Workload::new(
+        11,
+        WorkloadConfig {
+            namespaces: 3,
+            pods,
+            churn_per_sec: churn,
+        },
+    );
+    server.with_cluster(|c, now| w.populate(c, now));
+    w
+}
+
+/// Churns for `secs`, calling `each` on the cluster every tick.
+fn churn(server: &Server, w: &mut Workload, secs: f64, mut each: impl FnMut(&mut Cluster, u32)) {
+    let start = Instant::now();
+    let mut tick = 0u32;
+    while start.elapsed().as_secs_f64() < secs {
+        thread::sleep(Duration::from_millis(20));
+        tick += 1;
+        server.with_cluster(|c, now| {
+            w.tick(c, now);
+            each(c, tick);
+        });
+    }
+}
+
+fn kubelive(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kubelive"));
+    cmd.args(args);
+    cmd
+}
+
+fn parse_snapshot(text: &str) -> Vec<Row> {
+    let mut rows: Vec<Row> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            let m = &v["metadata"];
+            let s = |k: &str| m[k].as_str().unwrap_or("").to_string();
+            (s("namespace"), s("name"), s("uid"), s("resourceVersion"))
+        })
+        .collect();
+    let sorted = {
+        let mut s = rows.clone();
+        s.sort();
+        s
+    };
+    assert_eq!(rows, sorted, "snapshot must be sorted by namespace, name");
+    rows.sort();
+    rows
+}
+
+fn truth(server: &Server, path: &str) -> Vec<Row> {
+    let mut t = server.with_cluster(|c, _| c.truth(path, "", "")).unwrap();
+    t.sort();
+    t
+}
+
+fn diff(a: &[Row], b: &[Row]) -> String {
+    let mut out = String::new();
+    for r in a.iter().filter(|r| !b.contains(r)) {
+        out.push_str(&format!("  only in snapshot: {r:?}\n"));
+    }
+    for r in b.iter().filter(|r| !a.contains(r)) {
+        out.push_str(&format!("  only in truth:    {r:?}\n"));
+    }
+    out
+}
+
+const SENTINEL: &str = "zz-sentinel";
+
+/// Creates the sentinel pod: the last change before the snapshot.
+fn sentinel(server: &Server) {
+    server.with_cluster(|c, now| {
+        c.create(
+            PODS,
+            json!({"metadata": {"name": SENTINEL, "namespace": "ns-0", "labels": {"app": "sentinel"}},
+                   "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "busybox"}]},
+                   "status": {"phase": "Running"}}),
+            now,
+        )
+        .unwrap();
+    });
+}
+
+/// Whether the CLI's stderr (progress lines and, with -v, changes) says its store is a
+/// synced copy that holds the sentinel: then it holds every change before it too (a
+/// LIST is consistent, a watch is ordered) and there are none after it.
+fn holds_sentinel_and_synced(lines: &[String]) -> bool {
+    let mut synced = false;
+    let mut sentinel = false;
+    for l in lines {
+        let Some((_, msg)) = l.split_once("] ") else {
+            continue;
+        };
+        if msg.starts_with("synced ") {
+            synced = true;
+        } else if msg.starts_with("relisting because") || msg.starts_with("listed page") {
+            synced = false;
+        } else if msg.contains(SENTINEL) {
+            if msg.starts_with("ADDED") || msg.starts_with("MODIFIED") {
+                sentinel = true;
+            } else if msg.starts_with("DELETED") {
+                sentinel = false;
+            }
+        }
+    }
+    synced && sentinel
+}
+
+/// Waits for the CLI to show the sentinel, interrupts it, and checks its snapshot
+/// against the server's truth. Returns the CLI's stderr.
+fn settle_and_compare(server: &Server, cli: &mut Proc, path: &str) -> String {
+    server.with_cluster(|c, _| c.set_faults(FaultPlan::none()));
+    sentinel(server);
+    let caught_up = cli
+        .stderr
+        .wait_until(Duration::from_secs(25), holds_sentinel_and_synced);
+    assert!(
+        caught_up,
+        "the CLI never held the sentinel while synced\nstderr:\n{}",
+        tail(&cli.stderr.text(), 60)
+    );
+    cli.signal("-INT");
+    let code = cli.wait(Duration::from_secs(10));
+    let stderr = cli.stderr.text();
+    assert_eq!(code, Some(0), "stderr:\n{stderr}");
+    let snap = parse_snapshot(&cli.stdout.text());
+    let truth = truth(server, path);
+    assert!(!truth.is_empty());
+    if snap != truth {
+        if let Ok(dir) = std::env::var("KUBELIVE_E2E_DUMP") {
+            let _ = std::fs::write(format!("{dir}/stderr.txt"), &stderr);
+            let _ = std::fs::write(format!("{dir}/stdout.txt"), cli.stdout.text());
+        }
+    }
+    assert!(
+        snap == truth,
+        "snapshot != truth\n{}\nstderr (tail):\n{}",
+        diff(&snap, &truth),
+        tail(&stderr, 40)
+    );
+    stderr
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+struct Scenario<'a> {
+    faults: &'a str,
+    cli: &'a [&'a str],
+    streaming: StreamingLists,
+    pods: usize,
+    churn: f64,
+    secs: f64,
+    /// Compact all history every this many ticks (0: never).
+    compact_every_ticks: u32,
+    watch_cache_window_s: f64,
+}
+
+impl Default for Scenario<'_> {
+    fn default() -> Self {
+        Scenario {
+            faults: "none",
+            cli: &[],
+            streaming: StreamingLists::Supported,
+            pods: 40,
+            churn: 25.0,
+            secs: 4.0,
+            compact_every_ticks: 0,
+            watch_cache_window_s: 75.0,
+        }
+    }
+}
+
+/// Runs a scenario against `pods`; returns the CLI's stderr.
+fn run(s: Scenario) -> String {
+    let mut cfg = sim_config(0, s.faults);
+    cfg.streaming_lists = s.streaming;
+    cfg.watch_cache_window_s = s.watch_cache_window_s;
+    let server = Server::start(cfg).unwrap();
+    let mut w = workload(&server, s.pods, s.churn);
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let mut args = vec![
+        "watch",
+        "pods",
+        "--server",
+        &proxy.url()[..],
+        "-o",
+        "snapshot",
+        "-v",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    args.extend(s.cli.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cli = Proc::spawn(kubelive(&args));
+    let every = s.compact_every_ticks;
+    churn(&server, &mut w, s.secs, |c, tick| {
+        if every > 0 && tick % every == 0 {
+            c.compact_now();
+        }
+    });
+    settle_and_compare(&server, &mut cli, "/api/v1/pods")
+}
+
+#[test]
+fn plain_churn_matches_truth_and_kubectl() {
+    let server = Server::start(sim_config(0, "none")).unwrap();
+    let mut w = workload(&server, 40, 25.0);
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let url = proxy.url();
+    let mut cli = Proc::spawn(kubelive(&[
+        "watch",
+        "po",
+        "--server",
+        &url,
+        "-A",
+        "-o",
+        "snapshot",
+        "-v",
+        "--page-size",
+        "7",
+    ]));
+    churn(&server, &mut w, 3.0, |_, _| {});
+    settle_and_compare(&server, &mut cli, "/api/v1/pods");
+    // kubectl, the reference client, agrees with the sim's truth.
+    let out = Command::new(kubectl())
+        .env("KUBECONFIG", proxy.kubeconfig())
+        .args(["get", "pods", "-A", "-o", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut rows: Vec<Row> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let m = &o["metadata"];
+            let s = |k: &str| m[k].as_str().unwrap_or("").to_string();
+            (s("namespace"), s("name"), s("uid"), s("resourceVersion"))
+        })
+        .collect();
+    rows.sort();
+    assert_eq!(rows, truth(&server, "/api/v1/pods"));
+}
+
+#[test]
+fn abrupt_drops_at_any_byte() {
+    let err = run(Scenario {
+        faults: "abort=0.6,cut-within=6000",
+        ..Scenario::default()
+    });
+    assert!(err.contains("resumed watch"), "{}", tail(&err, 30));
+}
+
+#[test]
+fn tiny_chunks_and_clean_cuts() {
+    run(Scenario {
+        faults: "split=1,cut=0.4,cut-within=8000",
+        ..Scenario::default()
+    });
+}
+
+#[test]
+fn compaction_forces_410_and_relist() {
+    let err = run(Scenario {
+        faults: "cut=1,cut-within=3000",
+        compact_every_ticks: 10,
+        watch_cache_window_s: 0.5,
+        ..Scenario::default()
+    });
+    assert!(err.contains("relisting because"), "{}", tail(&err, 30));
+}
+
+#[test]
+fn no_bookmarks() {
+    run(Scenario {
+        faults: "nobookmarks,cut=0.3",
+        ..Scenario::default()
+    });
+}
+
+#[test]
+fn server_errors_5xx_429_and_html() {
+    run(Scenario {
+        faults: "500=0.15,503=0.1,429=0.15,html=0.1,cut=0.3,retry-after=1",
+        ..Scenario::default()
+    });
+}
+
+#[test]
+fn lagging_replica() {
+    run(Scenario {
+        faults: "lag=5,lag-chance=0.5,cut=0.3",
+        ..Scenario::default()
+    });
+}
+
+#[test]
+fn expiring_continue_tokens_with_small_pages() {
+    run(Scenario {
+        faults: "cut=1,cut-within=2000,malformed=0.05",
+        cli: &["--page-size", "2"],
+        pods: 80,
+        compact_every_ticks: 3,
+        watch_cache_window_s: 0.5,
+        ..Scenario::default()
+    });
+}
+
+#[test]
+fn streaming_list_with_drops() {
+    run(Scenario {
+        faults: "abort=0.4,cut-within=20000",
+        cli: &["--streaming-list"],
+        ..Scenario::default()
+    });
+}
+
+#[test]
+fn streaming_list_on_a_server_without_it() {
+    let err = run(Scenario {
+        cli: &["--streaming-list"],
+        streaming: StreamingLists::Rejected,
+        ..Scenario::default()
+    });
+    assert!(
+        err.contains("streaming list unavailable"),
+        "{}",
+        tail(&err, 30)
+    );
+}
+
+#[test]
+fn forbidden_exits_1_with_the_proxy_message() {
+    let server = Server::start(sim_config(0, "none")).unwrap();
+    let _w = workload(&server, 5, 0.0);
+    let proxy = Proxy::start(server.addr().port(), &["--reject-paths=^/api/v1/pods"]);
+    let mut cli = Proc::spawn(kubelive(&["watch", "pods", "--server", &proxy.url()]));
+    let code = cli.wait(Duration::from_secs(30));
+    let err = cli.stderr.text();
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("kubelive: error: HTTP 403: Forbidden"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_resource_exits_1_with_the_server_message() {
+    let server = Server::start(sim_config(0, "none")).unwrap();
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let mut cli = Proc::spawn(kubelive(&["watch", "gizmos", "--server", &proxy.url()]));
+    assert_eq!(cli.wait(Duration::from_secs(20)), Some(1));
+    let err = cli.stderr.text();
+    assert!(
+        err.contains("the server doesn't have a resource type \"gizmos\""),
+        "{err}"
+    );
+    // A path discovery does not know: the server's own 404 message.
+    let mut cli = Proc::spawn(kubelive(&[
+        "watch",
+        "/apis/nope.example.com/v1/gizmos",
+        "--server",
+        &proxy.url(),
+    ]));
+    assert_eq!(cli.wait(Duration::from_secs(20)), Some(1));
+    let err = cli.stderr.text();
+    assert!(err.contains("kubelive: error: "), "{err}");
+    assert!(
+        err.contains("the server could not find the requested resource"),
+        "{err}"
+    );
+}
+
+#[test]
+fn server_down_at_start_then_up() {
+    // A free port for the sim, taken later.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let proxy = Proxy::start(port, &[]);
+    let url = proxy.url();
+    let mut cli = Proc::spawn(kubelive(&[
+        "watch", "pods", "--server", &url, "-o", "snapshot", "-v",
+    ]));
+    // The CLI sees the proxy's errors and keeps retrying.
+    assert!(
+        cli.stderr
+            .wait_for(Duration::from_secs(20), |l| l.contains("retrying")
+                || l.contains("backing off")),
+        "{}",
+        cli.stderr.text()
+    );
+    let server = Server::start(sim_config(port, "none")).unwrap();
+    let mut w = workload(&server, 20, 20.0);
+    churn(&server, &mut w, 2.0, |_, _| {});
+    settle_and_compare(&server, &mut cli, "/api/v1/pods");
+}
+
+#[test]
+fn sigint_mid_list_prints_the_snapshot_so_far() {
+    // A streaming list dripped slowly: interrupted while its initial events arrive.
+    let server = Server::start(sim_config(0, "drip=200/50")).unwrap();
+    let _w = workload(&server, 40, 0.0);
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let mut cli = Proc::spawn(kubelive(&[
+        "watch",
+        "/api/v1/pods",
+        "--server",
+        &proxy.url(),
+        "--streaming-list",
+        "-o",
+        "snapshot",
+        "-v",
+    ]));
+    assert!(
+        cli.stderr
+            .wait_for(Duration::from_secs(20), |l| l.contains("ADDED")),
+        "{}",
+        cli.stderr.text()
+    );
+    cli.signal("-INT");
+    assert_eq!(cli.wait(Duration::from_secs(10)), Some(0));
+    let err = cli.stderr.text();
+    assert!(
+        !err.contains("synced"),
+        "the list was not interrupted: {err}"
+    );
+    let snap = parse_snapshot(&cli.stdout.text());
+    assert!(!snap.is_empty());
+    let truth = truth(&server, "/api/v1/pods");
+    for row in &snap {
+        assert!(truth.contains(row), "{row:?} is not in the server's state");
+    }
+}
+
+#[test]
+fn sigterm_and_duration_exit_0() {
+    let server = Server::start(sim_config(0, "none")).unwrap();
+    let _w = workload(&server, 10, 0.0);
+    let url = server.url();
+    // Straight to the sim, no proxy: --duration ends it.
+    let mut cli = Proc::spawn(kubelive(&[
+        "watch",
+        "deploy",
+        "--server",
+        &url,
+        "--duration",
+        "1",
+    ]));
+    assert_eq!(cli.wait(Duration::from_secs(20)), Some(0));
+    assert!(cli.stdout.text().contains("ADDED     ns-0/app-0"));
+    let mut cli = Proc::spawn(kubelive(&["watch", "pods", "--server", &url]));
+    assert!(cli
+        .stderr
+        .wait_for(Duration::from_secs(20), |l| l.contains("synced")));
+    cli.signal("-TERM");
+    assert_eq!(cli.wait(Duration::from_secs(10)), Some(0));
+}
