@@ -166,7 +166,8 @@ fn churn_loop(sh: Arc<Shared>) {
         // wait for `ready` (100,000 pods take seconds).
         let mut st = sh.lock();
         let State { cluster, workload } = &mut *st;
-        workload.populate(cluster, 0);
+        workload.populate(cluster, sh.now_ms());
+        workload.skip_to(sh.now_ms());
         sh.ready.store(true, Ordering::Release);
     }
     while !sh.stop.load(Ordering::Relaxed) {

@@ -386,6 +386,11 @@ impl Workload {
         }
     }
 
+    /// Moves the churn clock to `now_ms` without making changes (e.g. after a slow populate).
+    pub fn skip_to(&mut self, now_ms: u64) {
+        self.last_ms = self.last_ms.max(now_ms);
+    }
+
     /// Applies the churn due since the last call (`churn_per_sec` × elapsed). Returns the
     /// number of changes made.
     pub fn tick(&mut self, c: &mut Cluster, now_ms: u64) -> usize {
