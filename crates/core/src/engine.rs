@@ -431,12 +431,18 @@ impl Engine {
         };
         s.mode = self.mode;
         s.objects = self.store.len();
-        if let State::Streaming(Stream {
-            kind: StreamKind::Watch { rv, .. },
-            ..
-        }) = &self.state
-        {
-            s.resource_version = Some(rv.clone());
+        // The live resume point while watching or waiting to re-watch; otherwise the
+        // version of the last completed sync.
+        match &self.state {
+            State::Streaming(Stream {
+                kind: StreamKind::Watch { rv, .. },
+                ..
+            })
+            | State::BackingOff {
+                next: Next::Watch { rv },
+                ..
+            } => s.resource_version = Some(rv.clone()),
+            _ => {}
         }
         s
     }

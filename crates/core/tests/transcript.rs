@@ -887,3 +887,21 @@ fn stop_cancels_and_goes_quiet() {
     assert_eq!(h.engine.status().phase, Phase::Stopped);
     assert_eq!(h.engine.poll_timeout(), None);
 }
+
+#[test]
+fn status_reports_the_resume_point_while_backing_off() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[]));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 11)));
+    h.reset();
+    let s = h.engine.status();
+    assert!(matches!(s.phase, Phase::BackingOff { .. }));
+    assert_eq!(s.resource_version.unwrap().as_str(), "11");
+    assert!(!s.connected);
+    assert_eq!(s.errors, 1);
+    assert_eq!(
+        s.last_error.as_deref(),
+        Some("connection lost: unexpected EOF")
+    );
+}
