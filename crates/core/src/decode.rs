@@ -1,8 +1,7 @@
 //! Decoders: bytes in, split anywhere; complete documents out.
-//!
-//! INTERFACE STUB: bodies are filled by the decoder work.
 
-use crate::object::{Object, ParseOptions};
+use crate::json::{self, is_json_ws, unescape, Boundary, Scanner, StrSpan};
+use crate::object::{key, parse_bookmark, parse_object, utf8, Object, ParseOptions};
 use std::fmt;
 
 /// Bounds on what a decoder may buffer.
@@ -76,31 +75,306 @@ pub enum WatchFrame {
         initial_events_end: bool,
     },
     /// An ERROR event: the raw bytes of its Status object.
-    Error { status: Box<[u8]> },
+    Error {
+        status: Box<[u8]>,
+    },
+}
+
+/// Longest start of a body quoted in [`DecodeError::NotJson`].
+const SNIPPET_BYTES: usize = 80;
+
+/// A buffer whose capacity grew past this is released once it is empty again.
+const KEEP_CAPACITY: usize = 256 << 10;
+
+fn snippet(a: &[u8], b: &[u8], max: usize) -> String {
+    let mut v: Vec<u8> = a.iter().chain(b.iter()).take(max).copied().collect();
+    if let Some(nl) = memchr::memchr(b'\n', &v) {
+        v.truncate(nl);
+    }
+    // Do not end on half a character.
+    if let Err(e) = std::str::from_utf8(&v) {
+        if e.error_len().is_none() {
+            v.truncate(e.valid_up_to());
+        }
+    }
+    String::from_utf8_lossy(&v).trim_end().to_string()
+}
+
+/// Checks a document start (`a` then `b`, at least one byte, first not whitespace)
+/// before it is buffered or parsed: not JSON, or too large. The verdict depends only
+/// on the bytes, never on where chunks were split.
+fn check_start(a: &[u8], b: &[u8], complete: bool, limits: &Limits) -> Result<(), DecodeError> {
+    let total = a.len() + b.len();
+    let first = a.first().or(b.first()).copied();
+    if first.is_some_and(|c| c != b'{') {
+        let snip = SNIPPET_BYTES.min(limits.max_document_bytes).max(1);
+        let newline = memchr::memchr(b'\n', a).is_some() || memchr::memchr(b'\n', b).is_some();
+        if complete || newline || total >= snip {
+            return Err(DecodeError::NotJson {
+                snippet: snippet(a, b, snip),
+            });
+        }
+    }
+    if total > limits.max_document_bytes {
+        return Err(DecodeError::TooLarge {
+            limit: limits.max_document_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// Adds `base` to a Malformed offset.
+fn shift(e: DecodeError, base: usize) -> DecodeError {
+    match e {
+        DecodeError::Malformed { offset, reason } => DecodeError::Malformed {
+            offset: offset + base,
+            reason,
+        },
+        e => e,
+    }
+}
+
+enum EventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+    Unknown(String),
+}
+
+impl EventType {
+    fn from_key(k: &[u8]) -> EventType {
+        match k {
+            b"ADDED" => EventType::Added,
+            b"MODIFIED" => EventType::Modified,
+            b"DELETED" => EventType::Deleted,
+            b"BOOKMARK" => EventType::Bookmark,
+            b"ERROR" => EventType::Error,
+            other => EventType::Unknown(String::from_utf8_lossy(other).into_owned()),
+        }
+    }
+}
+
+/// Parses the `object` value at `sc.i` for an event of type `ty`.
+fn event_object(
+    ty: &EventType,
+    doc: &str,
+    sc: &mut Scanner<'_>,
+    opts: &ParseOptions,
+) -> Result<Option<WatchFrame>, DecodeError> {
+    Ok(Some(match ty {
+        EventType::Added => WatchFrame::Added(parse_object(doc, sc, opts)?),
+        EventType::Modified => WatchFrame::Modified(parse_object(doc, sc, opts)?),
+        EventType::Deleted => WatchFrame::Deleted(parse_object(doc, sc, opts)?),
+        EventType::Bookmark => {
+            let (resource_version, initial_events_end) = parse_bookmark(sc)?;
+            WatchFrame::Bookmark {
+                resource_version,
+                initial_events_end,
+            }
+        }
+        EventType::Error => {
+            sc.ws();
+            let start = sc.i;
+            sc.value()?;
+            WatchFrame::Error {
+                status: sc.b[start..sc.i].into(),
+            }
+        }
+        EventType::Unknown(_) => {
+            sc.value()?;
+            return Ok(None);
+        }
+    }))
+}
+
+/// Parses one complete watch document (`{"type":..,"object":..}`, keys in any order).
+pub(crate) fn parse_event(line: &[u8], opts: &ParseOptions) -> Result<WatchFrame, DecodeError> {
+    let doc = utf8(line)?;
+    let mut sc = Scanner::new(line);
+    if !sc.object_start()? {
+        return Err(DecodeError::Malformed {
+            offset: 0,
+            reason: "expected an object",
+        });
+    }
+    let mut ty: Option<EventType> = None;
+    let mut frame: Option<WatchFrame> = None;
+    let mut deferred: Option<usize> = None;
+    let mut optimistic: Option<Object> = None;
+    let mut first = true;
+    while let Some(k) = sc.next_key(&mut first)? {
+        match key(line, k).as_ref() {
+            b"type" => ty = sc.opt_string()?.map(|s| EventType::from_key(&key(line, s))),
+            b"object" => {
+                sc.ws();
+                match &ty {
+                    Some(t) => {
+                        frame = event_object(t, doc, &mut sc, opts)?;
+                        deferred = None;
+                    }
+                    None => {
+                        // The type is not known yet (keys in any order): most events
+                        // carry objects, so try that in one pass; re-parse if not.
+                        deferred = Some(sc.i);
+                        let mut probe = Scanner { b: line, i: sc.i };
+                        match parse_object(doc, &mut probe, opts) {
+                            Ok(o) => {
+                                optimistic = Some(o);
+                                sc.i = probe.i;
+                            }
+                            Err(_) => {
+                                optimistic = None;
+                                sc.value()?;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => sc.value()?,
+        }
+    }
+    sc.end()?;
+    let Some(ty) = ty else {
+        return Err(DecodeError::MissingField { field: "type" });
+    };
+    if let EventType::Unknown(event_type) = ty {
+        return Err(DecodeError::UnknownEventType { event_type });
+    }
+    if let Some(at) = deferred {
+        // "object" came before "type".
+        frame = match (&ty, optimistic) {
+            (EventType::Added, Some(o)) => Some(WatchFrame::Added(o)),
+            (EventType::Modified, Some(o)) => Some(WatchFrame::Modified(o)),
+            (EventType::Deleted, Some(o)) => Some(WatchFrame::Deleted(o)),
+            _ => event_object(&ty, doc, &mut Scanner { b: line, i: at }, opts)?,
+        };
+    }
+    frame.ok_or(DecodeError::MissingField { field: "object" })
 }
 
 /// Newline-framed watch stream decoder.
+///
+/// A document that lies entirely in one chunk is parsed in place; only the tail of
+/// a chunk (an incomplete document) is copied and carried to the next one, so
+/// [`WatchDecoder::buffered`] never exceeds [`Limits::max_document_bytes`].
 pub struct WatchDecoder {
-    _todo: (),
+    limits: Limits,
+    opts: ParseOptions,
+    /// The incomplete document so far (starts at its first non-whitespace byte).
+    buf: Vec<u8>,
+    failed: Option<DecodeError>,
 }
 
 impl WatchDecoder {
-    pub fn new(_limits: Limits, _opts: ParseOptions) -> Self {
-        todo!()
+    pub fn new(limits: Limits, opts: ParseOptions) -> Self {
+        WatchDecoder {
+            limits,
+            opts,
+            buf: Vec::new(),
+            failed: None,
+        }
     }
     /// Feeds one chunk, appending every complete document to `out` in order. On error
-    /// the documents before it are in `out` and the decoder must not be fed again.
-    pub fn feed(&mut self, _chunk: &[u8], _out: &mut Vec<WatchFrame>) -> Result<(), DecodeError> {
-        todo!()
+    /// the documents before it are in `out` and the decoder must not be fed again
+    /// (if it is, it repeats the error).
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<WatchFrame>) -> Result<(), DecodeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let r = self.feed_inner(chunk, out);
+        if let Err(e) = &r {
+            self.fail(e.clone());
+        }
+        r
     }
+
+    fn fail(&mut self, e: DecodeError) {
+        self.failed = Some(e);
+        self.buf = Vec::new();
+    }
+
+    fn feed_inner(&mut self, chunk: &[u8], out: &mut Vec<WatchFrame>) -> Result<(), DecodeError> {
+        let mut rest = chunk;
+        if !self.buf.is_empty() {
+            match memchr::memchr(b'\n', rest) {
+                None => {
+                    check_start(&self.buf, rest, false, &self.limits)?;
+                    self.buf.extend_from_slice(rest);
+                    return Ok(());
+                }
+                Some(p) => {
+                    check_start(&self.buf, &rest[..p], true, &self.limits)?;
+                    self.buf.extend_from_slice(&rest[..p]);
+                    let frame = parse_event(&self.buf, &self.opts)?;
+                    out.push(frame);
+                    self.clear_buf();
+                    rest = &rest[p + 1..];
+                }
+            }
+        }
+        loop {
+            let Some(s) = rest.iter().position(|&c| !is_json_ws(c)) else {
+                return Ok(());
+            };
+            rest = &rest[s..];
+            match memchr::memchr(b'\n', rest) {
+                Some(p) => {
+                    let line = &rest[..p];
+                    check_start(line, &[], true, &self.limits)?;
+                    out.push(parse_event(line, &self.opts)?);
+                    rest = &rest[p + 1..];
+                }
+                None => {
+                    check_start(rest, &[], false, &self.limits)?;
+                    self.buf.extend_from_slice(rest);
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn clear_buf(&mut self) {
+        if self.buf.capacity() > KEEP_CAPACITY {
+            self.buf = Vec::new();
+        } else {
+            self.buf.clear();
+        }
+    }
+
     /// The body ended. A complete last document without its newline is still emitted;
     /// a partial one is `Truncated`.
-    pub fn finish(&mut self, _out: &mut Vec<WatchFrame>) -> Result<(), DecodeError> {
-        todo!()
+    pub fn finish(&mut self, out: &mut Vec<WatchFrame>) -> Result<(), DecodeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let r = check_start(&self.buf, &[], true, &self.limits).and_then(|_| {
+            match parse_event(&self.buf, &self.opts) {
+                Ok(f) => {
+                    out.push(f);
+                    Ok(())
+                }
+                Err(DecodeError::Malformed { reason, .. }) if reason == json::EOF => {
+                    Err(DecodeError::Truncated {
+                        buffered: self.buf.len(),
+                    })
+                }
+                Err(e) => Err(e),
+            }
+        });
+        match &r {
+            Ok(()) => self.clear_buf(),
+            Err(e) => self.fail(e.clone()),
+        }
+        r
     }
     /// Bytes held for an incomplete document.
     pub fn buffered(&self) -> usize {
-        todo!()
+        self.buf.len()
     }
 }
 
@@ -113,26 +387,272 @@ pub struct ListMeta {
     pub remaining_item_count: Option<u64>,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Metadata,
+    Items,
+    Other,
+}
+
+/// Where the list decoder stands in `{"k":v,...,"items":[...]}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ListState {
+    Start,
+    FirstKey,
+    Key,
+    Colon(Field),
+    Value(Field),
+    ItemsStart,
+    ItemsFirst,
+    Item,
+    ItemsAfter,
+    AfterMember,
+    Done,
+}
+
 /// Streaming decoder of one LIST response body (`{"kind":..,"metadata":{..},"items":[..]}`):
 /// yields items as soon as each is complete, so a page is never held twice.
 pub struct ListDecoder {
-    _todo: (),
+    limits: Limits,
+    opts: ParseOptions,
+    /// Unconsumed bytes: the start of an incomplete token or value.
+    buf: Vec<u8>,
+    /// Offset in the body of the first unconsumed byte.
+    base: usize,
+    state: ListState,
+    boundary: Boundary,
+    meta: ListMeta,
+    failed: Option<DecodeError>,
 }
 
 impl ListDecoder {
-    pub fn new(_limits: Limits, _opts: ParseOptions) -> Self {
-        todo!()
+    pub fn new(limits: Limits, opts: ParseOptions) -> Self {
+        ListDecoder {
+            limits,
+            opts,
+            buf: Vec::new(),
+            base: 0,
+            state: ListState::Start,
+            boundary: Boundary::default(),
+            meta: ListMeta::default(),
+            failed: None,
+        }
     }
+
     /// Feeds one chunk, appending each completed item to `out`.
-    pub fn feed(&mut self, _chunk: &[u8], _out: &mut Vec<Object>) -> Result<(), DecodeError> {
-        todo!()
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Object>) -> Result<(), DecodeError> {
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let r = if self.buf.is_empty() {
+            self.process(chunk, out).map(|n| {
+                self.base += n;
+                self.buf.extend_from_slice(&chunk[n..]);
+            })
+        } else {
+            let mut input = std::mem::take(&mut self.buf);
+            input.extend_from_slice(chunk);
+            self.process(&input, out).map(|n| {
+                self.base += n;
+                input.drain(..n);
+                if input.capacity() > KEEP_CAPACITY && input.len() < KEEP_CAPACITY / 4 {
+                    input.shrink_to(KEEP_CAPACITY / 4);
+                }
+                self.buf = input;
+            })
+        };
+        if let Err(e) = &r {
+            self.failed = Some(e.clone());
+            self.buf = Vec::new();
+        }
+        r
     }
+
+    /// Runs the state machine over `input` (whose first byte is at body offset
+    /// `self.base`); returns how many bytes were consumed.
+    fn process(&mut self, input: &[u8], out: &mut Vec<Object>) -> Result<usize, DecodeError> {
+        let mut i = 0;
+        let limit = self.limits.max_document_bytes;
+        loop {
+            while i < input.len() && is_json_ws(input[i]) {
+                i += 1;
+            }
+            let Some(&c) = input.get(i) else {
+                return Ok(i);
+            };
+            let at = self.base + i;
+            let bad = |reason: &'static str| DecodeError::Malformed { offset: at, reason };
+            match self.state {
+                ListState::Start => {
+                    if c != b'{' {
+                        check_start(&input[i..], &[], false, &self.limits)?;
+                        return Ok(i);
+                    }
+                    i += 1;
+                    self.state = ListState::FirstKey;
+                }
+                ListState::FirstKey | ListState::AfterMember => {
+                    let first = self.state == ListState::FirstKey;
+                    match c {
+                        b'}' => self.state = ListState::Done,
+                        b',' if !first => self.state = ListState::Key,
+                        b'"' if first => {
+                            self.state = ListState::Key;
+                            continue;
+                        }
+                        _ if first => return Err(bad("expected a key string")),
+                        _ => return Err(bad("expected ',' or '}' in an object")),
+                    }
+                    i += 1;
+                }
+                ListState::Key | ListState::Value(_) | ListState::Item => {
+                    if self.state == ListState::Key && c != b'"' {
+                        return Err(bad("expected a key string"));
+                    }
+                    let v = &input[i..];
+                    let Some(n) = self.boundary.advance(v) else {
+                        if v.len() > limit {
+                            return Err(DecodeError::TooLarge { limit });
+                        }
+                        return Ok(i);
+                    };
+                    self.boundary = Boundary::default();
+                    if n > limit {
+                        return Err(DecodeError::TooLarge { limit });
+                    }
+                    let v = &v[..n];
+                    self.complete_value(v, out).map_err(|e| shift(e, at))?;
+                    i += n;
+                }
+                ListState::Colon(f) => {
+                    if c != b':' {
+                        return Err(bad("expected ':' after a key"));
+                    }
+                    i += 1;
+                    self.state = match f {
+                        Field::Items => ListState::ItemsStart,
+                        f => ListState::Value(f),
+                    };
+                }
+                ListState::ItemsStart => match c {
+                    b'[' => {
+                        i += 1;
+                        self.state = ListState::ItemsFirst;
+                    }
+                    b'n' => {
+                        let rest = &input[i..];
+                        if rest.len() < 4 && b"null".starts_with(rest) {
+                            return Ok(i);
+                        }
+                        if !rest.starts_with(b"null") {
+                            return Err(bad("bad literal"));
+                        }
+                        i += 4;
+                        self.state = ListState::AfterMember;
+                    }
+                    _ => return Err(bad("expected an array")),
+                },
+                ListState::ItemsFirst => {
+                    if c == b']' {
+                        i += 1;
+                        self.state = ListState::AfterMember;
+                    } else {
+                        self.state = ListState::Item;
+                    }
+                }
+                ListState::ItemsAfter => {
+                    match c {
+                        b',' => self.state = ListState::Item,
+                        b']' => self.state = ListState::AfterMember,
+                        _ => return Err(bad("expected ',' or ']' in an array")),
+                    }
+                    i += 1;
+                }
+                ListState::Done => return Err(bad("trailing characters after the document")),
+            }
+        }
+    }
+
+    /// Handles a complete key, member value or item (offsets relative to `v`).
+    fn complete_value(&mut self, v: &[u8], out: &mut Vec<Object>) -> Result<(), DecodeError> {
+        let doc = utf8(v)?;
+        let mut sc = Scanner::new(v);
+        match self.state {
+            ListState::Key => {
+                let k = sc.string()?;
+                sc.end()?;
+                let field = match key(v, k).as_ref() {
+                    b"metadata" => Field::Metadata,
+                    b"items" => Field::Items,
+                    _ => Field::Other,
+                };
+                self.state = ListState::Colon(field);
+            }
+            ListState::Value(Field::Metadata) => {
+                parse_list_meta(&mut sc, &mut self.meta)?;
+                sc.end()?;
+                self.state = ListState::AfterMember;
+            }
+            ListState::Value(_) => {
+                sc.value()?;
+                sc.end()?;
+                self.state = ListState::AfterMember;
+            }
+            _ => {
+                if sc.peek() != b'{' {
+                    return Err(sc.err("expected an object").into());
+                }
+                let obj = parse_object(doc, &mut sc, &self.opts)?;
+                sc.end()?;
+                out.push(obj);
+                self.state = ListState::ItemsAfter;
+            }
+        }
+        Ok(())
+    }
+
     /// The body ended: the top-level object must be complete.
     pub fn finish(&mut self) -> Result<ListMeta, DecodeError> {
-        todo!()
+        if let Some(e) = &self.failed {
+            return Err(e.clone());
+        }
+        let r = match self.state {
+            ListState::Done => Ok(std::mem::take(&mut self.meta)),
+            ListState::Start if !self.buf.is_empty() => {
+                check_start(&self.buf, &[], true, &self.limits).and(Err(DecodeError::Truncated {
+                    buffered: self.buf.len(),
+                }))
+            }
+            _ => Err(DecodeError::Truncated {
+                buffered: self.buf.len(),
+            }),
+        };
+        if let Err(e) = &r {
+            self.failed = Some(e.clone());
+            self.buf = Vec::new();
+        }
+        r
     }
     /// Bytes held for an incomplete item or top-level field.
     pub fn buffered(&self) -> usize {
-        todo!()
+        self.buf.len()
     }
+}
+
+fn parse_list_meta(sc: &mut Scanner<'_>, meta: &mut ListMeta) -> Result<(), DecodeError> {
+    if !sc.object_start()? {
+        return Ok(());
+    }
+    let b = sc.b;
+    let text = |s: Option<StrSpan>| s.map(|s| unescape(&b[s.start..s.end]).into_owned());
+    let mut first = true;
+    while let Some(k) = sc.next_key(&mut first)? {
+        match key(b, k).as_ref() {
+            b"resourceVersion" => meta.resource_version = text(sc.opt_string()?),
+            b"continue" => meta.continue_token = text(sc.opt_string()?).filter(|c| !c.is_empty()),
+            b"remainingItemCount" => meta.remaining_item_count = sc.uint()?,
+            _ => sc.value()?,
+        }
+    }
+    Ok(())
 }

@@ -1,1 +1,795 @@
-//! A fast, validating, zero-DOM JSON scanner (filled by the decoder work).
+//! A fast, validating, zero-DOM JSON scanner.
+//!
+//! [`Scanner`] walks one complete document held in a byte slice: it validates what
+//! it skips (structure, literals, numbers, string escapes and control characters)
+//! and hands out spans of strings so callers can pick the few fields they need.
+//! Nesting is handled without recursion, so hostile input cannot overflow the stack.
+//! UTF-8 is not checked here; callers validate whole documents with
+//! `std::str::from_utf8` (fast on ASCII) before scanning.
+//!
+//! [`Boundary`] finds where a value ends in a stream that arrives in pieces, without
+//! validating, so a resumed scan never re-reads bytes it has seen.
+
+use std::borrow::Cow;
+
+/// Deepest nesting accepted (serde_json uses 128; Kubernetes' managedFields go ~20).
+pub(crate) const MAX_DEPTH: usize = 512;
+
+/// A syntax error at `offset` bytes into the scanned slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct JsonError {
+    pub offset: usize,
+    pub reason: &'static str,
+}
+
+#[cfg(test)]
+impl JsonError {
+    /// True if the slice ended where more JSON was required.
+    pub fn is_eof(&self) -> bool {
+        self.reason == EOF
+    }
+}
+
+pub(crate) const EOF: &str = "unexpected end of document";
+
+pub(crate) type JResult<T> = Result<T, JsonError>;
+
+/// The content of a JSON string: bytes `start..end` of the slice (between the quotes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StrSpan {
+    pub start: usize,
+    pub end: usize,
+    /// The raw bytes contain backslash escapes; decode with [`unescape`].
+    pub escaped: bool,
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The whitespace JSON allows between tokens.
+pub(crate) fn is_json_ws(b: u8) -> bool {
+    is_ws(b)
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Bit 7 of each byte of the result is set for the first byte of `w` (little endian)
+/// that is `"`, `\` or a control character; bits above the first hit may be noise.
+#[inline(always)]
+fn special_bytes(w: u64) -> u64 {
+    let q = w ^ (LO * 0x22);
+    let bs = w ^ (LO * 0x5c);
+    let zq = q.wrapping_sub(LO) & !q;
+    let zb = bs.wrapping_sub(LO) & !bs;
+    let ctl = w.wrapping_sub(LO * 0x20) & !w;
+    (zq | zb | ctl) & HI
+}
+
+pub(crate) struct Scanner<'a> {
+    pub b: &'a [u8],
+    pub i: usize,
+}
+
+impl<'a> Scanner<'a> {
+    pub fn new(b: &'a [u8]) -> Self {
+        Scanner { b, i: 0 }
+    }
+
+    #[inline(always)]
+    pub fn peek(&self) -> u8 {
+        match self.b.get(self.i) {
+            Some(&c) => c,
+            None => 0,
+        }
+    }
+
+    #[cold]
+    pub fn err(&self, reason: &'static str) -> JsonError {
+        if self.i >= self.b.len() {
+            JsonError {
+                offset: self.b.len(),
+                reason: EOF,
+            }
+        } else {
+            JsonError {
+                offset: self.i,
+                reason,
+            }
+        }
+    }
+
+    /// Skips whitespace and returns the next byte (0 at the end).
+    #[inline(always)]
+    pub fn ws(&mut self) -> u8 {
+        let c = self.peek();
+        if c > b' ' {
+            return c;
+        }
+        self.ws_slow()
+    }
+
+    #[inline(never)]
+    fn ws_slow(&mut self) -> u8 {
+        while let Some(&c) = self.b.get(self.i) {
+            if !is_ws(c) {
+                return c;
+            }
+            self.i += 1;
+        }
+        0
+    }
+
+    /// After optional whitespace: the document must end here.
+    pub fn end(&mut self) -> JResult<()> {
+        if self.ws() == 0 && self.i >= self.b.len() {
+            Ok(())
+        } else {
+            Err(self.err("trailing characters after the document"))
+        }
+    }
+
+    /// Scans a string; `self.i` is at its opening quote.
+    #[inline]
+    pub fn string(&mut self) -> JResult<StrSpan> {
+        let start = self.i + 1;
+        match string_end(self.b, start) {
+            Ok((end, escaped)) => {
+                self.i = end + 1;
+                Ok(StrSpan {
+                    start,
+                    end,
+                    escaped,
+                })
+            }
+            Err(e) => {
+                self.i = e.offset;
+                Err(e)
+            }
+        }
+    }
+
+    /// Validates a number; `self.i` is at its first byte.
+    fn number(&mut self) -> JResult<()> {
+        if self.peek() == b'-' {
+            self.i += 1;
+        }
+        match self.peek() {
+            b'0' => self.i += 1,
+            b'1'..=b'9' => self.digits(),
+            _ => return Err(self.err("bad number")),
+        }
+        if self.peek() == b'.' {
+            self.i += 1;
+            if !self.peek().is_ascii_digit() {
+                return Err(self.err("bad number"));
+            }
+            self.digits();
+        }
+        if matches!(self.peek(), b'e' | b'E') {
+            self.i += 1;
+            if matches!(self.peek(), b'+' | b'-') {
+                self.i += 1;
+            }
+            if !self.peek().is_ascii_digit() {
+                return Err(self.err("bad number"));
+            }
+            self.digits();
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn digits(&mut self) {
+        while self.peek().is_ascii_digit() {
+            self.i += 1;
+        }
+    }
+
+    fn literal(&mut self, lit: &'static [u8]) -> JResult<()> {
+        match self.b.get(self.i..self.i + lit.len()) {
+            Some(s) if s == lit => {
+                self.i += lit.len();
+                Ok(())
+            }
+            Some(_) => Err(self.err("bad literal")),
+            None => {
+                // A prefix of the literal up to the end is a truncation, else garbage.
+                let rest = &self.b[self.i.min(self.b.len())..];
+                if lit.starts_with(rest) {
+                    self.i = self.b.len();
+                    Err(self.err(EOF))
+                } else {
+                    Err(self.err("bad literal"))
+                }
+            }
+        }
+    }
+
+    /// Reads a non-negative integer value, validating it as any JSON value. Returns
+    /// `None` for anything that is not a plain unsigned integer fitting in u64.
+    pub fn uint(&mut self) -> JResult<Option<u64>> {
+        self.ws();
+        let start = self.i;
+        let mut n: u64 = 0;
+        let mut ok = true;
+        while let Some(&c) = self.b.get(self.i) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            match n
+                .checked_mul(10)
+                .and_then(|n| n.checked_add(u64::from(c - b'0')))
+            {
+                Some(v) => n = v,
+                None => ok = false,
+            }
+            self.i += 1;
+        }
+        if self.i == start
+            || matches!(self.peek(), b'.' | b'e' | b'E')
+            || (self.i - start > 1 && self.b[start] == b'0')
+        {
+            self.i = start;
+            self.value()?;
+            return Ok(None);
+        }
+        Ok(if ok { Some(n) } else { None })
+    }
+
+    /// Reads a boolean value (anything else is validated and gives `None`).
+    pub fn boolean(&mut self) -> JResult<Option<bool>> {
+        match self.ws() {
+            b't' => self.literal(b"true").map(|_| Some(true)),
+            b'f' => self.literal(b"false").map(|_| Some(false)),
+            _ => self.value().map(|_| None),
+        }
+    }
+
+    /// Reads a string value; `null` and any other value give `None` (validated).
+    pub fn opt_string(&mut self) -> JResult<Option<StrSpan>> {
+        if self.ws() == b'"' {
+            self.string().map(Some)
+        } else {
+            self.value().map(|_| None)
+        }
+    }
+
+    /// Starts an object: after whitespace expects `{`. Returns false for `null`
+    /// (consumed); other values are an error.
+    pub fn object_start(&mut self) -> JResult<bool> {
+        match self.ws() {
+            b'{' => {
+                self.i += 1;
+                Ok(true)
+            }
+            b'n' => self.literal(b"null").map(|_| false),
+            _ => Err(self.err("expected an object")),
+        }
+    }
+
+    /// The next key of an object whose `{` (first = true) or previous value has
+    /// been read, positioned before its value. `None` at the closing `}`.
+    #[inline]
+    pub fn next_key(&mut self, first: &mut bool) -> JResult<Option<StrSpan>> {
+        let b = self.b;
+        let (mut i, mut c) = nonws(b, self.i);
+        if c == b'}' {
+            self.i = i + 1;
+            return Ok(None);
+        }
+        if !*first {
+            if c != b',' {
+                self.i = i;
+                return Err(self.err("expected ',' or '}' in an object"));
+            }
+            (i, c) = nonws(b, i + 1);
+        }
+        *first = false;
+        if c != b'"' {
+            self.i = i;
+            return Err(self.err("expected a key string"));
+        }
+        let (end, escaped) = string_end(b, i + 1).inspect_err(|e| self.i = e.offset)?;
+        self.i = colon(b, end + 1).inspect_err(|e| self.i = e.offset)?;
+        Ok(Some(StrSpan {
+            start: i + 1,
+            end,
+            escaped,
+        }))
+    }
+
+    /// Starts an array: `[` gives true, `null` gives false.
+    pub fn array_start(&mut self) -> JResult<bool> {
+        match self.ws() {
+            b'[' => {
+                self.i += 1;
+                Ok(true)
+            }
+            b'n' => self.literal(b"null").map(|_| false),
+            _ => Err(self.err("expected an array")),
+        }
+    }
+
+    /// True if another element follows (positioned at it), false at the closing `]`.
+    #[inline]
+    pub fn next_elem(&mut self, first: &mut bool) -> JResult<bool> {
+        let c = self.ws();
+        if c == b']' {
+            self.i += 1;
+            return Ok(false);
+        }
+        if !*first {
+            if c != b',' {
+                return Err(self.err("expected ',' or ']' in an array"));
+            }
+            self.i += 1;
+        }
+        *first = false;
+        Ok(true)
+    }
+
+    /// Skips (and validates) one value of any kind, iteratively.
+    #[inline]
+    pub fn value(&mut self) -> JResult<()> {
+        match skip_value(self.b, self.i) {
+            Ok(i) => {
+                self.i = i;
+                Ok(())
+            }
+            Err(e) => {
+                self.i = e.offset;
+                Err(e)
+            }
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn error_at(b: &[u8], i: usize, reason: &'static str) -> JsonError {
+    if i >= b.len() {
+        JsonError {
+            offset: b.len(),
+            reason: EOF,
+        }
+    } else {
+        JsonError { offset: i, reason }
+    }
+}
+
+/// Finds the closing quote of a string whose content starts at `i`. Returns its
+/// index and whether the content has escapes.
+#[inline(always)]
+fn string_end(b: &[u8], mut i: usize) -> JResult<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        // Fast path: eight bytes at a time.
+        while let Some(chunk) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            let m = special_bytes(w);
+            if m != 0 {
+                i += (m.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match b.get(i) {
+            Some(b'"') => return Ok((i, escaped)),
+            Some(b'\\') => {
+                escaped = true;
+                i = escape(b, i)?;
+            }
+            Some(&c) if c < 0x20 => return Err(error_at(b, i, "control character in a string")),
+            Some(_) => i += 1,
+            None => return Err(error_at(b, i, EOF)),
+        }
+    }
+}
+
+/// Validates one escape sequence at `i` (the backslash); returns the index after it.
+#[inline(never)]
+fn escape(b: &[u8], i: usize) -> JResult<usize> {
+    match b.get(i + 1) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
+        Some(b'u') => {
+            for k in i + 2..i + 6 {
+                if !b.get(k).is_some_and(u8::is_ascii_hexdigit) {
+                    return Err(error_at(b, k, "bad \\u escape"));
+                }
+            }
+            Ok(i + 6)
+        }
+        _ => Err(error_at(b, i + 1, "bad escape in a string")),
+    }
+}
+
+/// Index of the next non-whitespace byte at or after `i`, and that byte (0 at the end).
+#[inline(always)]
+fn nonws(b: &[u8], mut i: usize) -> (usize, u8) {
+    while let Some(&c) = b.get(i) {
+        if !is_ws(c) {
+            return (i, c);
+        }
+        i += 1;
+    }
+    (i, 0)
+}
+
+/// After a key: optional whitespace, `:`; returns the index after the colon.
+#[inline(always)]
+fn colon(b: &[u8], i: usize) -> JResult<usize> {
+    if b.get(i) == Some(&b':') {
+        return Ok(i + 1);
+    }
+    match nonws(b, i) {
+        (j, b':') => Ok(j + 1),
+        (j, _) => Err(error_at(b, j, "expected ':' after a key")),
+    }
+}
+
+/// A key string at `i` (after whitespace) then its colon; returns the index after it.
+#[inline(always)]
+fn key_colon(b: &[u8], i: usize) -> JResult<usize> {
+    let (i, c) = nonws(b, i);
+    if c != b'"' {
+        return Err(error_at(b, i, "expected a key string"));
+    }
+    let (end, _) = string_end(b, i + 1)?;
+    colon(b, end + 1)
+}
+
+fn number_end(b: &[u8], start: usize) -> JResult<usize> {
+    let mut sc = Scanner { b, i: start };
+    sc.number()?;
+    Ok(sc.i)
+}
+
+fn literal_end(b: &[u8], start: usize, lit: &'static [u8]) -> JResult<usize> {
+    let mut sc = Scanner { b, i: start };
+    sc.literal(lit)?;
+    Ok(sc.i)
+}
+
+/// Skips (and validates) one value starting at `i` (whitespace allowed before it);
+/// returns the index after it. Iterative: nesting depth costs no stack.
+fn skip_value(b: &[u8], mut i: usize) -> JResult<usize> {
+    // One bit per open container: 1 = object, 0 = array.
+    let mut stack = [0u64; MAX_DEPTH / 64];
+    let mut depth = 0usize;
+    let mut in_obj = false;
+    'value: loop {
+        let Some(&c) = b.get(i) else {
+            return Err(error_at(b, i, EOF));
+        };
+        match c {
+            b'"' => i = string_end(b, i + 1)?.0 + 1,
+            b'{' | b'[' => {
+                let (j, d) = nonws(b, i + 1);
+                if d == c + 2 {
+                    // `{}` or `[]`
+                    i = j + 1;
+                } else {
+                    if depth == MAX_DEPTH {
+                        return Err(error_at(b, i, "nesting too deep"));
+                    }
+                    in_obj = c == b'{';
+                    let bit = 1u64 << (depth % 64);
+                    if in_obj {
+                        stack[depth / 64] |= bit;
+                        i = key_colon(b, j)?;
+                    } else {
+                        stack[depth / 64] &= !bit;
+                        i = j;
+                    }
+                    depth += 1;
+                    continue 'value;
+                }
+            }
+            b't' => i = literal_end(b, i, b"true")?,
+            b'f' => i = literal_end(b, i, b"false")?,
+            b'n' => i = literal_end(b, i, b"null")?,
+            b'-' | b'0'..=b'9' => i = number_end(b, i)?,
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue 'value;
+            }
+            _ => return Err(error_at(b, i, "expected a value")),
+        }
+        // After a value: close containers or move to the next member.
+        loop {
+            if depth == 0 {
+                return Ok(i);
+            }
+            let Some(&c) = b.get(i) else {
+                return Err(error_at(b, i, EOF));
+            };
+            match c {
+                b',' => {
+                    i = if in_obj { key_colon(b, i + 1)? } else { i + 1 };
+                    continue 'value;
+                }
+                b'}' | b']' if (c == b'}') == in_obj => {
+                    i += 1;
+                    depth -= 1;
+                    if depth > 0 {
+                        let top = depth - 1;
+                        in_obj = stack[top / 64] & (1 << (top % 64)) != 0;
+                    }
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+                _ if in_obj => return Err(error_at(b, i, "expected ',' or '}' in an object")),
+                _ => return Err(error_at(b, i, "expected ',' or ']' in an array")),
+            }
+        }
+    }
+}
+
+/// Decodes a validated JSON string's raw content (between the quotes).
+pub(crate) fn unescape(raw: &[u8]) -> Cow<'_, str> {
+    if !raw.contains(&b'\\') {
+        return String::from_utf8_lossy(raw);
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = raw.get(i + 1).copied().unwrap_or(b'\\');
+        i += 2;
+        let simple = match e {
+            b'"' => Some(b'"'),
+            b'\\' => Some(b'\\'),
+            b'/' => Some(b'/'),
+            b'b' => Some(8),
+            b'f' => Some(12),
+            b'n' => Some(b'\n'),
+            b'r' => Some(b'\r'),
+            b't' => Some(b'\t'),
+            _ => None,
+        };
+        if let Some(s) = simple {
+            out.push(s);
+            continue;
+        }
+        // \uXXXX, possibly a surrogate pair.
+        let hex = |at: usize| -> Option<u32> {
+            let h = raw.get(at..at + 4)?;
+            u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+        };
+        let Some(u) = hex(i) else { break };
+        i += 4;
+        let ch = if (0xD800..0xDC00).contains(&u) {
+            let lo = if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
+                hex(i + 2)
+            } else {
+                None
+            };
+            match lo {
+                Some(lo) if (0xDC00..0xE000).contains(&lo) => {
+                    i += 6;
+                    char::from_u32(0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00))
+                }
+                _ => None,
+            }
+        } else {
+            char::from_u32(u)
+        };
+        let ch = ch.unwrap_or(char::REPLACEMENT_CHARACTER);
+        let mut buf = [0u8; 4];
+        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+    }
+    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Finds the end of one JSON value arriving in pieces, without validating it.
+/// `pos` is relative to the value's first byte, which the caller keeps at index 0 of
+/// the slice passed to [`Boundary::advance`] (the slice only ever grows).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Boundary {
+    pos: usize,
+    depth: usize,
+    in_str: bool,
+    /// 0: not started, 1: container, 2: string, 3: scalar.
+    kind: u8,
+}
+
+impl Boundary {
+    /// Returns the value's length once its end is in `v`.
+    pub fn advance(&mut self, v: &[u8]) -> Option<usize> {
+        if self.kind == 0 {
+            let &c = v.first()?;
+            self.pos = 1;
+            match c {
+                b'{' | b'[' => {
+                    self.kind = 1;
+                    self.depth = 1;
+                }
+                b'"' => {
+                    self.kind = 2;
+                    self.in_str = true;
+                }
+                _ => self.kind = 3,
+            }
+        }
+        loop {
+            if self.in_str {
+                match memchr::memchr2(b'"', b'\\', &v[self.pos..]) {
+                    None => {
+                        self.pos = v.len();
+                        return None;
+                    }
+                    Some(k) => {
+                        let at = self.pos + k;
+                        if v[at] == b'\\' {
+                            if at + 1 >= v.len() {
+                                self.pos = at;
+                                return None;
+                            }
+                            self.pos = at + 2;
+                        } else {
+                            self.pos = at + 1;
+                            self.in_str = false;
+                            if self.kind == 2 {
+                                return Some(self.pos);
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            if self.kind == 3 {
+                while let Some(&c) = v.get(self.pos) {
+                    if matches!(c, b',' | b'}' | b']') || is_ws(c) {
+                        return Some(self.pos);
+                    }
+                    self.pos += 1;
+                }
+                return None;
+            }
+            // Inside a container, outside strings.
+            loop {
+                let &c = v.get(self.pos)?;
+                self.pos += 1;
+                match c {
+                    b'"' => {
+                        self.in_str = true;
+                        break;
+                    }
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' => {
+                        self.depth -= 1;
+                        if self.depth == 0 {
+                            return Some(self.pos);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skip(s: &str) -> JResult<usize> {
+        let mut sc = Scanner::new(s.as_bytes());
+        sc.value()?;
+        sc.end()?;
+        Ok(sc.i)
+    }
+
+    #[test]
+    fn valid_values() {
+        for s in [
+            "{}",
+            "[]",
+            " { \"a\" : [ 1 , -2.5e+3 , true , false , null , \"x\\u00e9\\n\" ] } ",
+            "\"plain\"",
+            "0",
+            "-0.0E-1",
+            "[[[[{}]]]]",
+            "{\"a\":{\"b\":{\"c\":[{\"d\":\"éü\"}]}}}",
+        ] {
+            assert!(skip(s).is_ok(), "{s}");
+        }
+    }
+
+    #[test]
+    fn invalid_values() {
+        for s in [
+            "{",
+            "[",
+            "{\"a\"}",
+            "{\"a\":}",
+            "[1,]",
+            "{,}",
+            "01",
+            "1.",
+            "-",
+            "1e",
+            "tru",
+            "nul",
+            "truex",
+            "\"abc",
+            "\"a\u{1}b\"",
+            "\"\\x\"",
+            "\"\\u12g4\"",
+            "{}{}",
+            "[1 2]",
+            "{\"a\":1,}",
+            "]",
+            "{\"a\":1]",
+            "[1}",
+        ] {
+            assert!(skip(s).is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn eof_is_distinguished() {
+        assert!(skip("{\"a\":[1,2").unwrap_err().is_eof());
+        assert!(skip("{\"a\":\"xy").unwrap_err().is_eof());
+        assert!(skip("{\"a\":tr").unwrap_err().is_eof());
+        assert!(!skip("{\"a\":tx").unwrap_err().is_eof());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let s = "[".repeat(100_000);
+        assert_eq!(skip(&s).unwrap_err().reason, "nesting too deep");
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(skip(&ok).is_ok());
+    }
+
+    #[test]
+    fn strings_long_and_short() {
+        for n in 0..40 {
+            let body = "x".repeat(n);
+            let s = format!("\"{body}\"");
+            let mut sc = Scanner::new(s.as_bytes());
+            let sp = sc.string().unwrap();
+            assert_eq!((sp.start, sp.end, sp.escaped), (1, n + 1, false));
+            let s = format!("\"{body}\\\"{body}\"");
+            let mut sc = Scanner::new(s.as_bytes());
+            let sp = sc.string().unwrap();
+            assert!(sp.escaped);
+            assert_eq!(sc.i, s.len());
+        }
+    }
+
+    #[test]
+    fn unescape_works() {
+        assert_eq!(
+            unescape(br#"a\"b\\c\/\n\u00e9\ud83d\ude00"#),
+            "a\"b\\c/\né😀"
+        );
+        assert_eq!(unescape(br"\ud800x"), "\u{fffd}x");
+    }
+
+    #[test]
+    fn boundary_any_split() {
+        let doc = br#"{"a":"x\"}y","b":[1,{"c":"]"}]} "#;
+        let end = doc.len() - 1;
+        for split in 0..doc.len() {
+            let mut b = Boundary::default();
+            let first = b.advance(&doc[..split]);
+            let r = first.or_else(|| b.advance(doc));
+            assert_eq!(r, Some(end), "split {split}");
+        }
+        let mut b = Boundary::default();
+        assert_eq!(b.advance(b"123"), None);
+        assert_eq!(b.advance(b"1234,"), Some(4));
+        let mut b = Boundary::default();
+        assert_eq!(b.advance(br#""ab\"#), None);
+        assert_eq!(b.advance(br#""ab\"c""#), Some(7));
+    }
+}

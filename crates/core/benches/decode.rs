@@ -1,0 +1,118 @@
+//! Watch-stream decoding throughput: kubelive's WatchDecoder against serde_json.
+//!
+//! `cargo bench -p kubelive-core --bench decode`
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use kubelive_core::decode::{WatchDecoder, WatchFrame};
+use kubelive_core::{ColumnKind, Limits, Object, ParseOptions};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::time::Duration;
+
+#[path = "common/podgen.rs"]
+mod podgen;
+
+const CHUNK: usize = 64 << 10;
+
+fn kubelive(stream: &[u8], opts: ParseOptions) -> usize {
+    let mut dec = WatchDecoder::new(Limits::default(), opts);
+    let mut map: HashMap<(Box<str>, Box<str>), Object> = HashMap::new();
+    let mut frames = Vec::new();
+    let mut rv = String::new();
+    for chunk in stream.chunks(CHUNK) {
+        dec.feed(chunk, &mut frames).expect("valid stream");
+        for f in frames.drain(..) {
+            match f {
+                WatchFrame::Added(o) | WatchFrame::Modified(o) => {
+                    rv.clear();
+                    rv.push_str(o.resource_version());
+                    map.insert((o.namespace().into(), o.name().into()), o);
+                }
+                WatchFrame::Deleted(o) => {
+                    rv.clear();
+                    rv.push_str(o.resource_version());
+                    map.remove(&(o.namespace().into(), o.name().into()));
+                }
+                WatchFrame::Bookmark {
+                    resource_version, ..
+                } => rv = resource_version,
+                WatchFrame::Error { .. } => unreachable!(),
+            }
+        }
+    }
+    dec.finish(&mut frames).expect("clean end");
+    map.len() + rv.len()
+}
+
+fn serde_value(stream: &[u8]) -> usize {
+    let mut map: HashMap<String, Value> = HashMap::new();
+    for line in stream.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let mut v: Value = serde_json::from_slice(line).expect("valid json");
+        let ty = v["type"].as_str().unwrap_or("").to_string();
+        let obj = v["object"].take();
+        let key = format!(
+            "{}/{}",
+            obj["metadata"]["namespace"].as_str().unwrap_or(""),
+            obj["metadata"]["name"].as_str().unwrap_or("")
+        );
+        match ty.as_str() {
+            "ADDED" | "MODIFIED" => {
+                map.insert(key, obj);
+            }
+            "DELETED" => {
+                map.remove(&key);
+            }
+            _ => {}
+        }
+    }
+    map.len()
+}
+
+fn serde_skip(stream: &[u8]) -> usize {
+    let mut n = 0;
+    for line in stream.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        serde_json::from_slice::<serde::de::IgnoredAny>(line).expect("valid json");
+        n += 1;
+    }
+    n
+}
+
+fn bench(c: &mut Criterion) {
+    let (stream, events) = podgen::watch_stream(7, 20 << 20);
+    eprintln!(
+        "stream: {} bytes, {} events, {} bytes/event",
+        stream.len(),
+        events,
+        stream.len() / events
+    );
+    let pods = ParseOptions {
+        strip_managed_fields: false,
+        columns: ColumnKind::Pod,
+    };
+    let stripped = ParseOptions {
+        strip_managed_fields: true,
+        ..pods
+    };
+    let mut g = c.benchmark_group("watch_decode");
+    g.throughput(Throughput::Bytes(stream.len() as u64));
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(8));
+    g.bench_function("kubelive_watch_decoder_apply", |b| {
+        b.iter(|| black_box(kubelive(&stream, pods)))
+    });
+    g.bench_function("kubelive_watch_decoder_apply_strip_managed_fields", |b| {
+        b.iter(|| black_box(kubelive(&stream, stripped)))
+    });
+    g.bench_function("serde_json_value_apply", |b| {
+        b.iter(|| black_box(serde_value(&stream)))
+    });
+    g.bench_function("serde_json_ignored_any", |b| {
+        b.iter(|| black_box(serde_skip(&stream)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
