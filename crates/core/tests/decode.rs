@@ -1,0 +1,841 @@
+//! Decoder tests, h11 style: every fixture fed whole, byte by byte and at seeded
+//! random split points must give identical frames; errors are typed, never panics.
+
+use kubelive_core::decode::{ListDecoder, ListMeta, WatchDecoder, WatchFrame};
+use kubelive_core::object::{DeploymentColumns, PodColumns};
+use kubelive_core::{ColumnKind, Columns, DecodeError, Limits, Object, ParseOptions};
+
+#[path = "../benches/common/podgen.rs"]
+mod podgen;
+
+use podgen::Rng;
+
+const PODS: ParseOptions = ParseOptions {
+    strip_managed_fields: false,
+    columns: ColumnKind::Pod,
+};
+
+// ---------------------------------------------------------------- feeding helpers
+
+/// The ways a body can be cut into chunks.
+fn splits(len: usize) -> Vec<Vec<usize>> {
+    let mut all = vec![vec![len], vec![1; len]];
+    for seed in 1..=6u64 {
+        let mut rng = Rng::new(seed);
+        let mut sizes = Vec::new();
+        let mut left = len;
+        let max = [3, 17, 200, 4096, 65536, 7][seed as usize % 6];
+        while left > 0 {
+            let n = (1 + rng.below(max) as usize).min(left);
+            sizes.push(n);
+            left -= n;
+        }
+        all.push(sizes);
+    }
+    all
+}
+
+type WatchResult = (Vec<WatchFrame>, Result<(), DecodeError>);
+
+fn watch_with(body: &[u8], sizes: &[usize], limits: Limits, opts: ParseOptions) -> WatchResult {
+    let mut dec = WatchDecoder::new(limits, opts);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &n in sizes {
+        let chunk = &body[at..at + n];
+        at += n;
+        let r = dec.feed(chunk, &mut out);
+        assert!(
+            dec.buffered() <= limits.max_document_bytes + chunk.len(),
+            "buffered {} over the limit",
+            dec.buffered()
+        );
+        if let Err(e) = r {
+            return (out, Err(e));
+        }
+    }
+    let r = dec.finish(&mut out);
+    (out, r)
+}
+
+/// Feeds `body` every way and checks all ways agree; returns the common result.
+fn watch_all(body: &[u8], limits: Limits, opts: ParseOptions) -> WatchResult {
+    let mut first: Option<WatchResult> = None;
+    for sizes in splits(body.len()) {
+        let r = watch_with(body, &sizes, limits, opts);
+        match &first {
+            None => first = Some(r),
+            Some(f) => assert_eq!(&r, f, "split {:?}", &sizes[..sizes.len().min(8)]),
+        }
+    }
+    first.unwrap()
+}
+
+fn watch(body: &[u8]) -> WatchResult {
+    watch_all(body, Limits::default(), PODS)
+}
+
+type ListResult = (Vec<Object>, Result<ListMeta, DecodeError>);
+
+fn list_with(body: &[u8], sizes: &[usize], limits: Limits, opts: ParseOptions) -> ListResult {
+    let mut dec = ListDecoder::new(limits, opts);
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &n in sizes {
+        let chunk = &body[at..at + n];
+        at += n;
+        let r = dec.feed(chunk, &mut out);
+        assert!(dec.buffered() <= limits.max_document_bytes + chunk.len());
+        if let Err(e) = r {
+            return (out, Err(e));
+        }
+    }
+    let r = dec.finish();
+    (out, r)
+}
+
+fn list_all(body: &[u8], limits: Limits, opts: ParseOptions) -> ListResult {
+    let mut first: Option<ListResult> = None;
+    for sizes in splits(body.len()) {
+        let r = list_with(body, &sizes, limits, opts);
+        match &first {
+            None => first = Some(r),
+            Some(f) => assert_eq!(&r, f, "split {:?}", &sizes[..sizes.len().min(8)]),
+        }
+    }
+    first.unwrap()
+}
+
+fn obj(f: &WatchFrame) -> &Object {
+    match f {
+        WatchFrame::Added(o) | WatchFrame::Modified(o) | WatchFrame::Deleted(o) => o,
+        other => panic!("not an object frame: {other:?}"),
+    }
+}
+
+fn pod_json(name: &str, ns: &str, rv: &str) -> String {
+    format!(
+        r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"{ns}","uid":"u-{name}","resourceVersion":"{rv}","creationTimestamp":"2025-01-02T03:04:05Z","labels":{{"app":"web"}}}},"spec":{{"nodeName":"n1","containers":[{{"name":"a"}}]}},"status":{{"phase":"Running","containerStatuses":[{{"name":"a","ready":true,"restartCount":2}}]}}}}"#
+    )
+}
+
+// ---------------------------------------------------------------- fixtures
+
+fn watch_fixture() -> Vec<u8> {
+    let mut s = String::new();
+    s += &format!(
+        "{{\"type\":\"ADDED\",\"object\":{}}}\n",
+        pod_json("a", "default", "10")
+    );
+    s += &format!(
+        "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
+        pod_json("a", "default", "11")
+    );
+    // "object" before "type", whitespace between tokens, CRLF ending, blank lines.
+    s += &format!(
+        "{{ \"object\" : {} , \"type\" : \"ADDED\" }}\r\n\r\n\n",
+        pod_json("b", "kube-system", "12")
+    );
+    // Unicode names and labels, escaped strings.
+    s += "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"caf\u{e9}-\u{65e5}\u{672c}-\u{1f600}\",\"namespace\":\"d\\u00e9v\",\"resourceVersion\":\"13\",\"labels\":{\"k\u{e9}y\":\"v\u{1f680}\",\"quote\":\"a\\\"b\\nc\\u00e9\"}},\"status\":{\"phase\":\"Pending\"}}}\n";
+    s += "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"14\",\"creationTimestamp\":null},\"spec\":{\"containers\":null},\"status\":{}}}\n";
+    s += &format!(
+        "{{\"type\":\"DELETED\",\"object\":{}}}\n",
+        pod_json("a", "default", "15")
+    );
+    s += "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"16\",\"annotations\":{\"other.io/x\":\"1\",\"k8s.io/initial-events-end\":\"true\"}}}}\n";
+    s += "\t{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (3171407)\",\"reason\":\"Expired\",\"code\":410}}\n";
+    s.into_bytes()
+}
+
+#[test]
+fn watch_fixture_all_splits() {
+    let (frames, r) = watch(&watch_fixture());
+    r.unwrap();
+    assert_eq!(frames.len(), 8);
+    let a = obj(&frames[0]);
+    assert!(matches!(frames[0], WatchFrame::Added(_)));
+    assert_eq!(
+        (a.namespace(), a.name(), a.uid(), a.resource_version()),
+        ("default", "a", "u-a", "10")
+    );
+    assert_eq!(a.creation_timestamp(), Some("2025-01-02T03:04:05Z"));
+    assert_eq!(a.deletion_timestamp(), None);
+    assert_eq!(a.labels(), vec![("app".to_string(), "web".to_string())]);
+    assert_eq!(a.json(), pod_json("a", "default", "10").as_bytes());
+    assert!(matches!(frames[1], WatchFrame::Modified(_)));
+    let b = obj(&frames[2]);
+    assert!(matches!(frames[2], WatchFrame::Added(_)));
+    assert_eq!((b.namespace(), b.name()), ("kube-system", "b"));
+    let u = obj(&frames[3]);
+    assert_eq!(u.name(), "caf\u{e9}-\u{65e5}\u{672c}-\u{1f600}");
+    assert_eq!(u.namespace(), "d\u{e9}v", "escaped field decoded");
+    assert_eq!(u.uid(), "");
+    assert_eq!(
+        u.labels(),
+        vec![
+            ("k\u{e9}y".to_string(), "v\u{1f680}".to_string()),
+            ("quote".to_string(), "a\"b\nc\u{e9}".to_string()),
+        ]
+    );
+    // The stored JSON is still the raw (escaped) text and parses.
+    let v: serde_json::Value = serde_json::from_slice(u.json()).unwrap();
+    assert_eq!(v["metadata"]["namespace"], "d\u{e9}v");
+    assert_eq!(
+        frames[4],
+        WatchFrame::Bookmark {
+            resource_version: "14".into(),
+            initial_events_end: false
+        }
+    );
+    assert!(matches!(frames[5], WatchFrame::Deleted(_)));
+    assert_eq!(obj(&frames[5]).resource_version(), "15");
+    assert_eq!(
+        frames[6],
+        WatchFrame::Bookmark {
+            resource_version: "16".into(),
+            initial_events_end: true
+        }
+    );
+    match &frames[7] {
+        WatchFrame::Error { status } => {
+            let v: serde_json::Value = serde_json::from_slice(status).unwrap();
+            assert_eq!(v["code"], 410);
+            assert_eq!(v["reason"], "Expired");
+        }
+        f => panic!("{f:?}"),
+    }
+}
+
+#[test]
+fn error_504_status_line() {
+    let line = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 20000, current: 10245","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}}"#;
+    let mut body = line.to_vec();
+    body.push(b'\n');
+    let (frames, r) = watch(&body);
+    r.unwrap();
+    let obj_start = line.windows(9).position(|w| w == b"\"object\":").unwrap() + 9;
+    assert_eq!(
+        frames,
+        vec![WatchFrame::Error {
+            status: line[obj_start..line.len() - 1].into()
+        }]
+    );
+}
+
+#[test]
+fn realistic_stream_all_splits() {
+    let (body, events) = podgen::watch_stream(3, 200_000);
+    let (frames, r) = watch(&body);
+    r.unwrap();
+    assert_eq!(frames.len(), events);
+    // Agrees with serde_json on every object.
+    for (line, f) in body.split(|&c| c == b'\n').zip(&frames) {
+        let v: serde_json::Value = serde_json::from_slice(line).unwrap();
+        match f {
+            WatchFrame::Bookmark {
+                resource_version, ..
+            } => assert_eq!(
+                v["object"]["metadata"]["resourceVersion"],
+                **resource_version
+            ),
+            f => {
+                let o = obj(f);
+                let m = &v["object"]["metadata"];
+                assert_eq!(m["name"], o.name());
+                assert_eq!(m["namespace"], o.namespace());
+                assert_eq!(m["uid"], o.uid());
+                assert_eq!(m["resourceVersion"], o.resource_version());
+                assert_eq!(
+                    serde_json::from_slice::<serde_json::Value>(o.json()).unwrap(),
+                    v["object"]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn last_document_without_newline_is_emitted() {
+    let mut body = watch_fixture();
+    body.pop();
+    let (frames, r) = watch(&body);
+    r.unwrap();
+    assert_eq!(frames.len(), 8);
+}
+
+// ---------------------------------------------------------------- error cases
+
+#[test]
+fn html_page_is_not_json() {
+    let body =
+        b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>nginx</body></html>\r\n";
+    let (frames, r) = watch(body);
+    assert!(frames.is_empty());
+    assert_eq!(
+        r,
+        Err(DecodeError::NotJson {
+            snippet: "<html>".into()
+        })
+    );
+    let long = format!(
+        "<!DOCTYPE html><html><body>{}</body></html>",
+        "x".repeat(500)
+    );
+    let (_, r) = watch(long.as_bytes());
+    match &r {
+        Err(DecodeError::NotJson { snippet }) => {
+            assert!(snippet.starts_with("<!DOCTYPE html>") && snippet.len() <= 80)
+        }
+        r => panic!("{r:?}"),
+    }
+    let msg = r.unwrap_err().to_string();
+    assert!(msg.contains("not JSON"), "{msg}");
+}
+
+#[test]
+fn plain_text_is_not_json() {
+    for body in [
+        &b"Error: something"[..],
+        b"Error: something\n",
+        b"404 page not found\n",
+    ] {
+        let (frames, r) = watch(body);
+        assert!(frames.is_empty());
+        let text = String::from_utf8_lossy(body).trim_end().to_string();
+        assert_eq!(r, Err(DecodeError::NotJson { snippet: text }));
+    }
+    let (_, r) = list_all(b"Error: something", Limits::default(), PODS);
+    assert_eq!(
+        r,
+        Err(DecodeError::NotJson {
+            snippet: "Error: something".into()
+        })
+    );
+    let html = format!("<html>{}</html>", "y".repeat(300));
+    let (_, r) = list_all(html.as_bytes(), Limits::default(), PODS);
+    assert!(matches!(r, Err(DecodeError::NotJson { .. })), "{r:?}");
+}
+
+#[test]
+fn malformed_mid_stream_delivers_frames_before() {
+    let good = watch_fixture();
+    let good_lines = 3;
+    let mut body: Vec<u8> = good
+        .split_inclusive(|&c| c == b'\n')
+        .take(good_lines)
+        .flatten()
+        .copied()
+        .collect();
+    let n_frames = watch(&body).0.len();
+    for bad in [
+        &br#"{"type":"ADDED","object":{"metadata":}}"#[..],
+        br#"{"type":"ADDED","object":{"metadata":{"name":"x","resourceVersion":"1"}}"#,
+        br#"{"type":"ADDED","object":{"metadata":{"name":"x","resourceVersion":"1"}}}}"#,
+        br#"{"type":"ADDED","object":{"metadata":{"name":"x","resourceVersion":01}}}"#,
+        br#"{"type":"ADDED","object":{"metadata":{"name":"x","resourceVersion":"1"}},"x":tru}"#,
+        b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\tb\",\"resourceVersion\":\"1\"}}}",
+        b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\xffb\",\"resourceVersion\":\"1\"}}}",
+        br#"{"type":"ADDED","object":{"metadata":{"name":"x","resourceVersion":"1"}}} trailing"#,
+    ] {
+        let mut b = body.clone();
+        b.extend_from_slice(bad);
+        b.extend_from_slice(b"\n");
+        b.extend_from_slice(&good);
+        let (frames, r) = watch(&b);
+        assert_eq!(frames.len(), n_frames, "{}", String::from_utf8_lossy(bad));
+        assert!(
+            matches!(r, Err(DecodeError::Malformed { .. })),
+            "{}: {r:?}",
+            String::from_utf8_lossy(bad)
+        );
+    }
+    body.clear();
+}
+
+#[test]
+fn oversized_document_is_too_large_and_bounded() {
+    let limits = Limits {
+        max_document_bytes: 1000,
+    };
+    let small = format!(
+        "{{\"type\":\"ADDED\",\"object\":{}}}\n",
+        pod_json("a", "d", "1")
+    );
+    let big = format!(
+        "{{\"type\":\"ADDED\",\"object\":{{\"metadata\":{{\"name\":\"{}\",\"resourceVersion\":\"1\"}}}}}}\n",
+        "x".repeat(5000)
+    );
+    let body = format!("{small}{big}{small}");
+    let (frames, r) = watch_all(body.as_bytes(), limits, PODS);
+    assert_eq!(frames.len(), 1);
+    assert_eq!(r, Err(DecodeError::TooLarge { limit: 1000 }));
+    // A never-ending document: memory stays bounded while it streams in.
+    let mut dec = WatchDecoder::new(limits, PODS);
+    let mut out = Vec::new();
+    let mut r = Ok(());
+    dec.feed(b"{\"type\":\"ADDED\",\"object\":{\"a\":\"", &mut out)
+        .unwrap();
+    for _ in 0..100 {
+        r = dec.feed(&[b'z'; 64], &mut out);
+        assert!(dec.buffered() <= 1000);
+        if r.is_err() {
+            break;
+        }
+    }
+    assert_eq!(r, Err(DecodeError::TooLarge { limit: 1000 }));
+    assert_eq!(dec.buffered(), 0);
+    // The list decoder too.
+    let list = format!(
+        "{{\"metadata\":{{}},\"items\":[{},{{\"metadata\":{{\"name\":\"{}\",\"resourceVersion\":\"1\"}}}}]}}",
+        pod_json("a", "d", "1"),
+        "y".repeat(5000)
+    );
+    let (items, r) = list_all(list.as_bytes(), limits, PODS);
+    assert_eq!(items.len(), 1);
+    assert_eq!(r, Err(DecodeError::TooLarge { limit: 1000 }));
+}
+
+#[test]
+fn truncated_last_document() {
+    let body = watch_fixture();
+    let cut = body.len() - 20;
+    let (frames, r) = watch(&body[..cut]);
+    assert_eq!(frames.len(), 7);
+    match r {
+        Err(DecodeError::Truncated { buffered }) => assert!(buffered > 0),
+        r => panic!("{r:?}"),
+    }
+    let list = br#"{"kind":"PodList","metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a","resourceVersion":"1"}},{"metadata":{"na"#;
+    let (items, r) = list_all(list, Limits::default(), PODS);
+    assert_eq!(items.len(), 1);
+    assert!(matches!(r, Err(DecodeError::Truncated { .. })), "{r:?}");
+    let (items, r) = list_all(b"", Limits::default(), PODS);
+    assert!(items.is_empty());
+    assert!(matches!(r, Err(DecodeError::Truncated { buffered: 0 })));
+}
+
+#[test]
+fn missing_fields_and_unknown_type() {
+    let cases: [(&[u8], DecodeError); 6] = [
+        (
+            br#"{"type":"ADDED","object":{"metadata":{"resourceVersion":"1"}}}"#,
+            DecodeError::MissingField {
+                field: "metadata.name",
+            },
+        ),
+        (
+            br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#,
+            DecodeError::MissingField {
+                field: "metadata.resourceVersion",
+            },
+        ),
+        (
+            br#"{"type":"ADDED","object":{"kind":"Pod"}}"#,
+            DecodeError::MissingField {
+                field: "metadata.name",
+            },
+        ),
+        (
+            br#"{"type":"SYNC","object":{"metadata":{"name":"a","resourceVersion":"1"}}}"#,
+            DecodeError::UnknownEventType {
+                event_type: "SYNC".into(),
+            },
+        ),
+        (
+            br#"{"object":{"metadata":{"name":"a","resourceVersion":"1"}}}"#,
+            DecodeError::MissingField { field: "type" },
+        ),
+        (
+            br#"{"type":"BOOKMARK","object":{"metadata":{}}}"#,
+            DecodeError::MissingField {
+                field: "metadata.resourceVersion",
+            },
+        ),
+    ];
+    for (line, want) in cases {
+        let mut b = line.to_vec();
+        b.push(b'\n');
+        let (frames, r) = watch(&b);
+        assert!(frames.is_empty());
+        assert_eq!(r, Err(want));
+    }
+    let (_, r) = watch(b"{\"type\":\"ADDED\"}\n");
+    assert_eq!(r, Err(DecodeError::MissingField { field: "object" }));
+}
+
+#[test]
+fn fed_again_after_error_repeats_it() {
+    let mut dec = WatchDecoder::new(Limits::default(), PODS);
+    let mut out = Vec::new();
+    let e = dec.feed(b"nope\n", &mut out).unwrap_err();
+    assert_eq!(dec.feed(b"{}\n", &mut out), Err(e.clone()));
+    assert_eq!(dec.finish(&mut out), Err(e));
+}
+
+// ---------------------------------------------------------------- list bodies
+
+fn list_body(n: usize, meta_first: bool, cont: &str) -> (Vec<u8>, Vec<serde_json::Value>) {
+    let mut rng = Rng::new(9);
+    let pods: Vec<serde_json::Value> = (0..n).map(|i| podgen::pod(&mut rng, i, 500)).collect();
+    let items: Vec<String> = pods.iter().map(|p| p.to_string()).collect();
+    let meta = format!(
+        "\"metadata\":{{\"resourceVersion\":\"500\",\"continue\":\"{cont}\",\"remainingItemCount\":1234}}"
+    );
+    let items = format!("\"items\":[{}]", items.join(","));
+    let body = if meta_first {
+        format!("{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",{meta},{items}}}")
+    } else {
+        format!("{{\"kind\":\"PodList\",\"apiVersion\":\"v1\",{items},{meta}}}\n")
+    };
+    (body.into_bytes(), pods)
+}
+
+#[test]
+fn list_body_several_pages_all_splits() {
+    for meta_first in [true, false] {
+        let (body, pods) = list_body(40, meta_first, "eyJydiI6NTAwfQ");
+        let (items, r) = list_all(&body, Limits::default(), PODS);
+        assert_eq!(
+            r.unwrap(),
+            ListMeta {
+                resource_version: Some("500".into()),
+                continue_token: Some("eyJydiI6NTAwfQ".into()),
+                remaining_item_count: Some(1234),
+            }
+        );
+        assert_eq!(items.len(), pods.len());
+        for (o, p) in items.iter().zip(&pods) {
+            assert_eq!(p["metadata"]["name"], o.name());
+            assert_eq!(
+                serde_json::from_slice::<serde_json::Value>(o.json()).unwrap(),
+                *p
+            );
+        }
+    }
+}
+
+#[test]
+fn list_empty_continue_null_items_and_whitespace() {
+    let body = b" {\n  \"kind\" : \"PodList\" ,\r\n \"metadata\" : { \"resourceVersion\" : \"7\" , \"continue\" : \"\" } ,\n \"items\" : null \n}\n";
+    let (items, r) = list_all(body, Limits::default(), PODS);
+    assert!(items.is_empty());
+    assert_eq!(
+        r.unwrap(),
+        ListMeta {
+            resource_version: Some("7".into()),
+            continue_token: None,
+            remaining_item_count: None
+        }
+    );
+    let body = b"{\"items\":[ ],\"metadata\":{}}";
+    assert_eq!(
+        list_all(body, Limits::default(), PODS).1.unwrap(),
+        ListMeta::default()
+    );
+    let body = b"{\"items\":[],\"metadata\":{}} x";
+    assert!(matches!(
+        list_all(body, Limits::default(), PODS).1,
+        Err(DecodeError::Malformed { .. })
+    ));
+    let body = b"{\"items\":[1]}";
+    assert!(matches!(
+        list_all(body, Limits::default(), PODS).1,
+        Err(DecodeError::Malformed { .. })
+    ));
+}
+
+// ---------------------------------------------------------------- managedFields
+
+#[test]
+fn strip_managed_fields_keeps_valid_json() {
+    let mf =
+        r#"[{"manager":"kubectl","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}}]"#;
+    let variants = [
+        format!(r#"{{"metadata":{{"managedFields":{mf},"name":"a","resourceVersion":"1"}}}}"#),
+        format!(r#"{{"metadata":{{"name":"a","managedFields":{mf},"resourceVersion":"1"}}}}"#),
+        format!(r#"{{"metadata":{{"name":"a","resourceVersion":"1","managedFields":{mf}}}}}"#),
+        format!(
+            r#"{{"metadata" : {{ "name" : "a" , "resourceVersion":"1" ,  "managedFields" : {mf} }} }}"#
+        ),
+        format!(
+            r#"{{"metadata":{{"name":"a","managedFields":{mf},"managedFields":{mf},"resourceVersion":"1"}}}}"#
+        ),
+        format!(
+            r#"{{"metadata":{{"name":"a","resourceVersion":"1","managedFields":{mf},"managedFields":[]}}}}"#
+        ),
+    ];
+    let strip = ParseOptions {
+        strip_managed_fields: true,
+        columns: ColumnKind::Generic,
+    };
+    for v in &variants {
+        let o = Object::parse(v.as_bytes(), &strip).unwrap();
+        let parsed: serde_json::Value = serde_json::from_slice(o.json())
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(o.json())));
+        assert!(
+            parsed["metadata"].get("managedFields").is_none(),
+            "{parsed}"
+        );
+        assert_eq!((o.name(), o.resource_version()), ("a", "1"));
+        let kept = Object::parse(v.as_bytes(), &ParseOptions::default()).unwrap();
+        assert_eq!(kept.json(), v.as_bytes());
+    }
+    let only = format!(r#"{{"metadata":{{"managedFields":{mf}}}}}"#);
+    let e = Object::parse(only.as_bytes(), &strip).unwrap_err();
+    assert_eq!(
+        e,
+        DecodeError::MissingField {
+            field: "metadata.name"
+        }
+    );
+    // A realistic pod shrinks and keeps everything else.
+    let mut rng = Rng::new(1);
+    let p = podgen::pod(&mut rng, 0, 1);
+    let text = p.to_string();
+    let o = Object::parse(
+        text.as_bytes(),
+        &ParseOptions {
+            columns: ColumnKind::Pod,
+            ..strip
+        },
+    )
+    .unwrap();
+    let mut expect = p.clone();
+    expect["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("managedFields");
+    assert_eq!(
+        serde_json::from_slice::<serde_json::Value>(o.json()).unwrap(),
+        expect
+    );
+    assert!(o.json().len() < text.len() * 8 / 10);
+    assert!(o.heap_bytes() < text.len());
+}
+
+// ---------------------------------------------------------------- columns
+
+fn pod_columns(json: &str) -> PodColumns {
+    match Object::parse(json.as_bytes(), &PODS).unwrap().columns() {
+        Columns::Pod(c) => c.clone(),
+        c => panic!("{c:?}"),
+    }
+}
+
+fn cols(ready: u16, containers: u16, restarts: u32, status: &str, node: &str) -> PodColumns {
+    PodColumns {
+        ready,
+        containers,
+        restarts,
+        status: status.into(),
+        node: node.into(),
+    }
+}
+
+#[test]
+fn pod_columns_like_kubectl() {
+    let meta = r#""metadata":{"name":"p","namespace":"default","resourceVersion":"9","creationTimestamp":"2025-03-01T10:00:00Z"}"#;
+    let running = format!(
+        r#"{{"kind":"Pod",{meta},"spec":{{"containers":[{{"name":"app","image":"nginx","livenessProbe":{{"httpGet":{{"path":"/","port":80}}}}}},{{"name":"side"}}],"nodeName":"node-1"}},"status":{{"phase":"Running","conditions":[{{"type":"Ready","status":"True"}}],"containerStatuses":[{{"name":"app","state":{{"running":{{"startedAt":"2025-03-01T10:00:05Z"}}}},"lastState":{{}},"ready":true,"restartCount":1}},{{"name":"side","state":{{"running":{{}}}},"ready":true,"restartCount":2}}]}}}}"#
+    );
+    assert_eq!(pod_columns(&running), cols(2, 2, 3, "Running", "node-1"));
+
+    let crash = format!(
+        r#"{{{meta},"spec":{{"nodeName":"node-2","containers":[{{"name":"app"}},{{"name":"side"}}]}},"status":{{"phase":"Running","containerStatuses":[{{"name":"app","state":{{"waiting":{{"reason":"CrashLoopBackOff","message":"back-off 5m0s"}}}},"lastState":{{"terminated":{{"exitCode":1,"reason":"Error"}}}},"ready":false,"restartCount":42}},{{"name":"side","state":{{"running":{{}}}},"ready":true,"restartCount":0}}]}}}}"#
+    );
+    assert_eq!(
+        pod_columns(&crash),
+        cols(1, 2, 42, "CrashLoopBackOff", "node-2")
+    );
+
+    let terminating = running.replace(
+        r#""creationTimestamp":"2025-03-01T10:00:00Z""#,
+        r#""creationTimestamp":"2025-03-01T10:00:00Z","deletionTimestamp":"2025-03-02T00:00:00Z","deletionGracePeriodSeconds":30"#,
+    );
+    let o = Object::parse(terminating.as_bytes(), &PODS).unwrap();
+    assert_eq!(o.deletion_timestamp(), Some("2025-03-02T00:00:00Z"));
+    assert_eq!(
+        pod_columns(&terminating),
+        cols(2, 2, 3, "Terminating", "node-1")
+    );
+
+    let pending = format!(
+        r#"{{{meta},"spec":{{"containers":[{{"name":"app"}}],"schedulerName":"default-scheduler"}},"status":{{"phase":"Pending","conditions":[{{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes are available"}}],"qosClass":"BestEffort"}}}}"#
+    );
+    assert_eq!(pod_columns(&pending), cols(0, 1, 0, "Pending", ""));
+
+    let evicted = format!(
+        r#"{{{meta},"spec":{{"containers":[{{"name":"app"}}],"nodeName":"n"}},"status":{{"phase":"Failed","reason":"Evicted","containerStatuses":[{{"name":"app","state":{{"terminated":{{"exitCode":137,"reason":"OOMKilled"}}}},"ready":false,"restartCount":0}}]}}}}"#
+    );
+    assert_eq!(pod_columns(&evicted), cols(0, 1, 0, "OOMKilled", "n"));
+    let evicted_no_containers = format!(
+        r#"{{{meta},"spec":{{"containers":[{{"name":"app"}}]}},"status":{{"phase":"Failed","reason":"Evicted","containerStatuses":null}}}}"#
+    );
+    assert_eq!(
+        pod_columns(&evicted_no_containers),
+        cols(0, 1, 0, "Evicted", "")
+    );
+
+    // Realistic generated pods agree with a serde_json reading.
+    let mut rng = Rng::new(5);
+    for i in 0..50 {
+        let p = podgen::pod(&mut rng, i, 1);
+        let c = pod_columns(&p.to_string());
+        let cs = p["status"]["containerStatuses"].as_array().unwrap();
+        let want_ready = cs.iter().filter(|c| c["ready"] == true).count() as u16;
+        let want_restarts: u64 = cs.iter().map(|c| c["restartCount"].as_u64().unwrap()).sum();
+        let want_status = cs
+            .iter()
+            .find_map(|c| c["state"]["waiting"]["reason"].as_str())
+            .unwrap_or("Running");
+        assert_eq!(
+            c,
+            cols(
+                want_ready,
+                2,
+                want_restarts as u32,
+                want_status,
+                p["spec"]["nodeName"].as_str().unwrap()
+            )
+        );
+    }
+}
+
+#[test]
+fn deployment_columns() {
+    let opts = ParseOptions {
+        strip_managed_fields: false,
+        columns: ColumnKind::for_resource("deployments"),
+    };
+    let d = r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web","namespace":"shop","resourceVersion":"77","generation":3},"spec":{"replicas":5,"selector":{"matchLabels":{"app":"web"}},"template":{"spec":{"containers":[{"name":"a"}]}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}}},"status":{"observedGeneration":3,"replicas":5,"updatedReplicas":4,"readyReplicas":3,"availableReplicas":2,"conditions":[{"type":"Available","status":"True"}]}}"#;
+    let o = Object::parse(d.as_bytes(), &opts).unwrap();
+    assert_eq!(
+        o.columns(),
+        &Columns::Deployment(DeploymentColumns {
+            desired: 5,
+            ready: 3,
+            up_to_date: 4,
+            available: 2
+        })
+    );
+    let fresh =
+        r#"{"metadata":{"name":"web","resourceVersion":"1"},"spec":{"template":{}},"status":{}}"#;
+    let o = Object::parse(fresh.as_bytes(), &opts).unwrap();
+    assert_eq!(
+        o.columns(),
+        &Columns::Deployment(DeploymentColumns {
+            desired: 1,
+            ..Default::default()
+        })
+    );
+    let generic = Object::parse(d.as_bytes(), &ParseOptions::default()).unwrap();
+    assert_eq!(generic.columns(), &Columns::Generic);
+}
+
+// ---------------------------------------------------------------- properties
+
+fn mutate(rng: &mut Rng, body: &mut Vec<u8>) {
+    for _ in 0..1 + rng.below(4) {
+        if body.is_empty() {
+            body.push(b'{');
+        }
+        let at = rng.below(body.len() as u64) as usize;
+        match rng.below(7) {
+            0 => body[at] = rng.below(256) as u8,
+            1 => {
+                let pick = b"{}[]\",:\\\n 0tfn";
+                body[at] = pick[rng.below(pick.len() as u64) as usize]
+            }
+            2 => {
+                body.remove(at);
+            }
+            3 => body.insert(at, b"{}[]\",:\\\n"[rng.below(9) as usize]),
+            4 => body.truncate(at),
+            5 => {
+                let end = (at + rng.below(64) as usize).min(body.len());
+                let piece = body[at..end].to_vec();
+                let to = rng.below(body.len() as u64) as usize;
+                body.splice(to..to, piece);
+            }
+            _ => body.insert(at, 0xe9),
+        }
+    }
+}
+
+fn random_sizes(rng: &mut Rng, len: usize) -> Vec<usize> {
+    let mut sizes = Vec::new();
+    let mut left = len;
+    let max = [1, 5, 64, 1000, 70_000][rng.below(5) as usize];
+    while left > 0 {
+        let n = (1 + rng.below(max) as usize).min(left);
+        sizes.push(n);
+        left -= n;
+    }
+    sizes
+}
+
+#[test]
+fn arbitrary_bytes_and_mutations_never_panic_and_stay_bounded() {
+    let mut rng = Rng::new(0xfeed);
+    let (stream, _) = podgen::watch_stream(11, 30_000);
+    let fixture = watch_fixture();
+    let (list, _) = list_body(5, true, "c");
+    let limits = Limits {
+        max_document_bytes: 3000,
+    };
+    for round in 0..300 {
+        let mut body = match round % 4 {
+            0 => stream.clone(),
+            1 => fixture.clone(),
+            2 => list.clone(),
+            _ => (0..rng.below(3000)).map(|_| rng.below(256) as u8).collect(),
+        };
+        mutate(&mut rng, &mut body);
+        let lim = if round % 3 == 0 {
+            limits
+        } else {
+            Limits::default()
+        };
+        for opts in [
+            PODS,
+            ParseOptions {
+                strip_managed_fields: true,
+                columns: ColumnKind::Pod,
+            },
+        ] {
+            let whole = watch_with(&body, &[body.len()], lim, opts);
+            let sizes = random_sizes(&mut rng, body.len());
+            assert_eq!(watch_with(&body, &sizes, lim, opts), whole, "round {round}");
+            let whole = list_with(&body, &[body.len()], lim, opts);
+            assert_eq!(list_with(&body, &sizes, lim, opts), whole, "round {round}");
+            for f in &whole.0 {
+                // Whatever was accepted is valid JSON.
+                serde_json::from_slice::<serde::de::IgnoredAny>(f.json()).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn accepted_documents_are_valid_json() {
+    // Anything the decoder accepts, serde_json accepts too (mutation-based).
+    let mut rng = Rng::new(77);
+    let base = watch_fixture();
+    for _ in 0..2000 {
+        let mut body = base.clone();
+        mutate(&mut rng, &mut body);
+        let (frames, _) = watch_with(&body, &[body.len()], Limits::default(), PODS);
+        let lines: Vec<&[u8]> = body
+            .split(|&c| c == b'\n')
+            .filter(|l| l.iter().any(|c| !c.is_ascii_whitespace()))
+            .collect();
+        for (f, line) in frames.iter().zip(lines) {
+            assert!(
+                serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok(),
+                "accepted invalid JSON: {} -> {f:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+}
