@@ -15,36 +15,58 @@ mod podgen;
 
 const CHUNK: usize = 64 << 10;
 
+/// (a) kubelive: decode in 64 KiB chunks and apply to a map keyed by namespace/name
+/// (a stand-in for the store: the key buffer is reused, replaced entries updated in
+/// place, as a store would).
 fn kubelive(stream: &[u8], opts: ParseOptions) -> usize {
     let mut dec = WatchDecoder::new(Limits::default(), opts);
-    let mut map: HashMap<(Box<str>, Box<str>), Object> = HashMap::new();
+    let mut map: HashMap<String, Object> = HashMap::new();
     let mut frames = Vec::new();
+    let mut key = String::new();
     let mut rv = String::new();
+    let mut apply = |f: WatchFrame, map: &mut HashMap<String, Object>| match f {
+        WatchFrame::Added(o) | WatchFrame::Modified(o) => {
+            rv.clear();
+            rv.push_str(o.resource_version());
+            key.clear();
+            key.push_str(o.namespace());
+            key.push('/');
+            key.push_str(o.name());
+            match map.get_mut(key.as_str()) {
+                Some(slot) => *slot = o,
+                None => {
+                    map.insert(key.clone(), o);
+                }
+            }
+        }
+        WatchFrame::Deleted(o) => {
+            rv.clear();
+            rv.push_str(o.resource_version());
+            key.clear();
+            key.push_str(o.namespace());
+            key.push('/');
+            key.push_str(o.name());
+            map.remove(key.as_str());
+        }
+        WatchFrame::Bookmark {
+            resource_version, ..
+        } => rv = resource_version,
+        WatchFrame::Error { .. } => unreachable!(),
+    };
     for chunk in stream.chunks(CHUNK) {
         dec.feed(chunk, &mut frames).expect("valid stream");
         for f in frames.drain(..) {
-            match f {
-                WatchFrame::Added(o) | WatchFrame::Modified(o) => {
-                    rv.clear();
-                    rv.push_str(o.resource_version());
-                    map.insert((o.namespace().into(), o.name().into()), o);
-                }
-                WatchFrame::Deleted(o) => {
-                    rv.clear();
-                    rv.push_str(o.resource_version());
-                    map.remove(&(o.namespace().into(), o.name().into()));
-                }
-                WatchFrame::Bookmark {
-                    resource_version, ..
-                } => rv = resource_version,
-                WatchFrame::Error { .. } => unreachable!(),
-            }
+            apply(f, &mut map);
         }
     }
     dec.finish(&mut frames).expect("clean end");
-    map.len() + rv.len()
+    for f in frames.drain(..) {
+        apply(f, &mut map);
+    }
+    map.len()
 }
 
+/// (b) serde_json::Value per line, applied to a map.
 fn serde_value(stream: &[u8]) -> usize {
     let mut map: HashMap<String, Value> = HashMap::new();
     for line in stream.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
@@ -69,6 +91,7 @@ fn serde_value(stream: &[u8]) -> usize {
     map.len()
 }
 
+/// (c) serde_json validating skip per line.
 fn serde_skip(stream: &[u8]) -> usize {
     let mut n = 0;
     for line in stream.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {

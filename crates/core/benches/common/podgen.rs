@@ -80,8 +80,7 @@ pub fn pod(rng: &mut Rng, i: usize, rv: u64) -> Value {
             "ports": [{"name": "http", "containerPort": port, "protocol": "TCP"}],
             "env": [
                 {"name": "APP_NAME", "value": app},
-                {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
-                {"name": "LOG_LEVEL", "value": "info"}
+                {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}}
             ],
             "resources": {"limits": {"cpu": "500m", "memory": "512Mi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
             "livenessProbe": {"httpGet": {"path": "/healthz", "port": port, "scheme": "HTTP"}, "initialDelaySeconds": 10, "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3},
@@ -112,7 +111,7 @@ pub fn pod(rng: &mut Rng, i: usize, rv: u64) -> Value {
             "f:ports": {".": {}, "k:{\"containerPort\":8080,\"protocol\":\"TCP\"}": {".": {}, "f:containerPort": {}, "f:name": {}, "f:protocol": {}}},
             "f:resources": {".": {}, "f:limits": {".": {}, "f:cpu": {}, "f:memory": {}}, "f:requests": {".": {}, "f:cpu": {}, "f:memory": {}}},
             "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {}}},
-            "f:dnsPolicy": {}, "f:enableServiceLinks": {}, "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {}, "f:terminationGracePeriodSeconds": {}}
+            "f:dnsPolicy": {}, "f:restartPolicy": {}, "f:schedulerName": {}}
     });
     let status_fields = json!({
         "f:status": {"f:conditions": {"k:{\"type\":\"ContainersReady\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}},
@@ -133,7 +132,7 @@ pub fn pod(rng: &mut Rng, i: usize, rv: u64) -> Value {
             "resourceVersion": rv.to_string(),
             "creationTimestamp": created,
             "labels": {"app": app, "pod-template-hash": hash, "tier": "backend"},
-            "annotations": {"kubectl.kubernetes.io/restartedAt": created, "prometheus.io/scrape": "true"},
+            "annotations": {"prometheus.io/scrape": "true"},
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": format!("{app}-{hash}"), "uid": rng.uuid(), "controller": true, "blockOwnerDeletion": true}],
             "managedFields": [
                 {"manager": "kube-controller-manager", "operation": "Update", "apiVersion": "v1", "time": created, "fieldsType": "FieldsV1", "fieldsV1": fields},
@@ -141,8 +140,8 @@ pub fn pod(rng: &mut Rng, i: usize, rv: u64) -> Value {
             ]
         },
         "spec": {
-            "volumes": [{"name": "kube-api-access", "projected": {"sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}, {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}}], "defaultMode": 420}}],
-            "containers": [container("main", 8080), container("sidecar", 9090)],
+            "volumes": [{"name": "kube-api-access", "projected": {"sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}], "defaultMode": 420}}],
+            "containers": [container("main", 8080), json!({"name": "sidecar", "image": format!("registry.example.com/{app}/sidecar:v2"), "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}, "imagePullPolicy": "IfNotPresent"})],
             "restartPolicy": "Always",
             "terminationGracePeriodSeconds": 30,
             "dnsPolicy": "ClusterFirst",
@@ -150,7 +149,6 @@ pub fn pod(rng: &mut Rng, i: usize, rv: u64) -> Value {
             "nodeName": node,
             "securityContext": {},
             "schedulerName": "default-scheduler",
-            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
             "priority": 0,
             "enableServiceLinks": true,
             "preemptionPolicy": "PreemptLowerPriority"
