@@ -24,9 +24,7 @@ pub mod store;
 pub mod time;
 
 pub use decode::{DecodeError, Limits};
-pub use engine::{
-    Config, Engine, Event, Mode, Phase, RelistReason, Status, TransportError,
-};
+pub use engine::{Config, Engine, Event, Mode, Phase, RelistReason, Status, TransportError};
 pub use object::{ColumnKind, Columns, Object, ParseOptions};
 pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;

@@ -28,6 +28,9 @@ impl Instant {
 impl core::ops::Add<Duration> for Instant {
     type Output = Instant;
     fn add(self, d: Duration) -> Instant {
-        Instant(self.0.saturating_add(d.as_millis().min(u64::MAX as u128) as u64))
+        Instant(
+            self.0
+                .saturating_add(d.as_millis().min(u64::MAX as u128) as u64),
+        )
     }
 }
