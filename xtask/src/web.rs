@@ -1,14 +1,519 @@
 //! The browser side: dist, demo, and the browser test steps (owned by the web work).
+//!
+//! * `dist`: release wasm -> wasm-bindgen (`--target web`) -> wasm-opt -Oz (if
+//!   present) -> `dist/` with index.html, the app's module and CSS, the JS API example
+//!   and the bench page.
+//! * `demo`: dist + kubelive-sim with a churning workload + the real
+//!   `kubectl proxy --www dist --www-prefix /ui/`; prints the URL; Ctrl-C stops all.
+//! * test steps: clippy for wasm32, wasm-bindgen-test in headless Chromium, and the
+//!   Playwright end-to-end scripts in `web/tests`.
 
-use crate::util::Steps;
+use crate::setup;
+use crate::util::{cargo, command, have, root, run, Steps};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
-pub fn dist(_args: &[String]) -> Result<(), String> {
-    Err("dist is not built yet".into())
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+const CRATE_WASM: &str = "kubelive_web";
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|p| if p.is_relative() { root().join(p) } else { p })
+        .unwrap_or_else(|| root().join("target"))
 }
 
-pub fn demo(_args: &[String]) -> Result<(), String> {
-    Err("demo is not built yet".into())
+fn dist_dir() -> PathBuf {
+    root().join("dist")
+}
+
+/// Copies `from` (a file or a directory, recursively) to `to`.
+fn copy(from: &Path, to: &Path) -> Result<(), String> {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).map_err(|e| format!("mkdir {}: {e}", to.display()))?;
+        let entries =
+            std::fs::read_dir(from).map_err(|e| format!("read {}: {e}", from.display()))?;
+        for entry in entries.flatten() {
+            copy(&entry.path(), &to.join(entry.file_name()))?;
+        }
+        Ok(())
+    } else {
+        std::fs::copy(from, to)
+            .map(|_| ())
+            .map_err(|e| format!("copy {} -> {}: {e}", from.display(), to.display()))
+    }
+}
+
+fn gzipped_size(path: &Path) -> Option<u64> {
+    let out = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(path)
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then_some(out.stdout.len() as u64)
+}
+
+/// `cargo xtask dist`: the release build of the web app into `dist/`.
+pub fn dist(_args: &[String]) -> Result<(), String> {
+    run(cargo(&[
+        "build",
+        "-p",
+        "kubelive-web",
+        "--lib",
+        "--target",
+        WASM_TARGET,
+        "--profile",
+        "wasm-release",
+    ]))?;
+    let wasm = target_dir()
+        .join(WASM_TARGET)
+        .join("wasm-release")
+        .join(format!("{CRATE_WASM}.wasm"));
+    let dist = dist_dir();
+    if dist.exists() {
+        std::fs::remove_dir_all(&dist).map_err(|e| format!("cannot clear dist/: {e}"))?;
+    }
+    std::fs::create_dir_all(&dist).map_err(|e| format!("cannot create dist/: {e}"))?;
+    let mut bindgen = command("wasm-bindgen", &["--target", "web", "--out-dir"]);
+    bindgen.arg(&dist).arg(&wasm);
+    run(bindgen)?;
+    let bg = dist.join(format!("{CRATE_WASM}_bg.wasm"));
+    if have("wasm-opt") {
+        let mut opt = command(
+            "wasm-opt",
+            &[
+                "-Oz",
+                "--enable-bulk-memory",
+                "--enable-nontrapping-float-to-int",
+                "--enable-sign-ext",
+                "--enable-mutable-globals",
+                "--enable-reference-types",
+                "--enable-multivalue",
+                "-o",
+            ],
+        );
+        let optimised = dist.join("opt.wasm");
+        opt.arg(&optimised).arg(&bg);
+        // An old binaryen may not parse what this rustc/wasm-bindgen emit: keep the
+        // unoptimised module then (it is already built for size).
+        match run(opt) {
+            Ok(()) => std::fs::rename(&optimised, &bg)
+                .map_err(|e| format!("cannot move the optimised wasm: {e}"))?,
+            Err(e) => {
+                let _ = std::fs::remove_file(&optimised);
+                eprintln!("wasm-opt failed, keeping the unoptimised wasm: {e}");
+            }
+        }
+    } else {
+        eprintln!("wasm-opt not found: the wasm is not size-optimised (install binaryen)");
+    }
+    let web = root().join("web");
+    copy(&root().join("index.html"), &dist.join("index.html"))?;
+    for asset in ["app.js", "style.css"] {
+        copy(&web.join(asset), &dist.join(asset))?;
+    }
+    for dir in ["example", "bench"] {
+        if web.join(dir).exists() {
+            copy(&web.join(dir), &dist.join(dir))?;
+        }
+    }
+    let raw = std::fs::metadata(&bg).map(|m| m.len()).unwrap_or(0);
+    let gz = gzipped_size(&bg)
+        .map(|g| format!("{:.1} KB gzipped", g as f64 / 1024.0))
+        .unwrap_or_else(|| "gzip unavailable".into());
+    println!(
+        "dist: {} ({}: {:.1} KB raw, {gz})",
+        dist.display(),
+        bg.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+        raw as f64 / 1024.0
+    );
+    Ok(())
+}
+
+/// Child processes killed (and reaped) when dropped.
+#[derive(Default)]
+struct Children(Vec<(String, Child)>);
+
+impl Children {
+    fn add(&mut self, name: &str, child: Child) {
+        self.0.push((name.to_string(), child));
+    }
+
+    /// The first child that exited, if any.
+    fn exited(&mut self) -> Option<String> {
+        for (name, child) in &mut self.0 {
+            if let Ok(Some(status)) = child.try_wait() {
+                return Some(format!("{name} exited ({status})"));
+            }
+        }
+        None
+    }
+
+    fn pid(&self, name: &str) -> Option<u32> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, c)| c.id())
+    }
+}
+
+impl Drop for Children {
+    fn drop(&mut self) {
+        for (_, child) in self.0.iter_mut().rev() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn port_free(port: u16) -> bool {
+    TcpListener::bind(("127.0.0.1", port)).is_ok()
+}
+
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port: {e}"))
+}
+
+/// A plain HTTP GET (for readiness checks): status code and body.
+fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    let code = out.split_whitespace().nth(1)?.parse().ok()?;
+    let body = out.split_once("\r\n\r\n").map(|(_, b)| b.to_string())?;
+    Some((code, body))
+}
+
+fn wait_http(
+    port: u16,
+    path: &str,
+    what: &str,
+    kids: &mut Children,
+    secs: u64,
+) -> Result<(), String> {
+    let started = Instant::now();
+    loop {
+        if let Some((200, _)) = http_get(port, path) {
+            return Ok(());
+        }
+        if let Some(e) = kids.exited() {
+            return Err(format!("{what} is not up: {e}"));
+        }
+        if started.elapsed() > Duration::from_secs(secs) {
+            return Err(format!(
+                "{what} did not answer GET {path} on port {port} within {secs} s"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// What the sim should simulate.
+struct Cluster {
+    objects: usize,
+    churn: f64,
+    faults: String,
+    extra: Vec<String>,
+}
+
+/// A running sim behind kubectl proxy.
+struct Running {
+    kids: Children,
+    proxy_port: u16,
+    sim_port: u16,
+    _tmp: TempDir,
+}
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Result<TempDir, String> {
+        let dir = std::env::temp_dir().join(format!("kubelive-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+        Ok(TempDir(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn sim_binary() -> Result<PathBuf, String> {
+    run(cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "kubelive-sim",
+        "--bin",
+        "kubelive-sim",
+    ]))?;
+    let bin = target_dir().join("release").join("kubelive-sim");
+    if bin.exists() {
+        Ok(bin)
+    } else {
+        Err(format!("{} was not built", bin.display()))
+    }
+}
+
+/// Starts the sim and `kubectl proxy --www dist --www-prefix /ui/` in front of it.
+fn start_cluster(c: &Cluster, preferred_proxy_port: u16, quiet: bool) -> Result<Running, String> {
+    let sim = sim_binary()?;
+    let tmp = TempDir::new("web")?;
+    let mut kids = Children::default();
+    let sim_port = free_port()?;
+    let mut args = vec![
+        "serve".to_string(),
+        "--port".into(),
+        sim_port.to_string(),
+        "--objects".into(),
+        c.objects.to_string(),
+        "--churn".into(),
+        c.churn.to_string(),
+    ];
+    if !c.faults.is_empty() {
+        args.push("--faults".into());
+        args.push(c.faults.clone());
+    }
+    args.extend(c.extra.iter().cloned());
+    eprintln!("$ {} {}", sim.display(), args.join(" "));
+    let mut cmd = Command::new(&sim);
+    cmd.args(&args).stdout(Stdio::piped());
+    if quiet {
+        cmd.stderr(Stdio::null());
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start kubelive-sim: {e}"))?;
+    let stdout = child.stdout.take();
+    kids.add("kubelive-sim", child);
+    if let Some(stdout) = stdout {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        eprintln!("{}", line.trim());
+    }
+    wait_http(sim_port, "/api", "kubelive-sim", &mut kids, 60)?;
+
+    let kubeconfig = tmp.0.join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: sim\n  cluster:\n    server: http://127.0.0.1:{sim_port}\n\
+             contexts:\n- name: sim\n  context:\n    cluster: sim\n    user: sim\ncurrent-context: sim\n\
+             users:\n- name: sim\n  user: {{}}\n"
+        ),
+    )
+    .map_err(|e| format!("cannot write kubeconfig: {e}"))?;
+    let proxy_port = if preferred_proxy_port != 0 && port_free(preferred_proxy_port) {
+        preferred_proxy_port
+    } else {
+        let p = free_port()?;
+        if preferred_proxy_port != 0 {
+            eprintln!("port {preferred_proxy_port} is busy; kubectl proxy uses {p}");
+        }
+        p
+    };
+    let dist = dist_dir();
+    let mut proxy = command("kubectl", &["proxy", "--port"]);
+    proxy
+        .arg(proxy_port.to_string())
+        .arg("--www")
+        .arg(&dist)
+        .args(["--www-prefix", "/ui/", "--kubeconfig"])
+        .arg(&kubeconfig);
+    if quiet {
+        proxy.stdout(Stdio::null()).stderr(Stdio::null());
+    }
+    let child = proxy
+        .spawn()
+        .map_err(|e| format!("cannot start kubectl proxy: {e}"))?;
+    kids.add("kubectl proxy", child);
+    wait_http(proxy_port, "/api", "kubectl proxy", &mut kids, 30)?;
+    wait_http(proxy_port, "/ui/", "kubectl proxy (www)", &mut kids, 10)?;
+    Ok(Running {
+        kids,
+        proxy_port,
+        sim_port,
+        _tmp: tmp,
+    })
+}
+
+/// `cargo xtask demo [--pods N] [--churn R] [--faults SPEC] [--port P]`.
+pub fn demo(args: &[String]) -> Result<(), String> {
+    let mut cluster = Cluster {
+        objects: 3000,
+        churn: 40.0,
+        faults: "cut=0.05,split=0.3,500=0.01".into(),
+        extra: vec![
+            "--namespaces".into(),
+            "8".into(),
+            "--compact-every".into(),
+            "60".into(),
+        ],
+    };
+    let mut port = 8001;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut val = || it.next().cloned().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--pods" | "--objects" => {
+                cluster.objects = val()?.parse().map_err(|_| "--pods: a number")?
+            }
+            "--churn" => cluster.churn = val()?.parse().map_err(|_| "--churn: a number")?,
+            "--faults" => cluster.faults = val()?,
+            "--port" => port = val()?.parse().map_err(|_| "--port: a number")?,
+            other => return Err(format!("demo: unknown option {other:?}")),
+        }
+    }
+    // A 410 now and then: a restart drops every watch; with compaction since the
+    // watchers' last version the resume gets "too old resource version" and relists.
+    let restarts: Vec<String> = (1..=20).map(|i| format!("restart@{}", i * 90)).collect();
+    if !cluster.faults.contains("restart@") {
+        cluster.faults = format!("{},{}", cluster.faults, restarts.join(","));
+    }
+    dist(&[])?;
+    let mut running = start_cluster(&cluster, port, false)?;
+    println!(
+        "\nkubelive demo: {} pods churning {} changes/s, faults {}\n\n    http://127.0.0.1:{}/ui/\n\n\
+         (kubectl proxy on port {}, kubelive-sim on port {}; Ctrl-C stops all)",
+        cluster.objects,
+        cluster.churn,
+        cluster.faults,
+        running.proxy_port,
+        running.proxy_port,
+        running.sim_port
+    );
+    loop {
+        std::thread::sleep(Duration::from_millis(500));
+        if let Some(e) = running.kids.exited() {
+            return Err(e);
+        }
+    }
 }
 
 /// Adds the browser test steps (wasm-bindgen-test in Chromium, Playwright end to end).
-pub fn test_steps(_steps: &mut Steps) {}
+pub fn test_steps(steps: &mut Steps) {
+    steps.run(
+        "web: cargo clippy (wasm32)",
+        cargo(&[
+            "clippy",
+            "-p",
+            "kubelive-web",
+            "--all-targets",
+            "--target",
+            WASM_TARGET,
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    );
+    let mut wasm_tests = cargo(&["test", "-p", "kubelive-web", "--target", WASM_TARGET]);
+    wasm_tests
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+            "wasm-bindgen-test-runner",
+        )
+        .env("CHROMEDRIVER", "/usr/bin/chromedriver")
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "120");
+    steps.step("web: wasm-bindgen-test (headless Chromium)", || {
+        setup::web_tools()?;
+        setup::browser()?;
+        run(wasm_tests)
+    });
+    steps.step("web: cargo xtask dist", || {
+        setup::web_tools()?;
+        dist(&[])
+    });
+    steps.step(
+        "web: end to end (Playwright, kubectl proxy, sim under faults)",
+        e2e,
+    );
+}
+
+fn node_script(script: &str, env: &[(&str, String)]) -> Command {
+    let mut c = command("node", &[script]);
+    c.current_dir(root().join("web"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+/// The Playwright scripts: the app against the sim under faults, hostile data, the
+/// JS API example page.
+fn e2e() -> Result<(), String> {
+    setup::browser()?;
+    setup::npm_packages()?;
+    if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {
+        dist(&[])?;
+    }
+    let artifacts = root().join("artifacts");
+    let _ = std::fs::create_dir_all(&artifacts);
+    let mut failures = Vec::new();
+
+    // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
+    if let Err(e) = run(node_script(
+        "tests/hostile.mjs",
+        &[
+            ("DIST", dist_dir().display().to_string()),
+            ("ARTIFACTS", artifacts.display().to_string()),
+        ],
+    )) {
+        failures.push(e);
+    }
+
+    // The app and the JS API against the sim under faults, through kubectl proxy.
+    let cluster = Cluster {
+        objects: 60,
+        churn: 4.0,
+        faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@25,restart@50"
+            .into(),
+        extra: vec![
+            "--namespaces".into(),
+            "4".into(),
+            "--compact-every".into(),
+            "5".into(),
+            "--watch-cache-window".into(),
+            "4".into(),
+            "--bookmark-every".into(),
+            "3".into(),
+        ],
+    };
+    match start_cluster(&cluster, 0, true) {
+        Ok(running) => {
+            let env = [
+                (
+                    "BASE_URL",
+                    format!("http://127.0.0.1:{}", running.proxy_port),
+                ),
+                (
+                    "SIM_PID",
+                    running.kids.pid("kubelive-sim").unwrap_or(0).to_string(),
+                ),
+                ("ARTIFACTS", artifacts.display().to_string()),
+            ];
+            for script in ["tests/example.mjs", "tests/app.mjs"] {
+                if let Err(e) = run(node_script(script, &env)) {
+                    failures.push(e);
+                }
+            }
+        }
+        Err(e) => failures.push(e),
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}

@@ -1,0 +1,219 @@
+//! The app's smaller pieces. Object data is only ever rendered as text (Yew escapes
+//! text nodes and attribute values); nothing here sets inner HTML.
+
+use crate::status::StatusView;
+use crate::table::{cell, key_of, Col, RowState};
+use kubelive_core::Object;
+use std::rc::Rc;
+use std::sync::Arc;
+use yew::prelude::*;
+
+/// Pretty-prints compact JSON, keeping the key order (`JSON.stringify(JSON.parse(s), null, 2)`).
+pub fn pretty_json(compact: &str) -> String {
+    js_sys::JSON::parse(compact)
+        .ok()
+        .and_then(|v| {
+            js_sys::JSON::stringify_with_replacer_and_space(
+                &v,
+                &wasm_bindgen::JsValue::NULL,
+                &2.into(),
+            )
+            .ok()
+        })
+        .and_then(|s| s.as_string())
+        .unwrap_or_else(|| compact.to_string())
+}
+
+#[derive(Properties, PartialEq)]
+pub struct StatusBarProps {
+    pub status: StatusView,
+    pub resource: String,
+}
+
+/// The status bar: the engine's phase and health, from `Engine::status()`.
+#[function_component(StatusBar)]
+pub fn status_bar(p: &StatusBarProps) -> Html {
+    let s = &p.status;
+    let tone = s.tone();
+    let error = s
+        .last_error
+        .as_ref()
+        .filter(|_| s.phase == "backingOff" && s.failed.is_none());
+    html! {
+        <div class={classes!("statusbar", tone)} id="status" data-phase={s.phase} data-synced={s.synced.to_string()}
+             data-relists={s.relists.to_string()} data-resumes={s.resumes.to_string()} role="status" aria-live="polite">
+            <span class="dot"></span>
+            <span class="headline" id="status-headline">{ s.headline() }</span>
+            if let Some(e) = error {
+                <span class="err" title={e.clone()}>{ e.clone() }</span>
+            }
+            <span class="facts">
+                { for s.details().into_iter().map(|d| html! { <span class="fact">{d}</span> }) }
+            </span>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct RowsProps {
+    /// The visible window of rows.
+    pub objects: Rc<Vec<Arc<Object>>>,
+    /// Index of the first of them in the whole table.
+    pub first: usize,
+    pub cols: Rc<Vec<Col>>,
+    /// `grid-template-columns:...`
+    pub template: String,
+    pub states: Rc<Vec<RowState>>,
+    pub selected: Option<String>,
+    /// Unix seconds, for ages.
+    pub now: f64,
+    pub on_select: Callback<String>,
+    pub on_open: Callback<String>,
+}
+
+/// The rendered window of the virtualized table.
+#[function_component(Rows)]
+pub fn rows(p: &RowsProps) -> Html {
+    let top = p.first as f64 * super::ROW_HEIGHT;
+    html! {
+        <div class="window" style={format!("transform:translateY({top}px)")}>
+            { for p.objects.iter().enumerate().map(|(i, o)| {
+                let key = key_of(o);
+                let state = p.states.get(i).copied().unwrap_or(RowState::Normal);
+                let class = classes!(
+                    "row",
+                    ((p.first + i) % 2 == 1).then_some("odd"),
+                    (p.selected.as_deref() == Some(key.as_str())).then_some("selected"),
+                    match state {
+                        RowState::Normal => None,
+                        RowState::Gone => Some("gone"),
+                        RowState::Changed { added: true, generation } => Some(if generation % 2 == 0 { "added-a" } else { "added-b" }),
+                        RowState::Changed { added: false, generation } => Some(if generation % 2 == 0 { "mod-a" } else { "mod-b" }),
+                    },
+                );
+                let select = {
+                    let key = key.clone();
+                    p.on_select.reform(move |_: MouseEvent| key.clone())
+                };
+                let open = {
+                    let key = key.clone();
+                    p.on_open.reform(move |_: MouseEvent| key.clone())
+                };
+                html! {
+                    <div class={class} key={key.clone()} data-key={key} style={p.template.clone()}
+                         onclick={select} ondblclick={open} role="row">
+                        { for p.cols.iter().map(|&c| {
+                            let text = cell(c, o, p.now);
+                            let class = classes!(
+                                "td",
+                                c.numeric().then_some("num"),
+                                (c == Col::Status).then(|| format!("st-{}", text.to_ascii_lowercase())),
+                                (c == Col::Name).then_some("name"),
+                            );
+                            html! { <span class={class} title={text.clone()}>{ text }</span> }
+                        }) }
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct DetailProps {
+    pub object: Arc<Object>,
+    pub deleted: bool,
+    pub copied: bool,
+    pub on_copy: Callback<()>,
+    pub on_close: Callback<()>,
+}
+
+/// The selected object: metadata, labels, annotations and its JSON.
+#[function_component(Detail)]
+pub fn detail(p: &DetailProps) -> Html {
+    let o = &p.object;
+    // The pretty JSON of the shown version only (re-made when the version changes).
+    let json = use_memo(
+        (
+            o.uid().to_string(),
+            o.resource_version().to_string(),
+            o.name().to_string(),
+        ),
+        {
+            let o = o.clone();
+            move |_| pretty_json(o.json_str())
+        },
+    );
+    let pairs = |list: Vec<(String, String)>| {
+        html! {
+            <dl class="pairs">
+                { for list.into_iter().map(|(k, v)| html! { <><dt>{k}</dt><dd>{v}</dd></> }) }
+            </dl>
+        }
+    };
+    let on_copy = p.on_copy.reform(|_: MouseEvent| ());
+    let on_close = p.on_close.reform(|_: MouseEvent| ());
+    html! {
+        <aside class="detail" id="detail">
+            <div class="detail-head">
+                <div class="detail-title">
+                    <div class="detail-name" id="detail-name">{ o.name() }</div>
+                    <div class="detail-sub">
+                        { if o.namespace().is_empty() { String::new() } else { format!("{} · ", o.namespace()) } }
+                        { format!("rv {}", o.resource_version()) }
+                        if p.deleted { <span class="badge gone">{"deleted"}</span> }
+                    </div>
+                </div>
+                <button class="btn" id="copy-json" onclick={on_copy}>{ if p.copied { "Copied" } else { "Copy JSON" } }</button>
+                <button class="btn" id="close-detail" onclick={on_close} title="Close (Esc)">{"×"}</button>
+            </div>
+            <div class="detail-body">
+                <h4>{"Labels"}</h4>
+                { pairs(o.labels()) }
+                <h4>{"Annotations"}</h4>
+                { pairs(o.annotations()) }
+                <h4>{"JSON"}</h4>
+                <pre class="json" id="detail-json">{ (*json).clone() }</pre>
+            </div>
+        </aside>
+    }
+}
+
+/// One line of the event log.
+#[derive(Clone, PartialEq, Debug)]
+pub struct LogEntry {
+    pub seq: u64,
+    /// ADDED, MODIFIED, DELETED, SYNCED, RELIST, BACKOFF, FAILED, RESUMED, VIEW.
+    pub kind: &'static str,
+    pub object: String,
+    pub version: String,
+    /// Wall-clock time, HH:MM:SS.
+    pub at: String,
+    /// CSS tone: added, modified, deleted, ok, warn, error, note.
+    pub tone: &'static str,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EventLogProps {
+    pub entries: Rc<Vec<LogEntry>>,
+}
+
+/// The last changes, newest first.
+#[function_component(EventLog)]
+pub fn event_log(p: &EventLogProps) -> Html {
+    html! {
+        <footer class="log" id="log">
+            <div class="log-title">{"Recent changes"}</div>
+            <ol class="log-list">
+                { for p.entries.iter().map(|e| html! {
+                    <li key={e.seq} class={classes!("log-entry", e.tone)} data-kind={e.kind}>
+                        <span class="log-at">{ e.at.clone() }</span>
+                        <span class="log-kind">{ e.kind }</span>
+                        <span class="log-obj">{ e.object.clone() }</span>
+                        <span class="log-rv">{ if e.version.is_empty() { String::new() } else { format!("rv {}", e.version) } }</span>
+                    </li>
+                }) }
+            </ol>
+        </footer>
+    }
+}

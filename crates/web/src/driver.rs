@@ -1,0 +1,317 @@
+//! The browser driver of the sans-io engine: it moves bytes and time, nothing else.
+//!
+//! Every request the engine asks for becomes a `fetch` whose body is read chunk by
+//! chunk from its `ReadableStream` and fed to the engine as it arrives (no buffering of
+//! whole bodies). Every deadline becomes a `setTimeout`. Requests the engine gives up
+//! on, and everything on [`Driver::stop`] (or drop), are aborted with their
+//! `AbortController`. After each feed the engine is drained as the core's draining rule
+//! says, and the events go to the sink in one batch, outside any borrow, so the sink
+//! may call back into the driver.
+
+use crate::status::{DriverNotes, StatusView};
+use crate::time;
+use kubelive_core::{Config, Engine, Event, Request, RequestId, Store, TransportError};
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, ReadableStreamDefaultReader, RequestCredentials, RequestInit};
+
+/// Receives every batch of engine events, with a handle to ask the driver for status
+/// or the store while it runs.
+pub type Sink = Box<dyn FnMut(&DriverRef<'_>, Vec<Event>)>;
+
+struct Inner {
+    engine: Engine,
+    base_url: String,
+    inflight: Vec<(RequestId, AbortController)>,
+    /// The armed timer: (setTimeout handle, engine instant it fires for).
+    timer: Option<(i32, u64)>,
+    stopped: bool,
+    notes: DriverNotes,
+}
+
+struct Shared {
+    inner: RefCell<Inner>,
+    sink: RefCell<Sink>,
+}
+
+/// A running engine. Dropping it stops it (aborts what is in flight, clears timers).
+pub struct Driver {
+    shared: Rc<Shared>,
+}
+
+/// What a sink may look at while it handles a batch.
+pub struct DriverRef<'a> {
+    shared: &'a Shared,
+}
+
+impl DriverRef<'_> {
+    pub fn status(&self) -> StatusView {
+        status_of(self.shared)
+    }
+
+    pub fn with_store<R>(&self, f: impl FnOnce(&Store) -> R) -> R {
+        f(self.shared.inner.borrow().engine.store())
+    }
+}
+
+fn status_of(shared: &Shared) -> StatusView {
+    let inner = shared.inner.borrow();
+    StatusView::new(&inner.engine.status(), &inner.notes, time::now())
+}
+
+impl Driver {
+    /// Starts an engine for `config` against `base_url` (`""` for same origin: API
+    /// paths are absolute, `/api/...`).
+    pub fn start(mut config: Config, base_url: &str, sink: Sink) -> Driver {
+        // Jitter and watch timeouts differ between tabs; simulations fix the seed.
+        config.seed = (js_sys::Math::random() * 9_007_199_254_740_991.0) as u64;
+        let engine = Engine::new(config, time::now());
+        let shared = Rc::new(Shared {
+            inner: RefCell::new(Inner {
+                engine,
+                base_url: base_url.trim_end_matches('/').to_string(),
+                inflight: Vec::new(),
+                timer: None,
+                stopped: false,
+                notes: DriverNotes::default(),
+            }),
+            sink: RefCell::new(sink),
+        });
+        // The engine queued its first request in `new`: drain it.
+        feed(&shared, |_, _| {});
+        Driver { shared }
+    }
+
+    /// Stops the engine and aborts everything in flight. Idempotent.
+    pub fn stop(&self) {
+        stop(&self.shared);
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.shared.inner.borrow().stopped
+    }
+
+    pub fn status(&self) -> StatusView {
+        status_of(&self.shared)
+    }
+
+    pub fn with_store<R>(&self, f: impl FnOnce(&Store) -> R) -> R {
+        f(self.shared.inner.borrow().engine.store())
+    }
+
+    /// Requests currently in flight (for tests and the status bar).
+    pub fn in_flight(&self) -> usize {
+        self.shared.inner.borrow().inflight.len()
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        stop(&self.shared);
+    }
+}
+
+fn stop(shared: &Rc<Shared>) {
+    let mut inner = shared.inner.borrow_mut();
+    if inner.stopped {
+        return;
+    }
+    inner.engine.stop();
+    while inner.engine.poll_cancel().is_some() {}
+    while inner.engine.poll_request().is_some() {}
+    while inner.engine.poll_event().is_some() {}
+    inner.stopped = true;
+    for (_, controller) in inner.inflight.drain(..) {
+        controller.abort();
+    }
+    if let Some((handle, _)) = inner.timer.take() {
+        if let Some(w) = web_sys::window() {
+            w.clear_timeout_with_handle(handle);
+        }
+    }
+}
+
+/// One feed call, then the draining rule, then the sink (outside the borrow).
+fn feed(shared: &Rc<Shared>, f: impl FnOnce(&mut Engine, kubelive_core::Instant)) {
+    let events = {
+        let mut guard = shared.inner.borrow_mut();
+        let inner = &mut *guard;
+        if inner.stopped {
+            return;
+        }
+        f(&mut inner.engine, time::now());
+        drain(shared, inner)
+    };
+    if !events.is_empty() {
+        let mut sink = shared.sink.borrow_mut();
+        (*sink)(&DriverRef { shared }, events);
+    }
+}
+
+fn drain(shared: &Rc<Shared>, inner: &mut Inner) -> Vec<Event> {
+    while let Some(id) = inner.engine.poll_cancel() {
+        if let Some(i) = inner.inflight.iter().position(|(r, _)| *r == id) {
+            inner.inflight.swap_remove(i).1.abort();
+        }
+    }
+    while let Some(request) = inner.engine.poll_request() {
+        let controller = match AbortController::new() {
+            Ok(c) => c,
+            Err(_) => continue, // no AbortController: not a browser we support
+        };
+        inner.inflight.push((request.id, controller.clone()));
+        let url = format!("{}{}", inner.base_url, request.path);
+        wasm_bindgen_futures::spawn_local(run_request(
+            Rc::downgrade(shared),
+            request,
+            url,
+            controller,
+        ));
+    }
+    let mut events = Vec::new();
+    while let Some(event) = inner.engine.poll_event() {
+        inner.notes.note(&event, time::now());
+        events.push(event);
+    }
+    rearm(shared, inner);
+    events
+}
+
+fn rearm(shared: &Rc<Shared>, inner: &mut Inner) {
+    let want = inner.engine.poll_timeout().map(|t| t.as_millis());
+    if inner.timer.map(|(_, at)| at) == want {
+        return;
+    }
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if let Some((handle, _)) = inner.timer.take() {
+        window.clear_timeout_with_handle(handle);
+    }
+    let Some(at) = want else {
+        return;
+    };
+    let delay = at
+        .saturating_sub(time::now().as_millis())
+        .min(i32::MAX as u64) as i32;
+    let weak = Rc::downgrade(shared);
+    // once_into_js frees itself when called; a cleared timer leaks one small closure.
+    let callback = Closure::once_into_js(move || {
+        if let Some(shared) = weak.upgrade() {
+            shared.inner.borrow_mut().timer = None;
+            feed(&shared, |engine, now| engine.handle_timeout(now));
+        }
+    });
+    if let Ok(handle) = window
+        .set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), delay)
+    {
+        inner.timer = Some((handle, at));
+    }
+}
+
+fn still_wanted(weak: &Weak<Shared>, id: RequestId) -> Option<Rc<Shared>> {
+    let shared = weak.upgrade()?;
+    let wanted = {
+        let inner = shared.inner.borrow();
+        !inner.stopped && inner.inflight.iter().any(|(r, _)| *r == id)
+    };
+    wanted.then_some(shared)
+}
+
+fn forget(shared: &Shared, id: RequestId) {
+    shared.inner.borrow_mut().inflight.retain(|(r, _)| *r != id);
+}
+
+fn js_message(e: &JsValue) -> String {
+    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
+        return String::from(err.message());
+    }
+    e.as_string().unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Carries out one request: fetch, head, then the body chunk by chunk.
+async fn run_request(
+    weak: Weak<Shared>,
+    request: Request,
+    url: String,
+    controller: AbortController,
+) {
+    let id = request.id;
+    let init = RequestInit::new();
+    init.set_method("GET");
+    init.set_signal(Some(&controller.signal()));
+    // Same origin only: the proxy adds credentials; the browser sends none of its own
+    // to other origins.
+    init.set_credentials(RequestCredentials::SameOrigin);
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let fetched = JsFuture::from(window.fetch_with_str_and_init(&url, &init)).await;
+    let Some(shared) = still_wanted(&weak, id) else {
+        return;
+    };
+    let response: web_sys::Response = match fetched.and_then(|r| r.dyn_into()) {
+        Ok(r) => r,
+        Err(e) => {
+            forget(&shared, id);
+            let error = TransportError::Connect(js_message(&e));
+            feed(&shared, |engine, now| engine.handle_error(id, error, now));
+            return;
+        }
+    };
+    let headers = response.headers();
+    let mut head: Vec<(&str, String)> = Vec::new();
+    for name in ["retry-after", "content-type"] {
+        if let Ok(Some(v)) = headers.get(name) {
+            head.push((name, v));
+        }
+    }
+    let head: Vec<(&str, &str)> = head.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let status = response.status();
+    feed(&shared, |engine, now| {
+        engine.handle_response(id, status, &head, now)
+    });
+    let Some(body) = response.body() else {
+        forget(&shared, id);
+        feed(&shared, |engine, now| engine.handle_end(id, now));
+        return;
+    };
+    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    drop(shared);
+    let mut buf: Vec<u8> = Vec::new();
+    loop {
+        let read = JsFuture::from(reader.read()).await;
+        let Some(shared) = still_wanted(&weak, id) else {
+            let _ = reader.cancel();
+            return;
+        };
+        let chunk = match read {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                // The body ended by a network error, not by its end: a reset.
+                forget(&shared, id);
+                let error = TransportError::Reset(js_message(&e));
+                feed(&shared, |engine, now| engine.handle_error(id, error, now));
+                return;
+            }
+        };
+        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done"))
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            forget(&shared, id);
+            feed(&shared, |engine, now| engine.handle_end(id, now));
+            return;
+        }
+        let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).unwrap_or_default();
+        if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
+            buf.resize(bytes.length() as usize, 0);
+            bytes.copy_to(&mut buf);
+            feed(&shared, |engine, now| engine.handle_body(id, &buf, now));
+        }
+    }
+}

@@ -1,0 +1,553 @@
+//! The live table's model: which columns a resource has, how rows sort and filter,
+//! and a sorted, filtered index kept up to date from engine events.
+//!
+//! Small batches are applied incrementally (binary search, insert/remove); a large
+//! batch (a LIST page, a relist) marks the index stale and it is rebuilt from the
+//! store, throttled, never per event. Changed rows flash; deleted rows stay for a
+//! moment marked as gone, then leave.
+
+use crate::time::{human_duration, parse_rfc3339};
+use kubelive_core::{ColumnKind, Columns, Event, Object, Store};
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How long a deleted row stays (fading out) before it leaves the table.
+pub const FADE_MS: f64 = 1500.0;
+/// How long a changed row is marked as changed.
+pub const FLASH_MS: f64 = 1200.0;
+/// Batches larger than this are not applied row by row: the index is rebuilt.
+const INCREMENTAL_MAX: usize = 256;
+/// Minimum time between two rebuilds of a large index.
+const REBUILD_EVERY_MS: f64 = 250.0;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Col {
+    Name,
+    Namespace,
+    Ready,
+    Status,
+    Restarts,
+    Node,
+    UpToDate,
+    Available,
+    Age,
+}
+
+impl Col {
+    pub const ALL: [Col; 9] = [
+        Col::Name,
+        Col::Namespace,
+        Col::Ready,
+        Col::Status,
+        Col::Restarts,
+        Col::Node,
+        Col::UpToDate,
+        Col::Available,
+        Col::Age,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Col::Name => "name",
+            Col::Namespace => "namespace",
+            Col::Ready => "ready",
+            Col::Status => "status",
+            Col::Restarts => "restarts",
+            Col::Node => "node",
+            Col::UpToDate => "uptodate",
+            Col::Available => "available",
+            Col::Age => "age",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Col::Name => "Name",
+            Col::Namespace => "Namespace",
+            Col::Ready => "Ready",
+            Col::Status => "Status",
+            Col::Restarts => "Restarts",
+            Col::Node => "Node",
+            Col::UpToDate => "Up-to-date",
+            Col::Available => "Available",
+            Col::Age => "Age",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Col> {
+        Col::ALL.into_iter().find(|c| c.id() == id)
+    }
+
+    /// Numbers align right.
+    pub fn numeric(self) -> bool {
+        matches!(
+            self,
+            Col::Restarts | Col::UpToDate | Col::Available | Col::Age
+        )
+    }
+}
+
+/// The columns that fit a resource.
+pub fn columns(kind: ColumnKind, namespaced: bool) -> Vec<Col> {
+    let mut cols = vec![Col::Name];
+    if namespaced {
+        cols.push(Col::Namespace);
+    }
+    match kind {
+        ColumnKind::Pod => cols.extend([Col::Ready, Col::Status, Col::Restarts, Col::Node]),
+        ColumnKind::Deployment => cols.extend([Col::Ready, Col::UpToDate, Col::Available]),
+        ColumnKind::Generic => {}
+    }
+    cols.push(Col::Age);
+    cols
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sort {
+    pub col: Col,
+    pub desc: bool,
+}
+
+impl Default for Sort {
+    fn default() -> Self {
+        Sort {
+            col: Col::Name,
+            desc: false,
+        }
+    }
+}
+
+impl Sort {
+    /// `name`, `-restarts`.
+    pub fn parse(s: &str) -> Option<Sort> {
+        let (desc, id) = match s.strip_prefix('-') {
+            Some(id) => (true, id),
+            None => (false, s),
+        };
+        Col::from_id(id).map(|col| Sort { col, desc })
+    }
+
+    pub fn to_param(self) -> String {
+        format!("{}{}", if self.desc { "-" } else { "" }, self.col.id())
+    }
+
+    /// Clicking a column: the same column flips, another starts ascending.
+    pub fn toggled(self, col: Col) -> Sort {
+        if self.col == col {
+            Sort {
+                col,
+                desc: !self.desc,
+            }
+        } else {
+            Sort { col, desc: false }
+        }
+    }
+
+    /// A total order: the column, then namespace and name (unique per object).
+    pub fn compare(self, a: &Object, b: &Object) -> Ordering {
+        let by_col = compare_col(self.col, a, b);
+        let by_col = if self.desc { by_col.reverse() } else { by_col };
+        by_col.then_with(|| (a.namespace(), a.name()).cmp(&(b.namespace(), b.name())))
+    }
+}
+
+fn compare_col(col: Col, a: &Object, b: &Object) -> Ordering {
+    match col {
+        Col::Name => a.name().cmp(b.name()),
+        Col::Namespace => a.namespace().cmp(b.namespace()),
+        // Youngest first when ascending, like a list of recent things.
+        Col::Age => b.creation_timestamp().cmp(&a.creation_timestamp()),
+        _ => match (a.columns(), b.columns()) {
+            (Columns::Pod(x), Columns::Pod(y)) => match col {
+                Col::Ready => (x.ready, x.containers).cmp(&(y.ready, y.containers)),
+                Col::Status => x.status.cmp(&y.status),
+                Col::Restarts => x.restarts.cmp(&y.restarts),
+                Col::Node => x.node.cmp(&y.node),
+                _ => Ordering::Equal,
+            },
+            (Columns::Deployment(x), Columns::Deployment(y)) => match col {
+                Col::Ready => (x.ready, x.desired).cmp(&(y.ready, y.desired)),
+                Col::UpToDate => x.up_to_date.cmp(&y.up_to_date),
+                Col::Available => x.available.cmp(&y.available),
+                _ => Ordering::Equal,
+            },
+            _ => Ordering::Equal,
+        },
+    }
+}
+
+/// The text of one cell (`now` in Unix seconds, for ages).
+pub fn cell(col: Col, o: &Object, now: f64) -> String {
+    match col {
+        Col::Name => o.name().to_string(),
+        Col::Namespace => o.namespace().to_string(),
+        Col::Age => o
+            .creation_timestamp()
+            .and_then(parse_rfc3339)
+            .map(|t| human_duration(now - t))
+            .unwrap_or_else(|| "<unknown>".to_string()),
+        _ => match o.columns() {
+            Columns::Pod(p) => match col {
+                Col::Ready => format!("{}/{}", p.ready, p.containers),
+                Col::Status => p.status.to_string(),
+                Col::Restarts => p.restarts.to_string(),
+                Col::Node => {
+                    if p.node.is_empty() {
+                        "<none>".to_string()
+                    } else {
+                        p.node.to_string()
+                    }
+                }
+                _ => String::new(),
+            },
+            Columns::Deployment(d) => match col {
+                Col::Ready => format!("{}/{}", d.ready, d.desired),
+                Col::UpToDate => d.up_to_date.to_string(),
+                Col::Available => d.available.to_string(),
+                _ => String::new(),
+            },
+            Columns::Generic => String::new(),
+        },
+    }
+}
+
+/// The text filter: words are name substrings (case-insensitive), `k=v` words are
+/// label matches (`k=` matches an empty value; `k` alone with `=` only).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    names: Vec<String>,
+    labels: Vec<(String, String)>,
+}
+
+impl Filter {
+    pub fn parse(q: &str) -> Filter {
+        let mut f = Filter::default();
+        for word in q.split_whitespace() {
+            match word.split_once('=') {
+                Some((k, v)) => {
+                    let v = v.strip_prefix('=').unwrap_or(v);
+                    f.labels.push((k.to_string(), v.to_string()));
+                }
+                None => f.names.push(word.to_lowercase()),
+            }
+        }
+        f
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty() && self.labels.is_empty()
+    }
+
+    pub fn matches(&self, o: &Object) -> bool {
+        if !self.names.is_empty() {
+            let name = o.name();
+            let lower;
+            let name = if name.bytes().any(|b| b.is_ascii_uppercase()) || !name.is_ascii() {
+                lower = name.to_lowercase();
+                lower.as_str()
+            } else {
+                name
+            };
+            if !self.names.iter().all(|n| name.contains(n.as_str())) {
+                return false;
+            }
+        }
+        if !self.labels.is_empty() {
+            let labels = o.labels();
+            return self
+                .labels
+                .iter()
+                .all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v));
+        }
+        true
+    }
+}
+
+/// How a row looks right now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowState {
+    Normal,
+    /// Added or modified recently; the generation alternates the animation.
+    Changed {
+        added: bool,
+        generation: u32,
+    },
+    /// Deleted; fading out.
+    Gone,
+}
+
+pub fn key_of(o: &Object) -> String {
+    format!("{}/{}", o.namespace(), o.name())
+}
+
+/// The sorted, filtered index the table renders a window of.
+#[derive(Default)]
+pub struct TableModel {
+    sort: Sort,
+    filter: Filter,
+    rows: Vec<Arc<Object>>,
+    /// Deleted rows still shown: key -> (the object in `rows`, deleted at).
+    fading: HashMap<String, (Arc<Object>, f64)>,
+    /// Recently changed rows: key -> (added?, generation, at).
+    flashes: HashMap<String, (bool, u32, f64)>,
+    generation: u32,
+    /// `rows` misses changes; rebuild from the store.
+    stale: bool,
+    last_rebuild: f64,
+    rebuild_cost: f64,
+    /// Changes are highlighted only once the first sync is done (not the initial list).
+    live: bool,
+}
+
+impl TableModel {
+    pub fn new(sort: Sort, filter: Filter) -> TableModel {
+        TableModel {
+            sort,
+            filter,
+            stale: true,
+            last_rebuild: f64::NEG_INFINITY,
+            ..TableModel::default()
+        }
+    }
+
+    pub fn sort(&self) -> Sort {
+        self.sort
+    }
+
+    pub fn rows(&self) -> &[Arc<Object>] {
+        &self.rows
+    }
+
+    /// Rows shown, not counting deleted ones fading out.
+    pub fn shown(&self) -> usize {
+        self.rows.len() - self.fading.len().min(self.rows.len())
+    }
+
+    pub fn is_stale(&self) -> bool {
+        self.stale
+    }
+
+    pub fn set_sort(&mut self, sort: Sort) {
+        if sort != self.sort {
+            self.sort = sort;
+            self.stale = true;
+            self.last_rebuild = f64::NEG_INFINITY;
+        }
+    }
+
+    pub fn set_filter(&mut self, filter: Filter) {
+        if filter != self.filter {
+            self.filter = filter;
+            self.stale = true;
+            self.last_rebuild = f64::NEG_INFINITY;
+        }
+    }
+
+    pub fn row_state(&self, key: &str, now: f64) -> RowState {
+        if self.fading.contains_key(key) {
+            return RowState::Gone;
+        }
+        match self.flashes.get(key) {
+            Some(&(added, generation, at)) if now - at < FLASH_MS => {
+                RowState::Changed { added, generation }
+            }
+            _ => RowState::Normal,
+        }
+    }
+
+    /// Applies one batch of engine events (`now` in ms).
+    pub fn apply(&mut self, events: &[Event], now: f64) {
+        let objects = events
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    Event::Added(_) | Event::Modified { .. } | Event::Deleted(_)
+                )
+            })
+            .count();
+        let incremental = !self.stale && (objects <= INCREMENTAL_MAX || self.rows.len() < 2000);
+        if !incremental && objects > 0 {
+            self.stale = true;
+        }
+        for event in events {
+            match event {
+                Event::Synced { .. } => self.live = true,
+                Event::Added(o) => {
+                    self.flash(o, true, now);
+                    if incremental {
+                        self.unfade(o);
+                        self.insert(o);
+                    }
+                }
+                Event::Modified { old, new } => {
+                    self.flash(new, false, now);
+                    if incremental {
+                        self.remove(old);
+                        self.insert(new);
+                    }
+                }
+                Event::Deleted(o) => {
+                    let key = key_of(o);
+                    self.flashes.remove(&key);
+                    if !incremental {
+                        if self.live {
+                            // Shown as gone until the rebuild drops it.
+                            self.fading.insert(key, (o.clone(), now));
+                        }
+                        continue;
+                    }
+                    match self.position_of(o) {
+                        Some(i) if self.live => {
+                            let shown = self.rows[i].clone();
+                            self.fading.insert(key, (shown, now));
+                        }
+                        Some(i) => {
+                            self.rows.remove(i);
+                        }
+                        None => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn flash(&mut self, o: &Arc<Object>, added: bool, now: f64) {
+        if self.live {
+            self.generation = self.generation.wrapping_add(1);
+            self.flashes
+                .insert(key_of(o), (added, self.generation, now));
+        }
+    }
+
+    fn unfade(&mut self, o: &Object) {
+        if let Some((shown, _)) = self.fading.remove(&key_of(o)) {
+            self.remove(&shown);
+        }
+    }
+
+    fn insert(&mut self, o: &Arc<Object>) {
+        if !self.filter.matches(o) {
+            return;
+        }
+        let sort = self.sort;
+        let i = self
+            .rows
+            .partition_point(|p| sort.compare(p, o) == Ordering::Less);
+        if self.rows.get(i).is_some_and(|p| same_key(p, o)) {
+            self.rows[i] = o.clone();
+        } else {
+            self.rows.insert(i, o.clone());
+        }
+    }
+
+    /// Where the row of `o`'s key is: by binary search when `o` is the version shown
+    /// (or sorts the same), else by a scan.
+    fn position_of(&self, o: &Object) -> Option<usize> {
+        let sort = self.sort;
+        if let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, o)) {
+            return Some(i);
+        }
+        self.rows.iter().position(|p| same_key(p, o))
+    }
+
+    fn remove(&mut self, o: &Object) {
+        let sort = self.sort;
+        if let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, o)) {
+            self.rows.remove(i);
+        } else if self.filter.matches(o) {
+            // Shown, but under a version that sorts differently (should not happen:
+            // `old` is the version the store held); find it the slow way.
+            if let Some(i) = self.rows.iter().position(|p| same_key(p, o)) {
+                self.rows.remove(i);
+            }
+        }
+    }
+
+    /// Rebuilds a stale index from the store when the throttle allows (or `force`).
+    /// Returns whether it rebuilt.
+    pub fn maybe_rebuild(&mut self, store: &Store, now: f64, force: bool) -> bool {
+        if !self.stale {
+            return false;
+        }
+        let wait = REBUILD_EVERY_MS.max(4.0 * self.rebuild_cost);
+        if !force && now - self.last_rebuild < wait && store.len() > 2000 {
+            return false;
+        }
+        self.rebuild(store);
+        self.last_rebuild = now;
+        true
+    }
+
+    /// Records how long the last rebuild took (the throttle adapts to it).
+    pub fn note_rebuild_cost(&mut self, ms: f64) {
+        self.rebuild_cost = ms;
+    }
+
+    fn rebuild(&mut self, store: &Store) {
+        let filter = &self.filter;
+        let mut rows: Vec<Arc<Object>> = Vec::with_capacity(store.len());
+        rows.extend(store.iter().filter(|o| filter.matches(o)).cloned());
+        // Deleted rows still fading stay (unless the store has the key again).
+        self.fading
+            .retain(|_, (o, _)| store.get(o.namespace(), o.name()).is_none());
+        rows.extend(
+            self.fading
+                .values()
+                .filter(|(o, _)| filter.matches(o))
+                .map(|(o, _)| o.clone()),
+        );
+        let sort = self.sort;
+        rows.sort_unstable_by(|a, b| sort.compare(a, b));
+        self.rows = rows;
+        self.stale = false;
+    }
+
+    /// Drops rows that finished fading and forgets old flashes. Returns whether the
+    /// rows changed.
+    pub fn sweep(&mut self, now: f64) -> bool {
+        self.flashes.retain(|_, (_, _, at)| now - *at < FLASH_MS);
+        let done: Vec<Arc<Object>> = self
+            .fading
+            .values()
+            .filter(|(_, at)| now - *at >= FADE_MS)
+            .map(|(o, _)| o.clone())
+            .collect();
+        for o in &done {
+            self.fading.remove(&key_of(o));
+            if !self.stale {
+                self.remove(o);
+            }
+        }
+        !done.is_empty()
+    }
+
+    /// Anything time-based left to animate or drop.
+    pub fn animating(&self) -> bool {
+        !self.fading.is_empty() || !self.flashes.is_empty()
+    }
+
+    /// The index of the row with `key`, if shown.
+    pub fn find(&self, key: &str) -> Option<usize> {
+        self.rows.iter().position(|o| key_of(o) == key)
+    }
+
+    /// Forgets everything (a new view).
+    pub fn clear(&mut self) {
+        self.rows.clear();
+        self.fading.clear();
+        self.flashes.clear();
+        self.live = false;
+        self.stale = true;
+        self.last_rebuild = f64::NEG_INFINITY;
+    }
+}
+
+fn same_key(a: &Object, b: &Object) -> bool {
+    a.name() == b.name() && a.namespace() == b.namespace()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,139 @@
+use super::*;
+use kubelive_core::{ParseOptions, Store};
+
+fn pod(ns: &str, name: &str, rv: u32, restarts: u32, app: &str) -> Arc<Object> {
+    let json = format!(
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"{ns}","uid":"u-{name}","resourceVersion":"{rv}","creationTimestamp":"2024-01-01T00:00:00Z","labels":{{"app":"{app}"}}}},"spec":{{"nodeName":"n1","containers":[{{"name":"c"}}]}},"status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":true,"restartCount":{restarts}}}]}}}}"#
+    );
+    let opts = ParseOptions {
+        columns: ColumnKind::Pod,
+        ..ParseOptions::default()
+    };
+    Arc::new(Object::parse(json.as_bytes(), &opts).expect("test pod parses"))
+}
+
+fn names(m: &TableModel) -> Vec<&str> {
+    m.rows().iter().map(|o| o.name()).collect()
+}
+
+#[test]
+fn columns_fit_the_resource() {
+    let ids = |c: Vec<Col>| c.into_iter().map(Col::id).collect::<Vec<_>>().join(",");
+    assert_eq!(
+        ids(columns(ColumnKind::Pod, true)),
+        "name,namespace,ready,status,restarts,node,age"
+    );
+    assert_eq!(
+        ids(columns(ColumnKind::Deployment, true)),
+        "name,namespace,ready,uptodate,available,age"
+    );
+    assert_eq!(ids(columns(ColumnKind::Generic, false)), "name,age");
+}
+
+#[test]
+fn cells_read_like_kubectl() {
+    let p = pod("default", "web-1", 5, 3, "web");
+    assert_eq!(cell(Col::Ready, &p, 0.0), "1/1");
+    assert_eq!(cell(Col::Status, &p, 0.0), "Running");
+    assert_eq!(cell(Col::Restarts, &p, 0.0), "3");
+    assert_eq!(cell(Col::Node, &p, 0.0), "n1");
+    assert_eq!(cell(Col::Age, &p, 1_704_067_200.0 + 90.0), "90s");
+}
+
+#[test]
+fn sort_params_round_trip() {
+    let s = Sort::parse("-restarts").unwrap();
+    assert_eq!((s.col, s.desc), (Col::Restarts, true));
+    assert_eq!(s.to_param(), "-restarts");
+    assert_eq!(s.toggled(Col::Restarts).to_param(), "restarts");
+    assert_eq!(s.toggled(Col::Name).to_param(), "name");
+    assert!(Sort::parse("bogus").is_none());
+}
+
+#[test]
+fn filter_matches_names_and_labels() {
+    let p = pod("default", "Web-1", 5, 0, "web");
+    assert!(Filter::parse("web").matches(&p));
+    assert!(Filter::parse("app=web").matches(&p));
+    assert!(Filter::parse("app==web eb-").matches(&p));
+    assert!(!Filter::parse("app=db").matches(&p));
+    assert!(!Filter::parse("api").matches(&p));
+    assert!(Filter::parse("  ").is_empty());
+}
+
+#[test]
+fn incremental_updates_keep_the_index_sorted() {
+    let mut m = TableModel::new(Sort::parse("-restarts").unwrap(), Filter::default());
+    let store = Store::new();
+    assert!(m.maybe_rebuild(&store, 0.0, false));
+    let a = pod("ns", "a", 1, 1, "x");
+    let b = pod("ns", "b", 2, 5, "x");
+    let c = pod("ns", "c", 3, 3, "y");
+    m.apply(
+        &[
+            Event::Added(a.clone()),
+            Event::Added(b.clone()),
+            Event::Added(c.clone()),
+        ],
+        0.0,
+    );
+    assert_eq!(names(&m), ["b", "c", "a"]);
+    let a2 = pod("ns", "a", 4, 9, "x");
+    m.apply(
+        &[Event::Modified {
+            old: a.clone(),
+            new: a2.clone(),
+        }],
+        0.0,
+    );
+    assert_eq!(names(&m), ["a", "b", "c"]);
+    // Before the first sync, deletes leave at once and nothing flashes.
+    m.apply(&[Event::Deleted(b.clone())], 0.0);
+    assert_eq!(names(&m), ["a", "c"]);
+    assert_eq!(m.row_state("ns/a", 0.0), RowState::Normal);
+}
+
+#[test]
+fn after_sync_changes_flash_and_deletes_fade() {
+    let mut m = TableModel::new(Sort::default(), Filter::parse("app=x"));
+    m.maybe_rebuild(&Store::new(), 0.0, false);
+    let a = pod("ns", "a", 1, 1, "x");
+    let y = pod("ns", "y", 1, 1, "y");
+    m.apply(
+        &[
+            Event::Added(a.clone()),
+            Event::Added(y.clone()),
+            Event::Synced {
+                objects: 2,
+                resource_version: kubelive_core::ResourceVersion::new("1"),
+            },
+        ],
+        0.0,
+    );
+    assert_eq!(
+        names(&m),
+        ["a"],
+        "the filter applies to incremental inserts"
+    );
+    let b = pod("ns", "b", 2, 0, "x");
+    m.apply(&[Event::Added(b.clone())], 100.0);
+    assert!(matches!(
+        m.row_state("ns/b", 150.0),
+        RowState::Changed { added: true, .. }
+    ));
+    assert_eq!(m.row_state("ns/b", 100.0 + FLASH_MS), RowState::Normal);
+    // The deleted object's final state may differ from the shown one.
+    let a_final = pod("ns", "a", 3, 7, "x");
+    m.apply(&[Event::Deleted(a_final)], 200.0);
+    assert_eq!(m.row_state("ns/a", 300.0), RowState::Gone);
+    assert_eq!(names(&m), ["a", "b"]);
+    assert_eq!(m.shown(), 1);
+    assert!(m.sweep(200.0 + FADE_MS));
+    assert_eq!(names(&m), ["b"]);
+    // Recreated while fading: the fading row gives way to the new one.
+    m.apply(&[Event::Deleted(b.clone())], 300.0);
+    let b2 = pod("ns", "b", 5, 0, "x");
+    m.apply(&[Event::Added(b2)], 400.0);
+    assert_eq!(names(&m), ["b"]);
+    assert_ne!(m.row_state("ns/b", 450.0), RowState::Gone);
+}
