@@ -1,0 +1,1 @@
+//! Seeded generators of arbitrary inputs (filled in by the property tests commit).
