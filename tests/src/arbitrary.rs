@@ -1,1 +1,430 @@
-//! Seeded generators of arbitrary inputs (filled in by the property tests commit).
+//! Arbitrary inputs for the decoders and the engine, driven by a byte string: the same
+//! functions run under cargo-fuzz (`fuzz/`, the bytes come from libFuzzer) and as
+//! seeded property tests in CI (`tests/props.rs`, the bytes come from a seeded RNG).
+//!
+//! Each function panics (with a message) when a property fails; that is what a fuzzer
+//! reports as a crash.
+
+use kubelive_core::decode::{ListDecoder, WatchDecoder, WatchFrame};
+use kubelive_core::{
+    Collection, Config, Engine, Event, Instant, Limits, Mode, ParseOptions, RequestId,
+    TransportError,
+};
+use kubelive_sim::Rng;
+
+/// Reads choices out of the input; past its end every read is 0.
+pub struct Input<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Input<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Input { data, pos: 0 }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+    pub fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+    pub fn u16(&mut self) -> u16 {
+        u16::from(self.byte()) << 8 | u16::from(self.byte())
+    }
+    /// Up to `n` raw bytes.
+    pub fn bytes(&mut self, n: usize) -> &'a [u8] {
+        let start = self.pos.min(self.data.len());
+        let end = (start + n).min(self.data.len());
+        self.pos = end;
+        &self.data[start..end]
+    }
+    pub fn rest(&mut self) -> &'a [u8] {
+        self.bytes(usize::MAX / 2)
+    }
+}
+
+/// Cuts `body` into chunks at points chosen by `cuts` (each byte: a chunk length 1..=256,
+/// 0 = the rest), so the same body can be fed whole and split.
+fn chunks<'b>(body: &'b [u8], cuts: &[u8]) -> Vec<&'b [u8]> {
+    let mut out = Vec::new();
+    let mut rest = body;
+    for &c in cuts {
+        if rest.is_empty() || c == 0 {
+            break;
+        }
+        let n = (c as usize).min(rest.len());
+        out.push(&rest[..n]);
+        rest = &rest[n..];
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// Decoders fed arbitrary bytes: no panic, the buffer never exceeds the document limit,
+/// and feeding the body whole or in arbitrary chunks gives the same documents and the
+/// same verdict. Input: `[limit selector][n cuts][cuts...][body...]`.
+pub fn decoders(data: &[u8]) {
+    let mut input = Input::new(data);
+    let max = match input.byte() % 4 {
+        0 => 64,
+        1 => 512,
+        2 => 4096,
+        _ => 1 << 20,
+    };
+    let limits = Limits {
+        max_document_bytes: max,
+    };
+    let opts = ParseOptions {
+        strip_managed_fields: input.byte() % 2 == 0,
+        columns: kubelive_core::ColumnKind::for_resource("pods"),
+    };
+    let ncuts = input.byte() as usize % 64;
+    let cuts = input.bytes(ncuts).to_vec();
+    let body = input.rest();
+
+    // Watch decoder.
+    let watch = |parts: &[&[u8]]| {
+        let mut d = WatchDecoder::new(limits, opts);
+        let mut frames: Vec<WatchFrame> = Vec::new();
+        let mut verdict = Ok(());
+        for p in parts {
+            verdict = d.feed(p, &mut frames);
+            assert!(
+                d.buffered() <= max,
+                "watch decoder buffers {} > limit {max}",
+                d.buffered()
+            );
+            if verdict.is_err() {
+                break;
+            }
+        }
+        if verdict.is_ok() {
+            verdict = d.finish(&mut frames);
+        }
+        // After an error the decoder repeats it.
+        if let Err(e) = &verdict {
+            let again = d.feed(b"{}\n", &mut Vec::new());
+            assert_eq!(
+                again.as_ref().err(),
+                Some(e),
+                "watch decoder forgot its error"
+            );
+        }
+        (frames, verdict)
+    };
+    let whole = watch(&[body]);
+    let split = watch(&chunks(body, &cuts));
+    assert_eq!(
+        whole, split,
+        "watch decoder: whole and split feeding differ"
+    );
+    let bytewise: Vec<&[u8]> = body.chunks(1).take(4096).collect();
+    if body.len() <= 4096 {
+        assert_eq!(
+            whole,
+            watch(&bytewise),
+            "watch decoder: byte-by-byte differs"
+        );
+    }
+
+    // List decoder.
+    let list = |parts: &[&[u8]]| {
+        let mut d = ListDecoder::new(limits, opts);
+        let mut items = Vec::new();
+        let mut verdict = Ok(Default::default());
+        for p in parts {
+            if let Err(e) = d.feed(p, &mut items) {
+                verdict = Err(e);
+                break;
+            }
+            assert!(
+                d.buffered() <= max + 64,
+                "list decoder buffers {} > limit {max}",
+                d.buffered()
+            );
+        }
+        if verdict.is_ok() {
+            verdict = d.finish();
+        }
+        (items, verdict)
+    };
+    let whole = list(&[body]);
+    let split = list(&chunks(body, &cuts));
+    assert_eq!(whole, split, "list decoder: whole and split feeding differ");
+}
+
+/// Body fragments that mean something to the engine, so arbitrary sequences reach deep
+/// states (synced, watching, relisting) and not only "not JSON".
+fn fragment(i: u8, rv: u64, name: u8) -> String {
+    let pod = |rv: u64| {
+        format!(
+            r#"{{"kind":"Pod","apiVersion":"v1","metadata":{{"name":"p{name}","namespace":"ns","uid":"u{}","resourceVersion":"{rv}"}},"status":{{"phase":"Running"}}}}"#,
+            name % 3
+        )
+    };
+    match i % 16 {
+        0 => format!(
+            r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"{rv}"}},"items":[{}]}}"#,
+            pod(rv)
+        ),
+        1 => format!(
+            r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"{rv}","continue":"c{rv}","remainingItemCount":3}},"items":[{},{}]}}"#,
+            pod(rv),
+            pod(rv + 1)
+        ),
+        2 => format!("{{\"type\":\"ADDED\",\"object\":{}}}\n", pod(rv)),
+        3 => format!("{{\"type\":\"MODIFIED\",\"object\":{}}}\n", pod(rv)),
+        4 => format!("{{\"type\":\"DELETED\",\"object\":{}}}\n", pod(rv)),
+        5 => format!(
+            "{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"creationTimestamp\":null}},\"spec\":{{\"containers\":null}}}}}}\n"
+        ),
+        6 => format!(
+            "{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"annotations\":{{\"k8s.io/initial-events-end\":\"true\"}}}}}}}}\n"
+        ),
+        7 => "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (3)\",\"reason\":\"Expired\",\"code\":410}}\n".into(),
+        8 => r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 20000, current: 10245","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#.into(),
+        9 => r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","code":422}"#.into(),
+        10 => "<html><body><h1>502 Bad Gateway</h1></body></html>".into(),
+        11 => "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\n".into(),
+        12 => "\n".into(),
+        13 => "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"code\":504,\"reason\":\"Timeout\",\"details\":{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\"}]}}}\n".into(),
+        14 => r#"{"kind":"Status","apiVersion":"v1","metadata":{"continue":"x"},"status":"Failure","message":"The provided continue parameter is too old","reason":"Expired","code":410}"#.into(),
+        _ => "Forbidden\n".into(),
+    }
+}
+
+const STATUSES: [u16; 14] = [
+    200, 200, 200, 200, 410, 504, 422, 429, 500, 503, 502, 401, 403, 404,
+];
+
+/// The engine fed an arbitrary sequence of responses, bodies, ends, errors and time:
+/// no panic; the draining rule holds (at most one request in flight); every backoff
+/// respects the 800 ms floor; the store and the status agree; memory stays bounded
+/// (the store never holds more objects than distinct names fed).
+pub fn engine(data: &[u8]) {
+    let mut input = Input::new(data);
+    let mut config = Config::new(Collection::parse("/api/v1/pods").expect("valid"));
+    let flags = input.byte();
+    config.mode = if flags & 1 == 0 {
+        Mode::ListWatch
+    } else {
+        Mode::StreamingList
+    };
+    config.page_size = u32::from(flags >> 1 & 3);
+    config.initial_list_any_version = flags & 8 != 0;
+    config.limits = Limits {
+        max_document_bytes: if flags & 16 != 0 { 300 } else { 1 << 20 },
+    };
+    config.watch_timeout_secs = (5, 20);
+    config.seed = u64::from(input.u16());
+    let mut now = 1_000u64;
+    let mut engine = Engine::new(config, Instant::from_millis(now));
+    let mut in_flight: Option<RequestId> = None;
+    let mut stale: Vec<RequestId> = Vec::new();
+    let mut rv = 10u64;
+    let mut steps = 0;
+
+    let drain = |engine: &mut Engine, now: u64, in_flight: &mut Option<RequestId>| {
+        while let Some(id) = engine.poll_cancel() {
+            if *in_flight == Some(id) {
+                *in_flight = None;
+            }
+        }
+        while let Some(ev) = engine.poll_event() {
+            match ev {
+                Event::BackingOff { until, reason } => assert!(
+                    until.as_millis() >= now + 800,
+                    "backoff of {} ms < 800 ms: {reason}",
+                    until.as_millis() - now
+                ),
+                Event::Synced { objects, .. } => {
+                    assert_eq!(objects, engine.store().len(), "Synced count")
+                }
+                _ => {}
+            }
+        }
+        let mut n = 0;
+        while let Some(req) = engine.poll_request() {
+            n += 1;
+            assert!(n == 1, "two requests at once");
+            assert!(
+                in_flight.is_none(),
+                "a new request while {in_flight:?} is in flight"
+            );
+            *in_flight = Some(req.id);
+        }
+        assert_eq!(engine.status().objects, engine.store().len());
+        // Names are p0..p255 in one namespace.
+        assert!(engine.store().len() <= 256, "store holds more than was fed");
+    };
+    drain(&mut engine, now, &mut in_flight);
+
+    while !input.is_empty() && steps < 2_000 {
+        steps += 1;
+        let op = input.byte();
+        // Mostly the current request; sometimes a stale or unknown id.
+        let id = match (op >> 5, in_flight) {
+            (7, _) => stale.last().copied().unwrap_or(RequestId(999)),
+            (_, Some(id)) => id,
+            _ => RequestId(u64::from(op)),
+        };
+        let t = Instant::from_millis(now);
+        match op % 8 {
+            0 | 1 => {
+                let status = STATUSES[input.byte() as usize % STATUSES.len()];
+                let ra = input.byte();
+                let ra_s = match ra % 4 {
+                    0 => None,
+                    1 => Some((ra / 4 % 10).to_string()),
+                    2 => Some("Wed, 21 Oct 2015 07:28:00 GMT".to_string()),
+                    _ => Some(String::from_utf8_lossy(input.bytes(4)).into_owned()),
+                };
+                let headers: Vec<(&str, &str)> = ra_s
+                    .as_deref()
+                    .map(|v| vec![("Retry-After", v)])
+                    .unwrap_or_default();
+                engine.handle_response(id, status, &headers, t);
+            }
+            2 | 3 => {
+                let f = input.byte();
+                let step = input.byte();
+                rv = if step == 255 {
+                    rv.saturating_sub(5)
+                } else {
+                    rv + u64::from(step % 4)
+                };
+                let name = input.byte();
+                let frag = fragment(f, rv, name);
+                let cut = input.byte() as usize;
+                let bytes = frag.as_bytes();
+                if cut % 3 == 0 && bytes.len() > 1 {
+                    let at = 1 + cut % (bytes.len() - 1);
+                    engine.handle_body(id, &bytes[..at], t);
+                    drain(&mut engine, now, &mut in_flight);
+                    engine.handle_body(id, &bytes[at..], t);
+                } else {
+                    engine.handle_body(id, bytes, t);
+                }
+            }
+            4 => {
+                let n = input.byte() as usize % 64;
+                engine.handle_body(id, input.bytes(n), t);
+            }
+            5 => {
+                engine.handle_end(id, t);
+                if in_flight == Some(id) {
+                    stale.push(id);
+                    in_flight = None;
+                }
+            }
+            6 => {
+                let e = if input.byte() % 2 == 0 {
+                    TransportError::Reset("reset".into())
+                } else {
+                    TransportError::Connect("refused".into())
+                };
+                engine.handle_error(id, e, t);
+                if in_flight == Some(id) {
+                    stale.push(id);
+                    in_flight = None;
+                }
+            }
+            _ => {
+                let dt = match input.byte() % 4 {
+                    0 => 10,
+                    1 => 900,
+                    2 => 30_000,
+                    _ => 120_000,
+                };
+                now += dt;
+                if let Some(deadline) = engine.poll_timeout() {
+                    if deadline.as_millis() <= now {
+                        engine.handle_timeout(Instant::from_millis(now));
+                    }
+                }
+            }
+        }
+        drain(&mut engine, now, &mut in_flight);
+    }
+    if std::env::var("KUBELIVE_PROPS_VERBOSE").is_ok() {
+        let st = engine.status();
+        eprintln!(
+            "steps {steps} objects {} synced {} relists {} resumes {} errors {}",
+            st.objects, st.synced, st.relists, st.resumes, st.errors
+        );
+    }
+}
+
+/// A seeded input for [`engine`] that mostly follows the protocol (a head, body
+/// fragments, an end; time passing) with noise, so the seeded tests reach synced,
+/// watching, resumed and relisting states. (libFuzzer finds its own way from the
+/// corpus.)
+pub fn seeded_engine_input(seed: u64, episodes: usize) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let mut v = vec![
+        rng.below(256) as u8,
+        rng.below(256) as u8,
+        rng.below(256) as u8,
+    ];
+    for _ in 0..episodes {
+        let status = if rng.chance(0.75) {
+            0
+        } else {
+            rng.below(STATUSES.len() as u64) as u8
+        };
+        // Retry-After: none, a number of seconds, or an HTTP date (never the 4 raw bytes).
+        let ra = (rng.below(64) as u8) << 2 | rng.below(3) as u8;
+        v.extend_from_slice(&[0, status, ra]);
+        for _ in 0..rng.range(1, 6) {
+            let f = match rng.below(10) {
+                0..=1 => rng.below(2) as u8,
+                2..=7 => 2 + rng.below(5) as u8,
+                _ => rng.below(16) as u8,
+            };
+            let step = if rng.chance(0.05) {
+                255
+            } else {
+                rng.below(4) as u8
+            };
+            v.extend_from_slice(&[2, f, step, rng.below(6) as u8, rng.below(256) as u8]);
+        }
+        match rng.below(10) {
+            0 => v.extend_from_slice(&[6, rng.below(2) as u8]),
+            1 => {}
+            2 => v.extend_from_slice(&[4, 5, b'{', b'"', b'x', b'\n', b'\n']),
+            _ => v.push(5),
+        }
+        if rng.chance(0.4) {
+            v.extend_from_slice(&[7, rng.below(4) as u8]);
+        }
+        if rng.chance(0.05) {
+            v.push(rng.below(256) as u8);
+        }
+    }
+    v
+}
+
+/// `n` pseudo-random inputs for the property tests: raw bytes mixed with runs that
+/// steer toward valid fragments.
+pub fn seeded_input(seed: u64, max_len: usize) -> Vec<u8> {
+    let mut rng = Rng::new(seed);
+    let len = rng.below(max_len as u64 + 1) as usize;
+    let mut v = Vec::with_capacity(len);
+    let bias = rng.below(4);
+    while v.len() < len {
+        match (bias, rng.below(8)) {
+            (0, _) | (_, 0) => v.push(rng.below(256) as u8),
+            (_, 1) => v.extend_from_slice(b"{\"type\":\"ADDED\",\"object\":{\"metadata\":{"),
+            (_, 2) => v.extend_from_slice(b"\"resourceVersion\":\"12\"}}}\n"),
+            (_, 3) => v.push(b'\n'),
+            (_, 4) => v.extend_from_slice("é\u{1F600}\"\\u00e9".as_bytes()),
+            _ => v.push(rng.below(8) as u8 * 32 + rng.below(32) as u8),
+        }
+    }
+    v.truncate(len);
+    v
+}

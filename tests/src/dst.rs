@@ -23,6 +23,7 @@ use kubelive_sim::{
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 /// Simulated time after the workload and faults stop, before the final comparison:
 /// longer than the largest backoff (30 s + jitter), the streaming-list deadline (60 s)
@@ -221,16 +222,16 @@ impl Churn {
         }
     }
 
-    /// One random change.
-    fn step(&mut self, c: &mut Cluster, now: u64) {
+    /// One random change; false if only another resource changed.
+    fn step(&mut self, c: &mut Cluster, now: u64) -> bool {
         if let Some(w) = &mut self.realistic {
             w.step(c, now);
-            return;
+            return true;
         }
         let roll = self.rng.below(100);
         if self.live.len() < 3 || (roll < 18 && self.live.len() < 60) {
             self.create(c, now);
-            return;
+            return true;
         }
         let k = self.rng.below(self.live.len() as u64) as usize;
         let (ns, name) = self.live[k].clone();
@@ -278,8 +279,12 @@ impl Churn {
             70..=79 => {
                 let _ = c.recreate(PODS, &ns, &name, now);
             }
-            _ => self.touch_other(c, now),
+            _ => {
+                self.touch_other(c, now);
+                return false;
+            }
         }
+        true
     }
 
     /// A change to another resource: the version moves, the pods do not.
@@ -315,7 +320,7 @@ pub struct Run<'a> {
     /// The highest version seen per uid (versions never go backwards).
     uid_rv: HashMap<String, u64>,
     /// Server truth for the engine's query after each change: (version, objects).
-    snapshots: Vec<(u64, Vec<Entry>)>,
+    snapshots: Vec<(u64, Rc<Vec<Entry>>)>,
     peak_server: usize,
     /// Keys the server had for the query since the engine last synced: the store may
     /// hold no others (a relist keeps old objects until its sweep, never more).
@@ -481,7 +486,7 @@ impl<'a> Run<'a> {
         // so every state the engine may be shown has a snapshot.
         for _ in 0..21 {
             run.churn.touch_other(&mut run.cluster, 0);
-            run.snapshot();
+            run.snapshot_if(false);
         }
         run
     }
@@ -653,9 +658,9 @@ impl<'a> Run<'a> {
 
     fn change(&mut self) -> Result<(), Violation> {
         let now = self.now;
-        self.churn.step(&mut self.cluster, now);
+        let pods = self.churn.step(&mut self.cluster, now);
         self.stats.changes += 1;
-        self.snapshot();
+        self.snapshot_if(pods);
         self.wake_watches();
         let gap = if self.burst_left > 0 {
             self.burst_left -= 1;
@@ -672,19 +677,49 @@ impl<'a> Run<'a> {
         Ok(())
     }
 
-    fn snapshot(&mut self) {
+    /// Records the server's state for the engine's query at the current version.
+    /// `pods_changed: false` (only another resource changed) reuses the last one.
+    fn snapshot_if(&mut self, pods_changed: bool) {
         let rv = self.cluster.resource_version();
-        if self.snapshots.last().is_some_and(|(r, _)| *r == rv) {
-            return;
+        let last = self.snapshots.last().cloned();
+        if let Some((r, prev)) = &last {
+            if *r == rv {
+                return;
+            }
+            if !pods_changed {
+                self.snapshots.push((rv, prev.clone()));
+                return;
+            }
         }
         let truth = self.truth();
         self.peak_server = self.peak_server.max(self.cluster.count(PODS));
-        for (ns, name, _, _) in &truth {
-            if !self.seen_since_sync.contains(&(ns.clone(), name.clone())) {
-                self.seen_since_sync.insert((ns.clone(), name.clone()));
+        // New keys (the sim keeps "ns/name" order): a merge walk, no allocation but
+        // for keys the previous snapshot did not have.
+        let key = |e: &Entry| {
+            let (ns, name) = (e.0.as_bytes(), e.1.as_bytes());
+            ns.iter()
+                .copied()
+                .chain(std::iter::once(b'/'))
+                .chain(name.iter().copied())
+                .collect::<Vec<u8>>()
+        };
+        let prev: &[Entry] = last.as_ref().map(|(_, p)| p.as_slice()).unwrap_or(&[]);
+        let mut j = 0;
+        for e in &truth {
+            while j < prev.len() && (prev[j].0 != e.0 || prev[j].1 != e.1) && key(&prev[j]) < key(e)
+            {
+                j += 1;
+            }
+            let known = j < prev.len() && prev[j].0 == e.0 && prev[j].1 == e.1;
+            if !known {
+                self.seen_since_sync.insert((e.0.clone(), e.1.clone()));
             }
         }
-        self.snapshots.push((rv, truth));
+        self.snapshots.push((rv, Rc::new(truth)));
+    }
+
+    fn snapshot(&mut self) {
+        self.snapshot_if(true);
     }
 
     fn truth(&self) -> Vec<Entry> {
@@ -1006,7 +1041,7 @@ impl<'a> Run<'a> {
                 self.mid_list_compactions += 1;
                 self.log(|| "server: change + compaction mid-list".into());
                 self.churn.touch_other(&mut self.cluster, self.now);
-                self.snapshot();
+                self.snapshot_if(false);
                 self.cluster.compact(self.now);
                 self.wake_watches();
             }
@@ -1451,7 +1486,7 @@ impl<'a> Run<'a> {
                     return bad(format!("Synced at {rv}, before any state"));
                 };
                 let store = self.store_entries();
-                if &store != truth {
+                if store != **truth {
                     return bad(format!(
                         "Synced at {rv} but the store differs from the server's state then: {}",
                         diff(&store, truth)
@@ -1461,7 +1496,7 @@ impl<'a> Run<'a> {
                 // From now on the store may hold what the server had at `rv` or since.
                 let mut seen = std::collections::HashSet::new();
                 for (_, t) in &self.snapshots[i - 1..] {
-                    for (a, b, _, _) in t {
+                    for (a, b, _, _) in t.iter() {
                         if !seen.contains(&(a.as_str(), b.as_str())) {
                             seen.insert((a.as_str(), b.as_str()));
                         }
