@@ -8,6 +8,8 @@
 //! * `bench`  runs the benchmarks behind BENCHMARKS.md;
 //! * `dst`    runs the deterministic simulation with more seeds or minutes.
 
+mod bench;
+mod dst;
 mod setup;
 mod util;
 mod web;
@@ -26,8 +28,8 @@ fn main() -> ExitCode {
         "dist" => setup::web_tools().and_then(|()| web::dist(rest)),
         "demo" => setup::web_tools().and_then(|()| web::demo(rest)),
         "test" => test(rest),
-        "bench" => bench(rest),
-        "dst" => dst(rest),
+        "bench" => bench::bench(rest),
+        "dst" => dst::dst(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -53,14 +55,6 @@ const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|bench|dst> [option
   test               everything that proves it works (what CI runs)
   bench              benchmarks; figures for BENCHMARKS.md
   dst [--seeds N] [--seed S] [--minutes M]   deterministic simulation";
-
-fn bench(_args: &[String]) -> Result<(), String> {
-    Err("bench is not built yet".into())
-}
-
-fn dst(_args: &[String]) -> Result<(), String> {
-    Err("dst is not built yet".into())
-}
 
 fn test(_args: &[String]) -> Result<(), String> {
     let mut steps = util::Steps::default();
