@@ -101,11 +101,7 @@ fn main() {
                 &[
                     (
                         "bytes/object",
-                        if n == 0 {
-                            "-".into()
-                        } else {
-                            format!("{}", bytes / n)
-                        },
+                        bytes.checked_div(n).map_or("-".into(), |b| b.to_string()),
                     ),
                     ("x raw JSON", format!("{:.3}", bytes as f64 / raw as f64)),
                     ("MB held", format!("{:.1}", bytes as f64 / 1e6)),
@@ -136,7 +132,12 @@ fn main() {
                 &n.to_string(),
                 &[
                     ("MB held", format!("{:.1}", bytes as f64 / 1e6)),
-                    ("bytes/object", format!("{}", bytes / held.max(1))),
+                    (
+                        "bytes/object",
+                        bytes
+                            .checked_div(held)
+                            .map_or("-".into(), |b| b.to_string()),
+                    ),
                     ("x raw JSON", format!("{:.3}", bytes as f64 / raw as f64)),
                     ("objects", held.to_string()),
                 ],
