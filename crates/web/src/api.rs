@@ -108,7 +108,7 @@ fn js_error(e: impl std::fmt::Display) -> JsError {
 
 /// The object's JSON as a JS value (parsed from the stored bytes).
 fn object_js(o: &Object) -> JsValue {
-    js_sys::JSON::parse(o.json_str()).unwrap_or(JsValue::NULL)
+    js_sys::JSON::parse(&o.json_str()).unwrap_or(JsValue::NULL)
 }
 
 fn status_js(s: &StatusView) -> JsValue {

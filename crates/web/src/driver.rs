@@ -284,8 +284,9 @@ async fn run_request(
     let mut buf: Vec<u8> = Vec::new();
     loop {
         let read = JsFuture::from(reader.read()).await;
+        // Not wanted any more: it was aborted, which also errored the stream (a
+        // reader.cancel() here would only add a promise rejecting with AbortError).
         let Some(shared) = still_wanted(&weak, id) else {
-            let _ = reader.cancel();
             return;
         };
         let chunk = match read {

@@ -158,6 +158,10 @@ impl StatusView {
                 )
             }
             "initialEvents" => format!("Receiving initial events ({} objects)", self.objects),
+            "watching" if !self.connected && self.synced => format!(
+                "Synced · connecting watch from rv {}",
+                self.resource_version.as_deref().unwrap_or("?")
+            ),
             "watching" if !self.connected => "Connecting watch…".to_string(),
             "watching" if self.synced => format!(
                 "Synced · watching from rv {}",

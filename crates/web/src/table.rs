@@ -152,6 +152,9 @@ impl Sort {
     }
 }
 
+// The borrows keep this compiling whether the core's column strings are owned or
+// borrowed (its API is moving to borrowed ones).
+#[allow(clippy::needless_borrow)]
 fn compare_col(col: Col, a: &Object, b: &Object) -> Ordering {
     match col {
         Col::Name => a.name().cmp(b.name()),

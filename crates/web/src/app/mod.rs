@@ -815,7 +815,7 @@ impl Component for App {
             Msg::Key(e) => self.key(e),
             Msg::Copy => {
                 if let Some(o) = &self.selected_obj {
-                    let text = parts::pretty_json(o.json_str());
+                    let text = parts::pretty_json(&o.json_str());
                     let clipboard = window().navigator().clipboard();
                     let _ = clipboard.write_text(&text);
                     self.copied = true;

@@ -35,12 +35,12 @@ pub struct StatusBarProps {
 pub fn status_bar(p: &StatusBarProps) -> Html {
     let s = &p.status;
     let tone = s.tone();
-    let error = s
-        .last_error
-        .as_ref()
-        .filter(|_| s.phase == "backingOff" && s.failed.is_none());
+    let error = s.last_error.as_ref().filter(|e| {
+        s.phase == "backingOff" && s.failed.is_none() && s.backoff_reason.as_ref() != Some(*e)
+    });
     html! {
         <div class={classes!("statusbar", tone)} id="status" data-phase={s.phase} data-synced={s.synced.to_string()}
+             data-rv={s.resource_version.clone().unwrap_or_default()}
              data-relists={s.relists.to_string()} data-resumes={s.resumes.to_string()} role="status" aria-live="polite">
             <span class="dot"></span>
             <span class="headline" id="status-headline">{ s.headline() }</span>
@@ -141,7 +141,7 @@ pub fn detail(p: &DetailProps) -> Html {
         ),
         {
             let o = o.clone();
-            move |_| pretty_json(o.json_str())
+            move |_| pretty_json(&o.json_str())
         },
     );
     let pairs = |list: Vec<(String, String)>| {

@@ -1,0 +1,127 @@
+// Hostile data is data: a mock apiserver (same origin as the app, as through kubectl
+// proxy) serves pods whose name, labels, annotations, node and status hold markup and
+// script. The app must show them as text: no element is created from them, nothing
+// executes (no dialog, no global set), and the CSP holds.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch, openPage, until, check, done, ARTIFACTS } from './lib.mjs';
+
+const DIST = process.env.DIST || new URL('../../dist', import.meta.url).pathname;
+const XSS = [
+  '<img src=x onerror="alert(1);window.__pwned=1">',
+  '<script>alert(2);window.__pwned=2</script>',
+  '"><svg onload=alert(3)>',
+  '<iframe src="javascript:alert(4)"></iframe>',
+  "javascript:alert(5)//'\"><b>bold</b>",
+];
+
+function pod(name, i, rv) {
+  return {
+    apiVersion: 'v1', kind: 'Pod',
+    metadata: {
+      name, namespace: 'default', uid: `uid-${i}`, resourceVersion: String(rv),
+      creationTimestamp: '2024-01-01T00:00:00Z',
+      labels: { app: XSS[(i + 1) % XSS.length], [`x${i}`]: XSS[(i + 2) % XSS.length] },
+      annotations: { note: XSS[(i + 3) % XSS.length], html: '<style>*{display:none}</style>' },
+    },
+    spec: { nodeName: XSS[(i + 2) % XSS.length], containers: [{ name: 'c' }] },
+    status: { phase: XSS[(i + 4) % XSS.length], containerStatuses: [{ name: 'c', ready: true, restartCount: i }] },
+  };
+}
+
+const pods = XSS.map((n, i) => pod(n, i, 10 + i));
+const json = (res, code, body) => {
+  res.writeHead(code, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
+
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  const p = url.pathname;
+  const watch = url.searchParams.get('watch') === 'true';
+  if (p === '/api') return json(res, 200, { kind: 'APIVersions', versions: ['v1'] });
+  if (p === '/apis') return json(res, 200, { kind: 'APIGroupList', groups: [] });
+  if (p === '/api/v1') {
+    return json(res, 200, {
+      kind: 'APIResourceList', groupVersion: 'v1', resources: [
+        { name: 'pods', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'] },
+        { name: 'namespaces', namespaced: false, kind: 'Namespace', verbs: ['get', 'list', 'watch'] },
+      ],
+    });
+  }
+  if (p === '/api/v1/namespaces' || p === '/api/v1/pods') {
+    const items = p.endsWith('pods') ? pods : [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: XSS[1], uid: 'ns1', resourceVersion: '5' } }];
+    if (!watch) return json(res, 200, { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: '100' }, items });
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    if (p.endsWith('pods')) {
+      // A live change of a hostile object, then bookmarks; the stream stays open.
+      const changed = pod(XSS[0], 0, 101);
+      changed.metadata.labels.changed = '<img src=y onerror=alert(6)>';
+      setTimeout(() => res.write(JSON.stringify({ type: 'MODIFIED', object: changed }) + '\n'), 300);
+      const added = pod('<marquee>added</marquee>', 9, 102);
+      setTimeout(() => res.write(JSON.stringify({ type: 'ADDED', object: added }) + '\n'), 500);
+    }
+    const t = setInterval(() => res.write(JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '102' } } }) + '\n'), 1000);
+    req.on('close', () => clearInterval(t));
+    return;
+  }
+  if (p.startsWith('/ui/')) {
+    let file = path.join(DIST, p.slice(4) || 'index.html');
+    if (file.endsWith('/')) file = path.join(file, 'index.html');
+    if (!file.startsWith(DIST) || !fs.existsSync(file)) { res.writeHead(404); return res.end('not found'); }
+    res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream' });
+    return res.end(fs.readFileSync(file));
+  }
+  res.writeHead(404);
+  res.end('not found');
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const BASE = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await launch();
+try {
+  const { page, problems } = await openPage(browser);
+  const csp = [];
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) csp.push(m.text()); });
+  await page.goto(`${BASE}/ui/#r=v1/pods`);
+  await until('the hostile pods to show', () => page.evaluate(() => document.querySelectorAll('.row').length >= 6), 20000);
+  await page.waitForTimeout(800);
+  const names = await page.evaluate(() => [...document.querySelectorAll('.row .td.name')].map((e) => e.textContent));
+  for (const x of XSS) check(names.includes(x), `the name ${JSON.stringify(x)} is shown as text`);
+  check(names.includes('<marquee>added</marquee>'), 'a watched ADDED hostile object is shown as text');
+  // Open the first hostile object: labels, annotations and JSON in the detail panel.
+  await page.click(`.row[data-key="default/${XSS[0].replace(/"/g, '\\"')}"]`);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#detail');
+  await page.waitForTimeout(300);
+  const detail = await page.evaluate(() => document.getElementById('detail').textContent);
+  check(detail.includes('<img src=y onerror=alert(6)>'), 'a label holding markup is shown as text (after a live MODIFIED)');
+  check(detail.includes('<style>*{display:none}</style>'), 'an annotation holding markup is shown as text');
+  const ns = await page.evaluate(() => [...document.querySelectorAll('#namespace option')].map((o) => o.textContent));
+  check(ns.includes(XSS[1]), 'a namespace name holding markup is shown as text in the picker');
+  const created = await page.evaluate(() => ['img', 'script', 'svg', 'iframe', 'marquee', 'style']
+    .map((t) => [t, document.querySelectorAll(`#app ${t}`).length])
+    .concat([['b (from data)', [...document.querySelectorAll('#app b')].filter((b) => b.textContent === 'bold').length]])
+    .filter(([, n]) => n > 0));
+  check(created.length === 0, `no element was created from object data (${JSON.stringify(created)})`);
+  check(await page.evaluate(() => window.__pwned === undefined), 'no hostile script ran');
+  check(problems.dialogs.length === 0, `no dialog opened (${problems.dialogs.join(', ')})`);
+  check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
+  // The CSP forbids inline script: an injected inline script (as an attacker would
+  // need) is refused.
+  const blocked = await page.evaluate(() => new Promise((resolve) => {
+    document.addEventListener('securitypolicyviolation', (e) => resolve(e.violatedDirective), { once: true });
+    const s = document.createElement('script');
+    s.textContent = 'window.__inline = 1';
+    document.body.append(s);
+    setTimeout(() => resolve(window.__inline === 1 ? 'ran' : 'no event'), 500);
+  }));
+  check(blocked.startsWith('script-src'), `the CSP blocks inline script (${blocked})`);
+  await page.screenshot({ path: `${ARTIFACTS}/hostile.png` });
+} finally {
+  await browser.close();
+  server.close();
+}
+done('hostile');
