@@ -878,7 +878,7 @@ impl<'a> Run<'a> {
         }
         // Known engine bug 2 (TESTING.md): a first page cut mid-body, retried later,
         // leaves the objects it delivered marked as listed (seed 41).
-        if req.kind == (RequestKind::List { page: 1 }) && !crate::scenario::include_known_bugs() {
+        if req.kind == (RequestKind::List { page: 1 }) && !self.scn.known_bugs {
             return None;
         }
         Some((
@@ -1036,7 +1036,7 @@ impl<'a> Run<'a> {
             // an expired continue token, the engine relists back to back with no
             // backoff and its store keeps every object of every attempt (seed 1505).
             // Outside that mode, the fault strikes at most 3 times a run.
-            let capped = self.mid_list_compactions >= 3 && !crate::scenario::include_known_bugs();
+            let capped = self.mid_list_compactions >= 3 && !self.scn.known_bugs;
             if more && !capped && self.frng.chance(p) {
                 self.mid_list_compactions += 1;
                 self.log(|| "server: change + compaction mid-list".into());
