@@ -79,7 +79,7 @@ pub fn decoders(data: &[u8]) {
         max_document_bytes: max,
     };
     let opts = ParseOptions {
-        strip_managed_fields: input.byte() % 2 == 0,
+        strip_managed_fields: input.byte().is_multiple_of(2),
         columns: kubelive_core::ColumnKind::for_resource("pods"),
     };
     let ncuts = input.byte() as usize % 64;
@@ -301,7 +301,7 @@ pub fn engine(data: &[u8]) {
                 let frag = fragment(f, rv, name);
                 let cut = input.byte() as usize;
                 let bytes = frag.as_bytes();
-                if cut % 3 == 0 && bytes.len() > 1 {
+                if cut.is_multiple_of(3) && bytes.len() > 1 {
                     let at = 1 + cut % (bytes.len() - 1);
                     engine.handle_body(id, &bytes[..at], t);
                     drain(&mut engine, now, &mut in_flight);
@@ -322,7 +322,7 @@ pub fn engine(data: &[u8]) {
                 }
             }
             6 => {
-                let e = if input.byte() % 2 == 0 {
+                let e = if input.byte().is_multiple_of(2) {
                     TransportError::Reset("reset".into())
                 } else {
                     TransportError::Connect("refused".into())

@@ -1602,7 +1602,7 @@ impl<'a> Run<'a> {
                 ),
             );
         }
-        if self.drains % 32 == 0 {
+        if self.drains.is_multiple_of(32) {
             for o in store.iter() {
                 if !self
                     .seen_since_sync
@@ -1619,7 +1619,7 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        if self.drains % 32 == 0 {
+        if self.drains.is_multiple_of(32) {
             self.compare_consumer()?;
         }
         Ok(())
