@@ -96,7 +96,7 @@ pub fn progress(event: &Event, now: kubelive_core::Instant) -> Option<String> {
 pub fn snapshot(store: &Store) -> String {
     let mut out = String::new();
     for o in store.sorted() {
-        out.push_str(o.json_str());
+        out.push_str(&o.json_str());
         out.push('\n');
     }
     out

@@ -1,4 +1,5 @@
-//! Watch-stream decoding throughput: kubelive's WatchDecoder against serde_json.
+//! Watch-stream decoding throughput: kubelive's WatchDecoder against serde_json, on
+//! ~20 MiB of realistic pod events from `kubelive_sim::watch_event_stream`.
 //!
 //! `cargo bench -p kubelive-core --bench decode`
 
@@ -9,9 +10,6 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::Duration;
-
-#[path = "common/podgen.rs"]
-mod podgen;
 
 const CHUNK: usize = 64 << 10;
 
@@ -102,7 +100,8 @@ fn serde_skip(stream: &[u8]) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let (stream, events) = podgen::watch_stream(7, 20 << 20);
+    let events = 3900;
+    let stream = kubelive_sim::watch_event_stream(7, events);
     eprintln!(
         "stream: {} bytes, {} events, {} bytes/event",
         stream.len(),

@@ -1,6 +1,6 @@
 //! Decoders: bytes in, split anywhere; complete documents out.
 
-use crate::json::{self, is_json_ws, unescape, Boundary, Scanner, StrSpan};
+use crate::json::{self, is_json_ws, unescape, Boundary, KeyHit, Scanner, StrSpan};
 use crate::object::{key, parse_bookmark, parse_object, utf8, Object, ParseOptions};
 use std::fmt;
 
@@ -190,9 +190,26 @@ fn event_object(
 }
 
 /// Parses one complete watch document (`{"type":..,"object":..}`, keys in any order).
-pub(crate) fn parse_event(line: &[u8], opts: &ParseOptions) -> Result<WatchFrame, DecodeError> {
+/// `hits` is a scratch buffer kept between calls.
+pub(crate) fn parse_event(
+    line: &[u8],
+    opts: &ParseOptions,
+    hits: &mut Vec<KeyHit>,
+) -> Result<WatchFrame, DecodeError> {
+    let mut scratch = std::mem::take(hits);
+    scratch.clear();
+    let mut sc = Scanner::at(line, 0, scratch);
+    let r = parse_event_with(line, opts, &mut sc);
+    *hits = sc.hits;
+    r
+}
+
+fn parse_event_with(
+    line: &[u8],
+    opts: &ParseOptions,
+    sc: &mut Scanner<'_>,
+) -> Result<WatchFrame, DecodeError> {
     let doc = utf8(line)?;
-    let mut sc = Scanner::new(line);
     if !sc.object_start()? {
         return Err(DecodeError::Malformed {
             offset: 0,
@@ -211,20 +228,24 @@ pub(crate) fn parse_event(line: &[u8], opts: &ParseOptions) -> Result<WatchFrame
                 sc.ws();
                 match &ty {
                     Some(t) => {
-                        frame = event_object(t, doc, &mut sc, opts)?;
+                        frame = event_object(t, doc, sc, opts)?;
                         deferred = None;
                     }
                     None => {
                         // The type is not known yet (keys in any order): most events
                         // carry objects, so try that in one pass; re-parse if not.
                         deferred = Some(sc.i);
-                        let mut probe = Scanner { b: line, i: sc.i };
-                        match parse_object(doc, &mut probe, opts) {
+                        let mark = sc.hits.len();
+                        let mut probe = Scanner::at(line, sc.i, std::mem::take(&mut sc.hits));
+                        let r = parse_object(doc, &mut probe, opts);
+                        sc.hits = probe.hits;
+                        match r {
                             Ok(o) => {
                                 optimistic = Some(o);
                                 sc.i = probe.i;
                             }
                             Err(_) => {
+                                sc.hits.truncate(mark);
                                 optimistic = None;
                                 sc.value()?;
                             }
@@ -248,7 +269,14 @@ pub(crate) fn parse_event(line: &[u8], opts: &ParseOptions) -> Result<WatchFrame
             (EventType::Added, Some(o)) => Some(WatchFrame::Added(o)),
             (EventType::Modified, Some(o)) => Some(WatchFrame::Modified(o)),
             (EventType::Deleted, Some(o)) => Some(WatchFrame::Deleted(o)),
-            _ => event_object(&ty, doc, &mut Scanner { b: line, i: at }, opts)?,
+            _ => {
+                let mut hits = std::mem::take(&mut sc.hits);
+                hits.clear();
+                let mut again = Scanner::at(line, at, hits);
+                let r = event_object(&ty, doc, &mut again, opts);
+                sc.hits = again.hits;
+                r?
+            }
         };
     }
     frame.ok_or(DecodeError::MissingField { field: "object" })
@@ -265,6 +293,8 @@ pub struct WatchDecoder {
     /// The incomplete document so far (starts at its first non-whitespace byte).
     buf: Vec<u8>,
     failed: Option<DecodeError>,
+    /// Scratch for the scanner's dictionary-key positions, reused between documents.
+    hits: Vec<KeyHit>,
 }
 
 impl WatchDecoder {
@@ -274,6 +304,7 @@ impl WatchDecoder {
             opts,
             buf: Vec::new(),
             failed: None,
+            hits: Vec::new(),
         }
     }
     /// Feeds one chunk, appending every complete document to `out` in order. On error
@@ -307,7 +338,7 @@ impl WatchDecoder {
                 Some(p) => {
                     check_start(&self.buf, &rest[..p], true, &self.limits)?;
                     self.buf.extend_from_slice(&rest[..p]);
-                    let frame = parse_event(&self.buf, &self.opts)?;
+                    let frame = parse_event(&self.buf, &self.opts, &mut self.hits)?;
                     out.push(frame);
                     self.clear_buf();
                     rest = &rest[p + 1..];
@@ -323,7 +354,7 @@ impl WatchDecoder {
                 Some(p) => {
                     let line = &rest[..p];
                     check_start(line, &[], true, &self.limits)?;
-                    out.push(parse_event(line, &self.opts)?);
+                    out.push(parse_event(line, &self.opts, &mut self.hits)?);
                     rest = &rest[p + 1..];
                 }
                 None => {
@@ -353,7 +384,7 @@ impl WatchDecoder {
             return Ok(());
         }
         let r = check_start(&self.buf, &[], true, &self.limits).and_then(|_| {
-            match parse_event(&self.buf, &self.opts) {
+            match parse_event(&self.buf, &self.opts, &mut self.hits) {
                 Ok(f) => {
                     out.push(f);
                     Ok(())
@@ -423,6 +454,8 @@ pub struct ListDecoder {
     boundary: Boundary,
     meta: ListMeta,
     failed: Option<DecodeError>,
+    /// Scratch for the scanner's dictionary-key positions, reused between items.
+    hits: Vec<KeyHit>,
 }
 
 impl ListDecoder {
@@ -436,6 +469,7 @@ impl ListDecoder {
             boundary: Boundary::default(),
             meta: ListMeta::default(),
             failed: None,
+            hits: Vec::new(),
         }
     }
 
@@ -576,7 +610,21 @@ impl ListDecoder {
     /// Handles a complete key, member value or item (offsets relative to `v`).
     fn complete_value(&mut self, v: &[u8], out: &mut Vec<Object>) -> Result<(), DecodeError> {
         let doc = utf8(v)?;
-        let mut sc = Scanner::new(v);
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
+        let mut sc = Scanner::at(v, 0, hits);
+        let r = self.complete_value_with(doc, &mut sc, out);
+        self.hits = sc.hits;
+        r
+    }
+
+    fn complete_value_with(
+        &mut self,
+        doc: &str,
+        sc: &mut Scanner<'_>,
+        out: &mut Vec<Object>,
+    ) -> Result<(), DecodeError> {
+        let v = sc.b;
         match self.state {
             ListState::Key => {
                 let k = sc.string()?;
@@ -589,7 +637,7 @@ impl ListDecoder {
                 self.state = ListState::Colon(field);
             }
             ListState::Value(Field::Metadata) => {
-                parse_list_meta(&mut sc, &mut self.meta)?;
+                parse_list_meta(sc, &mut self.meta)?;
                 sc.end()?;
                 self.state = ListState::AfterMember;
             }
@@ -602,7 +650,7 @@ impl ListDecoder {
                 if sc.peek() != b'{' {
                     return Err(sc.err("expected an object").into());
                 }
-                let obj = parse_object(doc, &mut sc, &self.opts)?;
+                let obj = parse_object(doc, sc, &self.opts)?;
                 sc.end()?;
                 out.push(obj);
                 self.state = ListState::ItemsAfter;

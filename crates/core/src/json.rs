@@ -10,6 +10,7 @@
 //! [`Boundary`] finds where a value ends in a stream that arrives in pieces, without
 //! validating, so a resumed scan never re-reads bytes it has seen.
 
+use crate::compact;
 use std::borrow::Cow;
 
 /// Deepest nesting accepted (serde_json uses 128; Kubernetes' managedFields go ~20).
@@ -68,14 +69,41 @@ fn special_bytes(w: u64) -> u64 {
     (zq | zb | ctl) & HI
 }
 
+/// A member key found in the compaction dictionary: `"key":` starts at `at` and
+/// takes `plain` bytes; it is stored as `token[..token_len]` (see [`crate::compact`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KeyHit {
+    pub at: u32,
+    pub plain: u8,
+    pub token_len: u8,
+    pub token: [u8; 2],
+}
+
+/// Notes `"key":` at `quote` if the key (content `quote+1..end`) is in the dictionary.
+#[inline(always)]
+fn note_key(b: &[u8], quote: usize, end: usize, hits: &mut Vec<KeyHit>) {
+    if let Some(idx) = compact::lookup(b, quote + 1, end) {
+        // Positions past 4 GiB are never compacted (see `object::build`).
+        hits.push(compact::hit(quote as u32, idx));
+    }
+}
+
 pub(crate) struct Scanner<'a> {
     pub b: &'a [u8],
     pub i: usize,
+    /// Dictionary keys seen so far, in document order (every key the scan passes,
+    /// whether handed out by [`Scanner::next_key`] or skipped inside a value).
+    pub hits: Vec<KeyHit>,
 }
 
 impl<'a> Scanner<'a> {
     pub fn new(b: &'a [u8]) -> Self {
-        Scanner { b, i: 0 }
+        Scanner::at(b, 0, Vec::new())
+    }
+
+    /// A scanner at `i` that appends to `hits` (a reused buffer).
+    pub fn at(b: &'a [u8], i: usize, hits: Vec<KeyHit>) -> Self {
+        Scanner { b, i, hits }
     }
 
     #[inline(always)]
@@ -151,59 +179,15 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Validates a number; `self.i` is at its first byte.
-    fn number(&mut self) -> JResult<()> {
-        if self.peek() == b'-' {
-            self.i += 1;
-        }
-        match self.peek() {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => self.digits(),
-            _ => return Err(self.err("bad number")),
-        }
-        if self.peek() == b'.' {
-            self.i += 1;
-            if !self.peek().is_ascii_digit() {
-                return Err(self.err("bad number"));
-            }
-            self.digits();
-        }
-        if matches!(self.peek(), b'e' | b'E') {
-            self.i += 1;
-            if matches!(self.peek(), b'+' | b'-') {
-                self.i += 1;
-            }
-            if !self.peek().is_ascii_digit() {
-                return Err(self.err("bad number"));
-            }
-            self.digits();
-        }
-        Ok(())
-    }
-
-    #[inline]
-    fn digits(&mut self) {
-        while self.peek().is_ascii_digit() {
-            self.i += 1;
-        }
-    }
-
     fn literal(&mut self, lit: &'static [u8]) -> JResult<()> {
-        match self.b.get(self.i..self.i + lit.len()) {
-            Some(s) if s == lit => {
-                self.i += lit.len();
+        match literal_end(self.b, self.i, lit) {
+            Ok(i) => {
+                self.i = i;
                 Ok(())
             }
-            Some(_) => Err(self.err("bad literal")),
-            None => {
-                // A prefix of the literal up to the end is a truncation, else garbage.
-                let rest = &self.b[self.i.min(self.b.len())..];
-                if lit.starts_with(rest) {
-                    self.i = self.b.len();
-                    Err(self.err(EOF))
-                } else {
-                    Err(self.err("bad literal"))
-                }
+            Err(e) => {
+                self.i = e.offset;
+                Err(e)
             }
         }
     }
@@ -293,7 +277,12 @@ impl<'a> Scanner<'a> {
             return Err(self.err("expected a key string"));
         }
         let (end, escaped) = string_end(b, i + 1).inspect_err(|e| self.i = e.offset)?;
-        self.i = colon(b, end + 1).inspect_err(|e| self.i = e.offset)?;
+        if b.get(end + 1) == Some(&b':') {
+            note_key(b, i, end, &mut self.hits);
+            self.i = end + 2;
+        } else {
+            self.i = colon(b, end + 1).inspect_err(|e| self.i = e.offset)?;
+        }
         Ok(Some(StrSpan {
             start: i + 1,
             end,
@@ -334,7 +323,7 @@ impl<'a> Scanner<'a> {
     /// Skips (and validates) one value of any kind, iteratively.
     #[inline]
     pub fn value(&mut self) -> JResult<()> {
-        match skip_value(self.b, self.i) {
+        match skip_value(self.b, self.i, &mut self.hits) {
             Ok(i) => {
                 self.i = i;
                 Ok(())
@@ -445,30 +434,78 @@ fn colon(b: &[u8], i: usize) -> JResult<usize> {
 
 /// A key string at `i` (after whitespace) then its colon; returns the index after it.
 #[inline(always)]
-fn key_colon(b: &[u8], i: usize) -> JResult<usize> {
+fn key_colon(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
     let (i, c) = nonws(b, i);
     if c != b'"' {
         return Err(error_at(b, i, "expected a key string"));
     }
     let (end, _) = string_end(b, i + 1)?;
+    if b.get(end + 1) == Some(&b':') {
+        note_key(b, i, end, hits);
+        return Ok(end + 2);
+    }
     colon(b, end + 1)
 }
 
-fn number_end(b: &[u8], start: usize) -> JResult<usize> {
-    let mut sc = Scanner { b, i: start };
-    sc.number()?;
-    Ok(sc.i)
+#[inline]
+fn digits(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
 }
 
-fn literal_end(b: &[u8], start: usize, lit: &'static [u8]) -> JResult<usize> {
-    let mut sc = Scanner { b, i: start };
-    sc.literal(lit)?;
-    Ok(sc.i)
+/// Validates a number starting at `i`; returns the index after it.
+fn number_end(b: &[u8], mut i: usize) -> JResult<usize> {
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    if at(i) == b'-' {
+        i += 1;
+    }
+    match at(i) {
+        b'0' => i += 1,
+        b'1'..=b'9' => i = digits(b, i),
+        _ => return Err(error_at(b, i, "bad number")),
+    }
+    if at(i) == b'.' {
+        i += 1;
+        if !at(i).is_ascii_digit() {
+            return Err(error_at(b, i, "bad number"));
+        }
+        i = digits(b, i);
+    }
+    if matches!(at(i), b'e' | b'E') {
+        i += 1;
+        if matches!(at(i), b'+' | b'-') {
+            i += 1;
+        }
+        if !at(i).is_ascii_digit() {
+            return Err(error_at(b, i, "bad number"));
+        }
+        i = digits(b, i);
+    }
+    Ok(i)
+}
+
+/// Validates the literal `lit` at `i`; returns the index after it.
+fn literal_end(b: &[u8], i: usize, lit: &'static [u8]) -> JResult<usize> {
+    match b.get(i..i + lit.len()) {
+        Some(s) if s == lit => Ok(i + lit.len()),
+        Some(_) => Err(error_at(b, i, "bad literal")),
+        None => {
+            // A prefix of the literal up to the end is a truncation, else garbage.
+            let rest = &b[i.min(b.len())..];
+            if lit.starts_with(rest) {
+                Err(error_at(b, b.len(), EOF))
+            } else {
+                Err(error_at(b, i, "bad literal"))
+            }
+        }
+    }
 }
 
 /// Skips (and validates) one value starting at `i` (whitespace allowed before it);
 /// returns the index after it. Iterative: nesting depth costs no stack.
-fn skip_value(b: &[u8], mut i: usize) -> JResult<usize> {
+fn skip_value(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
     // One bit per open container: 1 = object, 0 = array.
     let mut stack = [0u64; MAX_DEPTH / 64];
     let mut depth = 0usize;
@@ -492,7 +529,7 @@ fn skip_value(b: &[u8], mut i: usize) -> JResult<usize> {
                     let bit = 1u64 << (depth % 64);
                     if in_obj {
                         stack[depth / 64] |= bit;
-                        i = key_colon(b, j)?;
+                        i = key_colon(b, j, hits)?;
                     } else {
                         stack[depth / 64] &= !bit;
                         i = j;
@@ -521,7 +558,11 @@ fn skip_value(b: &[u8], mut i: usize) -> JResult<usize> {
             };
             match c {
                 b',' => {
-                    i = if in_obj { key_colon(b, i + 1)? } else { i + 1 };
+                    i = if in_obj {
+                        key_colon(b, i + 1, hits)?
+                    } else {
+                        i + 1
+                    };
                     continue 'value;
                 }
                 b'}' | b']' if (c == b'}') == in_obj => {

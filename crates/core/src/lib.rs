@@ -13,6 +13,7 @@
 //! `poll_event` until each returns `None`, then re-arm the timer from `poll_timeout`.
 
 pub mod backoff;
+mod compact;
 pub mod decode;
 pub mod engine;
 mod json;

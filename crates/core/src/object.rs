@@ -1,8 +1,10 @@
-//! One Kubernetes object as the store keeps it: its compact JSON bytes, once, plus
-//! the few fields the engine and the UIs need, extracted without building a DOM.
+//! One Kubernetes object as the store keeps it: its JSON, once, with common keys
+//! compacted to one- or two-byte tokens (see [`crate::compact`]), plus the few fields
+//! the engine and the UIs need, extracted without building a DOM.
 
+use crate::compact;
 use crate::decode::DecodeError;
-use crate::json::{unescape, JResult, JsonError, Scanner, StrSpan};
+use crate::json::{unescape, JResult, JsonError, KeyHit, Scanner, StrSpan};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -35,17 +37,18 @@ pub struct ParseOptions {
 }
 
 /// Display columns, extracted at decode time so rendering never re-parses JSON.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum Columns {
+/// Strings borrow from the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Columns<'a> {
     #[default]
     Generic,
-    Pod(PodColumns),
+    Pod(PodColumns<'a>),
     Deployment(DeploymentColumns),
 }
 
 /// `kubectl get pods` columns.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct PodColumns {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PodColumns<'a> {
     /// Ready containers.
     pub ready: u16,
     /// All containers (spec.containers).
@@ -54,13 +57,13 @@ pub struct PodColumns {
     pub restarts: u32,
     /// What kubectl shows as STATUS: "Terminating" when deletionTimestamp is set, else a
     /// waiting/terminated container reason if any, else status.reason, else status.phase.
-    pub status: Box<str>,
+    pub status: &'a str,
     /// spec.nodeName, empty when unscheduled.
-    pub node: Box<str>,
+    pub node: &'a str,
 }
 
 /// `kubectl get deployments` columns.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct DeploymentColumns {
     /// spec.replicas (default 1).
     pub desired: u32,
@@ -86,22 +89,49 @@ impl Span {
     };
 }
 
+/// The columns as stored (their strings are spans, see [`Object`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ColData {
+    Generic,
+    Pod {
+        ready: u16,
+        containers: u16,
+        restarts: u32,
+        /// STATUS is "Terminating" (deletionTimestamp set), not a span.
+        terminating: bool,
+    },
+    Deployment(DeploymentColumns),
+}
+
+/// Indexes of [`Object::spans`].
+const NAME: usize = 0;
+const NAMESPACE: usize = 1;
+const UID: usize = 2;
+const RESOURCE_VERSION: usize = 3;
+const CREATION_TIMESTAMP: usize = 4;
+const DELETION_TIMESTAMP: usize = 5;
+const NODE: usize = 6;
+const STATUS: usize = 7;
+const SPANS: usize = 8;
+
 /// A decoded object. Immutable once built; shared between the store and events.
 ///
-/// Holds one exact-size allocation: the object's JSON (compact as received, minus
-/// `metadata.managedFields` if asked), followed by decoded copies of the rare
-/// metadata strings that contained escapes. Metadata fields are spans into it.
+/// Holds one exact-size allocation: the object's JSON (as received, minus
+/// `metadata.managedFields` if asked) with dictionary keys replaced by tokens
+/// ([`crate::compact`]; string contents are untouched), followed by decoded copies of
+/// the rare metadata/column strings that contained escapes. Metadata fields and the
+/// pod STATUS/NODE columns are spans into it.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Object {
-    buf: Box<str>,
+    /// Valid UTF-8 throughout (tokens are characters), kept as bytes so that the
+    /// decoder can copy without per-segment checks; spans are checked on access.
+    buf: Box<[u8]>,
+    /// Bytes of stored (compacted) JSON at the start of `buf`.
     json_len: u32,
-    name: Span,
-    namespace: Span,
-    uid: Span,
-    resource_version: Span,
-    creation_timestamp: Span,
-    deletion_timestamp: Span,
-    columns: Columns,
+    /// Bytes of the JSON it stands for.
+    raw_len: u32,
+    spans: [Span; SPANS],
+    cols: ColData,
 }
 
 impl fmt::Debug for Object {
@@ -113,8 +143,9 @@ impl fmt::Debug for Object {
             .field("resource_version", &self.resource_version())
             .field("creation_timestamp", &self.creation_timestamp())
             .field("deletion_timestamp", &self.deletion_timestamp())
-            .field("columns", &self.columns)
-            .field("json_bytes", &self.json_len)
+            .field("columns", &self.columns())
+            .field("json_bytes", &self.raw_len)
+            .field("stored_bytes", &self.json_len)
             .finish()
     }
 }
@@ -140,29 +171,29 @@ impl Object {
             None
         } else {
             let a = s.off as usize;
-            self.buf.get(a..a + s.len as usize)
+            std::str::from_utf8(self.buf.get(a..a + s.len as usize)?).ok()
         }
     }
 
     /// metadata.namespace, "" for cluster-scoped objects.
     pub fn namespace(&self) -> &str {
-        self.span(self.namespace).unwrap_or("")
+        self.span(self.spans[NAMESPACE]).unwrap_or("")
     }
     pub fn name(&self) -> &str {
-        self.span(self.name).unwrap_or("")
+        self.span(self.spans[NAME]).unwrap_or("")
     }
     /// metadata.uid, "" if absent.
     pub fn uid(&self) -> &str {
-        self.span(self.uid).unwrap_or("")
+        self.span(self.spans[UID]).unwrap_or("")
     }
     pub fn resource_version(&self) -> &str {
-        self.span(self.resource_version).unwrap_or("")
+        self.span(self.spans[RESOURCE_VERSION]).unwrap_or("")
     }
     pub fn creation_timestamp(&self) -> Option<&str> {
-        self.span(self.creation_timestamp)
+        self.span(self.spans[CREATION_TIMESTAMP])
     }
     pub fn deletion_timestamp(&self) -> Option<&str> {
-        self.span(self.deletion_timestamp)
+        self.span(self.spans[DELETION_TIMESTAMP])
     }
     /// metadata.labels, decoded on demand from the stored bytes (not on the hot path).
     pub fn labels(&self) -> Vec<(String, String)> {
@@ -178,7 +209,8 @@ impl Object {
     }
 
     fn map_in_metadata(&self, field: &[u8], out: &mut Vec<(String, String)>) -> JResult<()> {
-        let b = self.json();
+        let json = self.json();
+        let b = json.as_ref();
         let mut sc = Scanner::new(b);
         if !sc.object_start()? {
             return Ok(());
@@ -216,25 +248,73 @@ impl Object {
         Ok(())
     }
 
-    /// The compact JSON the store keeps.
-    pub fn json(&self) -> &[u8] {
-        &self.buf.as_bytes()[..self.json_len as usize]
+    /// The stored (compacted) JSON.
+    fn stored(&self) -> &[u8] {
+        self.buf.get(..self.json_len as usize).unwrap_or(b"")
     }
+
+    /// The object's JSON exactly as the server sent it (minus managedFields if they
+    /// were stripped). Borrowed when nothing was compacted, else expanded (one pass).
+    pub fn json(&self) -> Cow<'_, [u8]> {
+        if self.raw_len == self.json_len {
+            Cow::Borrowed(self.stored())
+        } else {
+            let mut out = Vec::with_capacity(self.raw_len as usize);
+            compact::expand(self.stored(), &mut out);
+            Cow::Owned(out)
+        }
+    }
+
     /// [`Object::json`] as text (always valid UTF-8).
-    pub fn json_str(&self) -> &str {
-        self.buf.get(..self.json_len as usize).unwrap_or("")
+    pub fn json_str(&self) -> Cow<'_, str> {
+        match self.json() {
+            Cow::Borrowed(b) => String::from_utf8_lossy(b),
+            Cow::Owned(v) => Cow::Owned(
+                String::from_utf8(v)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
+        }
     }
-    pub fn columns(&self) -> &Columns {
-        &self.columns
+
+    /// Appends [`Object::json`] to `out` without an intermediate copy (snapshots).
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.reserve(self.raw_len as usize);
+        compact::expand(self.stored(), out);
     }
-    /// Heap bytes this object holds (for memory accounting in status and benches).
-    /// The struct itself (`size_of::<Object>()`) lives wherever its owner keeps it.
+
+    /// Length of [`Object::json`] in bytes.
+    pub fn json_len(&self) -> usize {
+        self.raw_len as usize
+    }
+
+    pub fn columns(&self) -> Columns<'_> {
+        match self.cols {
+            ColData::Generic => Columns::Generic,
+            ColData::Pod {
+                ready,
+                containers,
+                restarts,
+                terminating,
+            } => Columns::Pod(PodColumns {
+                ready,
+                containers,
+                restarts,
+                status: if terminating {
+                    "Terminating"
+                } else {
+                    self.span(self.spans[STATUS]).unwrap_or("")
+                },
+                node: self.span(self.spans[NODE]).unwrap_or(""),
+            }),
+            ColData::Deployment(d) => Columns::Deployment(d),
+        }
+    }
+
+    /// Bytes this object occupies: the struct and its one allocation (for memory
+    /// accounting in status and benches). A container's own overhead (an `Arc`'s
+    /// counters, a table slot) is the container's to add.
     pub fn heap_bytes(&self) -> usize {
-        self.buf.len()
-            + match &self.columns {
-                Columns::Pod(p) => p.status.len() + p.node.len(),
-                _ => 0,
-            }
+        std::mem::size_of::<Object>() + self.buf.len()
     }
 }
 
@@ -303,6 +383,7 @@ pub(crate) fn parse_object(
     opts: &ParseOptions,
 ) -> Result<Object, DecodeError> {
     let start = sc.i;
+    let h0 = sc.hits.len();
     let mut ex = Extract::default();
     if !sc.object_start()? {
         return Err(JsonError {
@@ -334,7 +415,10 @@ pub(crate) fn parse_object(
             field: "metadata.resourceVersion",
         });
     }
-    build(doc, start, end, &ex, opts.columns)
+    let h0_hits = &sc.hits[h0.min(sc.hits.len())..];
+    let r = build(doc, start, end, &ex, h0_hits, opts.columns);
+    sc.hits.truncate(h0);
+    r
 }
 
 fn build(
@@ -342,20 +426,59 @@ fn build(
     start: usize,
     end: usize,
     ex: &Extract,
+    hits: &[KeyHit],
     kind: ColumnKind,
 ) -> Result<Object, DecodeError> {
-    let cut_total: usize = ex.cuts.iter().map(|(a, b)| b - a).sum();
-    let json_len = end - start - cut_total;
-    let fields = [
+    // Hit positions are u32: a document past 4 GiB is stored uncompacted.
+    let hits = if end <= u32::MAX as usize { hits } else { &[] };
+    let cuts = &ex.cuts;
+    let cut_total: usize = cuts.iter().map(|(a, b)| b - a).sum();
+    let raw_len = end - start - cut_total;
+    let terminating = kind == ColumnKind::Pod && ex.deletion_timestamp.is_some();
+    let status = if kind == ColumnKind::Pod && !terminating {
+        [ex.container_reason, ex.reason, ex.phase]
+            .into_iter()
+            .flatten()
+            .find(|s| s.end > s.start)
+    } else {
+        None
+    };
+    let node = ex
+        .node
+        .filter(|s| s.end > s.start && kind == ColumnKind::Pod);
+    let fields: [Option<StrSpan>; SPANS] = [
         ex.name,
         ex.namespace,
         ex.uid,
         ex.resource_version,
         ex.creation_timestamp,
         ex.deletion_timestamp,
+        node,
+        status,
     ];
+    // Bytes the tokens save (hits inside cut ranges are dropped with them).
+    let saved: usize = if cuts.is_empty() {
+        hits.iter()
+            .map(|h| usize::from(h.plain - h.token_len))
+            .sum()
+    } else {
+        let mut saved = 0;
+        let mut ci = 0;
+        for h in hits {
+            let p = h.at as usize;
+            while ci < cuts.len() && cuts[ci].1 <= p {
+                ci += 1;
+            }
+            if ci < cuts.len() && cuts[ci].0 <= p {
+                continue;
+            }
+            saved += usize::from(h.plain - h.token_len);
+        }
+        saved
+    };
+    let json_len = raw_len - saved;
     let mut extra = 0usize;
-    let mut decoded: [Option<Cow<'_, str>>; 6] = Default::default();
+    let mut decoded: [Option<Cow<'_, str>>; SPANS] = Default::default();
     for (f, d) in fields.iter().zip(decoded.iter_mut()) {
         if let Some(s) = f {
             if s.escaped {
@@ -366,66 +489,120 @@ fn build(
         }
     }
     let total = json_len + extra;
-    if total > u32::MAX as usize - 1 {
+    if raw_len.max(total) > u32::MAX as usize - 1 {
         return Err(DecodeError::TooLarge {
             limit: u32::MAX as usize - 1,
         });
     }
-    let mut s = String::with_capacity(total);
-    let mut at = start;
-    for &(a, b) in &ex.cuts {
-        s.push_str(doc.get(at..a).unwrap_or(""));
-        at = b;
+    // Unescaped fields are spans into the copied JSON: visit them in document order
+    // while copying.
+    let mut spans = [Span::NONE; SPANS];
+    let mut order = [(usize::MAX, 0usize); SPANS];
+    let mut n = 0;
+    for (i, f) in fields.iter().enumerate() {
+        if let (Some(f), None) = (f, &decoded[i]) {
+            order[n] = (f.start, i);
+            spans[i].len = (f.end - f.start) as u32;
+            n += 1;
+        }
     }
-    s.push_str(doc.get(at..end).unwrap_or(""));
-    let mut spans = [Span::NONE; 6];
-    for ((f, d), sp) in fields.iter().zip(decoded.iter()).zip(spans.iter_mut()) {
-        let Some(f) = f else { continue };
+    order[..n].sort_unstable();
+    let mut next = 0;
+    // Position of the next field to map (usize::MAX: none left).
+    let mut field_at = order[0].0;
+    // The segments between keys are short: copy them sixteen bytes at a time into a
+    // buffer with sixteen bytes of slack (the excess is overwritten by what follows).
+    const SLACK: usize = 16;
+    let src = doc.as_bytes();
+    let mut out = vec![0u8; total + SLACK];
+    let mut o = 0usize;
+    let mut copy = |out: &mut [u8], o: &mut usize, a: usize, b: usize| {
+        while field_at < b {
+            let i = order[next].1;
+            debug_assert!(field_at >= a);
+            spans[i].off = (*o + field_at.saturating_sub(a)) as u32;
+            next += 1;
+            field_at = order.get(next).map_or(usize::MAX, |f| f.0);
+        }
+        let len = b - a;
+        match (src.get(a..a + SLACK), out.get_mut(*o..*o + SLACK)) {
+            (Some(from), Some(to)) if len <= SLACK => to.copy_from_slice(from),
+            _ => {
+                if let (Some(from), Some(to)) = (src.get(a..b), out.get_mut(*o..*o + len)) {
+                    to.copy_from_slice(from);
+                }
+            }
+        }
+        *o += len;
+    };
+    let mut at = start;
+    let mut ci = 0;
+    if cuts.is_empty() {
+        for h in hits {
+            let p = h.at as usize;
+            copy(&mut out, &mut o, at, p);
+            // Both bytes (the slack absorbs the second when unused).
+            if let Some(to) = out.get_mut(o..o + 2) {
+                to.copy_from_slice(&h.token);
+            }
+            o += usize::from(h.token_len);
+            at = p + usize::from(h.plain);
+        }
+    }
+    for h in hits
+        .iter()
+        .take(if cuts.is_empty() { 0 } else { hits.len() })
+    {
+        let p = h.at as usize;
+        while ci < cuts.len() && cuts[ci].0 <= p {
+            let (a, b) = cuts[ci];
+            if a > at {
+                copy(&mut out, &mut o, at, a);
+            }
+            at = at.max(b);
+            ci += 1;
+        }
+        if p < at {
+            continue;
+        }
+        copy(&mut out, &mut o, at, p);
+        if let Some(to) = out.get_mut(o..o + 2) {
+            to.copy_from_slice(&h.token);
+        }
+        o += usize::from(h.token_len);
+        at = p + usize::from(h.plain);
+    }
+    for &(a, b) in &cuts[ci..] {
+        if a > at {
+            copy(&mut out, &mut o, at, a);
+        }
+        at = at.max(b);
+    }
+    copy(&mut out, &mut o, at, end);
+    debug_assert_eq!(o, json_len);
+    for (d, sp) in decoded.iter().zip(spans.iter_mut()) {
         if let Some(d) = d {
             *sp = Span {
-                off: s.len() as u32,
+                off: o as u32,
                 len: d.len() as u32,
             };
-            s.push_str(d);
-        } else {
-            let shift: usize = ex
-                .cuts
-                .iter()
-                .filter(|(_, b)| *b <= f.start)
-                .map(|(a, b)| b - a)
-                .sum();
-            *sp = Span {
-                off: (f.start - start - shift) as u32,
-                len: (f.end - f.start) as u32,
-            };
+            if let Some(to) = out.get_mut(o..o + d.len()) {
+                to.copy_from_slice(d.as_bytes());
+            }
+            o += d.len();
         }
     }
-    debug_assert_eq!(s.len(), total);
-    let text = |s: Option<StrSpan>| -> Option<Cow<'_, str>> {
-        s.map(|s| unescape(&doc.as_bytes()[s.start..s.end]))
-            .filter(|v| !v.is_empty())
-    };
-    let columns = match kind {
-        ColumnKind::Generic => Columns::Generic,
-        ColumnKind::Pod => {
-            let status: Box<str> = if ex.deletion_timestamp.is_some() {
-                "Terminating".into()
-            } else {
-                text(ex.container_reason)
-                    .or_else(|| text(ex.reason))
-                    .or_else(|| text(ex.phase))
-                    .unwrap_or_default()
-                    .into()
-            };
-            Columns::Pod(PodColumns {
-                ready: ex.ready,
-                containers: ex.containers,
-                restarts: ex.restarts,
-                status,
-                node: text(ex.node).unwrap_or_default().into(),
-            })
-        }
-        ColumnKind::Deployment => Columns::Deployment(DeploymentColumns {
+    debug_assert_eq!(o, total);
+    out.truncate(total);
+    let cols = match kind {
+        ColumnKind::Generic => ColData::Generic,
+        ColumnKind::Pod => ColData::Pod {
+            ready: ex.ready,
+            containers: ex.containers,
+            restarts: ex.restarts,
+            terminating,
+        },
+        ColumnKind::Deployment => ColData::Deployment(DeploymentColumns {
             desired: sat(ex.replicas.unwrap_or(1)),
             ready: sat(ex.ready_replicas),
             up_to_date: sat(ex.updated_replicas),
@@ -433,15 +610,11 @@ fn build(
         }),
     };
     Ok(Object {
-        buf: s.into_boxed_str(),
+        buf: out.into_boxed_slice(),
         json_len: json_len as u32,
-        name: spans[0],
-        namespace: spans[1],
-        uid: spans[2],
-        resource_version: spans[3],
-        creation_timestamp: spans[4],
-        deletion_timestamp: spans[5],
-        columns,
+        raw_len: raw_len as u32,
+        spans,
+        cols,
     })
 }
 

@@ -101,16 +101,12 @@ impl Store {
         all
     }
 
-    /// Heap bytes held by the store: the objects and the table itself.
+    /// Heap bytes held by the store, as allocated: the table's one allocation, and
+    /// per object its `Arc` (two counters and the struct) and its buffer.
     pub fn heap_bytes(&self) -> usize {
-        let table = self.table.capacity() * (std::mem::size_of::<Entry>() + 1);
-        let objects: usize = self
-            .iter()
-            .map(|o| {
-                o.heap_bytes() + std::mem::size_of::<Object>() + 2 * std::mem::size_of::<usize>()
-            })
-            .sum();
-        table + objects
+        let arc = 2 * std::mem::size_of::<usize>();
+        let objects: usize = self.iter().map(|o| arc + o.heap_bytes()).sum();
+        self.table.allocation_size() + objects
     }
 
     /// Stores `object`, marking it confirmed by `epoch`.

@@ -5,10 +5,15 @@ use kubelive_core::decode::{ListDecoder, ListMeta, WatchDecoder, WatchFrame};
 use kubelive_core::object::{DeploymentColumns, PodColumns};
 use kubelive_core::{ColumnKind, Columns, DecodeError, Limits, Object, ParseOptions};
 
-#[path = "../benches/common/podgen.rs"]
-mod podgen;
+use kubelive_sim::Rng;
+use serde_json::Value;
 
-use podgen::Rng;
+/// A realistic pod (`kubelive_sim::pod_json`) as a value, at resourceVersion `rv`.
+fn sim_pod(seed: u64, index: u64, rv: u64) -> Value {
+    let mut v: Value = serde_json::from_str(&kubelive_sim::pod_json(seed, index)).unwrap();
+    v["metadata"]["resourceVersion"] = rv.to_string().into();
+    v
+}
 
 const PODS: ParseOptions = ParseOptions {
     strip_managed_fields: false,
@@ -179,7 +184,7 @@ fn watch_fixture_all_splits() {
         ]
     );
     // The stored JSON is still the raw (escaped) text and parses.
-    let v: serde_json::Value = serde_json::from_slice(u.json()).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&u.json()).unwrap();
     assert_eq!(v["metadata"]["namespace"], "d\u{e9}v");
     assert_eq!(
         frames[4],
@@ -225,7 +230,8 @@ fn error_504_status_line() {
 
 #[test]
 fn realistic_stream_all_splits() {
-    let (body, events) = podgen::watch_stream(3, 200_000);
+    let events = 40;
+    let body = kubelive_sim::watch_event_stream(3, events);
     let (frames, r) = watch(&body);
     r.unwrap();
     assert_eq!(frames.len(), events);
@@ -247,7 +253,7 @@ fn realistic_stream_all_splits() {
                 assert_eq!(m["uid"], o.uid());
                 assert_eq!(m["resourceVersion"], o.resource_version());
                 assert_eq!(
-                    serde_json::from_slice::<serde_json::Value>(o.json()).unwrap(),
+                    serde_json::from_slice::<serde_json::Value>(&o.json()).unwrap(),
                     v["object"]
                 );
             }
@@ -477,7 +483,9 @@ fn fed_again_after_error_repeats_it() {
 
 fn list_body(n: usize, meta_first: bool, cont: &str) -> (Vec<u8>, Vec<serde_json::Value>) {
     let mut rng = Rng::new(9);
-    let pods: Vec<serde_json::Value> = (0..n).map(|i| podgen::pod(&mut rng, i, 500)).collect();
+    let pods: Vec<Value> = (0..n)
+        .map(|i| sim_pod(rng.below(1000), i as u64, 500))
+        .collect();
     let items: Vec<String> = pods.iter().map(|p| p.to_string()).collect();
     let meta = format!(
         "\"metadata\":{{\"resourceVersion\":\"500\",\"continue\":\"{cont}\",\"remainingItemCount\":1234}}"
@@ -508,7 +516,7 @@ fn list_body_several_pages_all_splits() {
         for (o, p) in items.iter().zip(&pods) {
             assert_eq!(p["metadata"]["name"], o.name());
             assert_eq!(
-                serde_json::from_slice::<serde_json::Value>(o.json()).unwrap(),
+                serde_json::from_slice::<serde_json::Value>(&o.json()).unwrap(),
                 *p
             );
         }
@@ -571,8 +579,8 @@ fn strip_managed_fields_keeps_valid_json() {
     };
     for v in &variants {
         let o = Object::parse(v.as_bytes(), &strip).unwrap();
-        let parsed: serde_json::Value = serde_json::from_slice(o.json())
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(o.json())));
+        let parsed: serde_json::Value = serde_json::from_slice(&o.json())
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.json())));
         assert!(
             parsed["metadata"].get("managedFields").is_none(),
             "{parsed}"
@@ -590,8 +598,7 @@ fn strip_managed_fields_keeps_valid_json() {
         }
     );
     // A realistic pod shrinks and keeps everything else.
-    let mut rng = Rng::new(1);
-    let p = podgen::pod(&mut rng, 0, 1);
+    let p = sim_pod(1, 0, 1);
     let text = p.to_string();
     let o = Object::parse(
         text.as_bytes(),
@@ -607,7 +614,7 @@ fn strip_managed_fields_keeps_valid_json() {
         .unwrap()
         .remove("managedFields");
     assert_eq!(
-        serde_json::from_slice::<serde_json::Value>(o.json()).unwrap(),
+        serde_json::from_slice::<serde_json::Value>(&o.json()).unwrap(),
         expect
     );
     assert!(o.json().len() < text.len() * 8 / 10);
@@ -616,21 +623,24 @@ fn strip_managed_fields_keeps_valid_json() {
 
 // ---------------------------------------------------------------- columns
 
-fn pod_columns(json: &str) -> PodColumns {
+/// Pod columns, owned: (ready, containers, restarts, status, node).
+type Cols = (u16, u16, u32, String, String);
+
+fn pod_columns(json: &str) -> Cols {
     match Object::parse(json.as_bytes(), &PODS).unwrap().columns() {
-        Columns::Pod(c) => c.clone(),
+        Columns::Pod(PodColumns {
+            ready,
+            containers,
+            restarts,
+            status,
+            node,
+        }) => (ready, containers, restarts, status.into(), node.into()),
         c => panic!("{c:?}"),
     }
 }
 
-fn cols(ready: u16, containers: u16, restarts: u32, status: &str, node: &str) -> PodColumns {
-    PodColumns {
-        ready,
-        containers,
-        restarts,
-        status: status.into(),
-        node: node.into(),
-    }
+fn cols(ready: u16, containers: u16, restarts: u32, status: &str, node: &str) -> Cols {
+    (ready, containers, restarts, status.into(), node.into())
 }
 
 #[test]
@@ -677,10 +687,16 @@ fn pod_columns_like_kubectl() {
         cols(0, 1, 0, "Evicted", "")
     );
 
-    // Realistic generated pods agree with a serde_json reading.
+    // Realistic generated pods (running, pending, crash-looping) agree with a
+    // serde_json reading.
     let mut rng = Rng::new(5);
     for i in 0..50 {
-        let p = podgen::pod(&mut rng, i, 1);
+        let mut params = kubelive_sim::PodParams::random(&mut rng, "shop", "web", "5d8f7c9b", i);
+        params.phase = ["Running", "Pending", "Failed"][i as usize % 3].into();
+        params.ready = i % 3 == 0;
+        params.restarts = (i % 5) as u32 * 7;
+        let mut p = kubelive_sim::pod(&params);
+        p["metadata"]["resourceVersion"] = "1".into();
         let c = pod_columns(&p.to_string());
         let cs = p["status"]["containerStatuses"].as_array().unwrap();
         let want_ready = cs.iter().filter(|c| c["ready"] == true).count() as u16;
@@ -688,12 +704,12 @@ fn pod_columns_like_kubectl() {
         let want_status = cs
             .iter()
             .find_map(|c| c["state"]["waiting"]["reason"].as_str())
-            .unwrap_or("Running");
+            .unwrap_or(p["status"]["phase"].as_str().unwrap());
         assert_eq!(
             c,
             cols(
                 want_ready,
-                2,
+                1,
                 want_restarts as u32,
                 want_status,
                 p["spec"]["nodeName"].as_str().unwrap()
@@ -712,7 +728,7 @@ fn deployment_columns() {
     let o = Object::parse(d.as_bytes(), &opts).unwrap();
     assert_eq!(
         o.columns(),
-        &Columns::Deployment(DeploymentColumns {
+        Columns::Deployment(DeploymentColumns {
             desired: 5,
             ready: 3,
             up_to_date: 4,
@@ -724,13 +740,13 @@ fn deployment_columns() {
     let o = Object::parse(fresh.as_bytes(), &opts).unwrap();
     assert_eq!(
         o.columns(),
-        &Columns::Deployment(DeploymentColumns {
+        Columns::Deployment(DeploymentColumns {
             desired: 1,
             ..Default::default()
         })
     );
     let generic = Object::parse(d.as_bytes(), &ParseOptions::default()).unwrap();
-    assert_eq!(generic.columns(), &Columns::Generic);
+    assert_eq!(generic.columns(), Columns::Generic);
 }
 
 // ---------------------------------------------------------------- properties
@@ -778,7 +794,7 @@ fn random_sizes(rng: &mut Rng, len: usize) -> Vec<usize> {
 #[test]
 fn arbitrary_bytes_and_mutations_never_panic_and_stay_bounded() {
     let mut rng = Rng::new(0xfeed);
-    let (stream, _) = podgen::watch_stream(11, 30_000);
+    let stream = kubelive_sim::watch_event_stream(11, 6);
     let fixture = watch_fixture();
     let (list, _) = list_body(5, true, "c");
     let limits = Limits {
@@ -811,7 +827,7 @@ fn arbitrary_bytes_and_mutations_never_panic_and_stay_bounded() {
             assert_eq!(list_with(&body, &sizes, lim, opts), whole, "round {round}");
             for f in &whole.0 {
                 // Whatever was accepted is valid JSON.
-                serde_json::from_slice::<serde::de::IgnoredAny>(f.json()).unwrap();
+                serde_json::from_slice::<serde::de::IgnoredAny>(&f.json()).unwrap();
             }
         }
     }
@@ -836,6 +852,264 @@ fn accepted_documents_are_valid_json() {
                 "accepted invalid JSON: {} -> {f:?}",
                 String::from_utf8_lossy(line)
             );
+            // The stored object is the line's object, byte for byte.
+            if let WatchFrame::Added(o) | WatchFrame::Modified(o) | WatchFrame::Deleted(o) = f {
+                let json = o.json();
+                assert!(
+                    line.windows(json.len()).any(|w| w == json.as_ref()),
+                    "{} not in {}",
+                    String::from_utf8_lossy(&json),
+                    String::from_utf8_lossy(line)
+                );
+            }
         }
     }
+}
+
+// ---------------------------------------------------------------- stored JSON round trip
+
+/// Everything an object exposes about its JSON agrees with `expect`.
+fn assert_json(o: &Object, expect: &str) {
+    assert_eq!(o.json().as_ref(), expect.as_bytes());
+    assert_eq!(o.json_str(), expect);
+    assert_eq!(o.json_len(), expect.len());
+    let mut out = b"prefix".to_vec();
+    o.write_json(&mut out);
+    assert_eq!(&out[6..], expect.as_bytes());
+}
+
+/// Decodes `doc` as a lone object, as a list item and as a watch event (with
+/// "object" before "type", the optimistic path) and checks the stored JSON of each.
+fn round_trip(doc: &str, opts: ParseOptions, expect: &str) -> Object {
+    let o = Object::parse(doc.as_bytes(), &opts).unwrap_or_else(|e| panic!("{e}: {doc}"));
+    assert_json(&o, expect);
+    if doc.contains('\n') {
+        // Not a valid watch line: only the list path below.
+    } else {
+        watch_round_trip(doc, opts, expect);
+    }
+    let list = format!("{{\"items\":[{doc},{doc}],\"metadata\":{{}}}}");
+    let (items, r) = list_all(list.as_bytes(), Limits::default(), opts);
+    r.unwrap();
+    for o in &items {
+        assert_json(o, expect);
+    }
+    o
+}
+
+fn watch_round_trip(doc: &str, opts: ParseOptions, expect: &str) {
+    let line = format!("{{\"object\":{doc},\"type\":\"MODIFIED\"}}\n");
+    let (frames, r) = watch_with(line.as_bytes(), &[line.len()], Limits::default(), opts);
+    r.unwrap();
+    assert_json(obj(&frames[0]), expect);
+    let line = format!("{{\"type\":\"ADDED\",\"object\":{doc}}}\n{line}");
+    let (frames, r) = watch_with(line.as_bytes(), &[line.len()], Limits::default(), opts);
+    r.unwrap();
+    assert_json(obj(&frames[0]), expect);
+    assert_json(obj(&frames[1]), expect);
+}
+
+#[test]
+fn stored_json_round_trips_generated_objects() {
+    let strip = ParseOptions {
+        strip_managed_fields: true,
+        ..PODS
+    };
+    let deployments = ParseOptions {
+        strip_managed_fields: false,
+        columns: ColumnKind::Deployment,
+    };
+    let mut docs: Vec<(Value, ParseOptions)> = Vec::new();
+    for i in 0..100u64 {
+        docs.push((sim_pod(i % 7, i, 1000 + i), PODS));
+        let mut d = kubelive_sim::workload::deployment(
+            &format!("ns-{}", i % 3),
+            &format!("web-{i}"),
+            (i % 5) as u32,
+            "5d8f7c9b",
+            i * 1000,
+        );
+        d["metadata"]["resourceVersion"] = (i + 1).to_string().into();
+        docs.push((d, deployments));
+    }
+    for (v, opts) in docs {
+        let text = v.to_string();
+        let o = round_trip(&text, opts, &text);
+        assert!(o.heap_bytes() < text.len(), "compacted");
+        let mut stripped = v.clone();
+        stripped["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("managedFields");
+        let generic = ParseOptions {
+            strip_managed_fields: true,
+            columns: ColumnKind::Generic,
+        };
+        for opts in [strip, generic] {
+            let o = round_trip(&text, opts, &stripped.to_string());
+            assert_eq!(o.name(), v["metadata"]["name"]);
+        }
+    }
+    // A whole sim watch stream, every split: objects are the lines' objects verbatim.
+    let body = kubelive_sim::watch_event_stream(5, 12);
+    let (frames, r) = watch(&body);
+    r.unwrap();
+    for (line, f) in body.split(|&c| c == b'\n').zip(&frames) {
+        if let WatchFrame::Added(o) | WatchFrame::Modified(o) | WatchFrame::Deleted(o) = f {
+            let line = std::str::from_utf8(line).unwrap();
+            let start = line.find(",\"object\":").unwrap() + 10;
+            assert_json(o, &line[start..line.len() - 1]);
+        }
+    }
+}
+
+/// Random JSON with keys and strings chosen to trip up key compaction: dictionary
+/// keys, their prefixes and suffixes, escaped spellings, non-ASCII keys, token bytes
+/// inside strings, `"key":` text inside values, random whitespace between tokens.
+fn adversarial(rng: &mut Rng, depth: u32, out: &mut String) {
+    const KEYS: &[&str] = &[
+        "name",
+        "status",
+        ".",
+        "f:metadata",
+        "f:labels",
+        "f:spec",
+        "f:containers",
+        "f:image",
+        "k:{\\\"type\\\":\\\"Ready\\\"}",
+        "k:{\\\"type\\\":\\\"Ready\\\"}x",
+        "names",
+        "xname",
+        "nam",
+        "f:",
+        "f",
+        "f:name2",
+        "na\\u006de",
+        "n\\\"ame",
+        "name\\\\",
+        "\\\"name\\\"",
+        "n\u{e4}m\u{e9}",
+        "\u{540d}\u{524d}",
+        "\u{1f600}",
+        "\u{80}",
+        "\u{c0}name",
+        "!",
+        "#",
+        "~",
+        "",
+        "lastTransitionTime",
+        "lastTransitionTimes",
+        "terminationGracePeriodSeconds",
+        "f:terminationGracePeriodSeconds",
+        "f:terminationGracePeriodSecond",
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        "apiVersion",
+        "kind",
+    ];
+    const STRINGS: &[&str] = &[
+        "name",
+        "\\\"f:metadata\\\":{}",
+        "\\\"name\\\":",
+        "\\\"",
+        "\\\\",
+        "!#$%&'()*/;<=>?@ABCZ^_`|~",
+        "\u{80}\u{bf}\u{c0}\u{ff}\u{100}\u{13f}\u{140}",
+        "\\u0080\\u00c0\\u0001",
+        "\\n\\t\\r\\b\\f\\/",
+        "\"",
+        "f:spec",
+        "k:{\\\"name\\\":\\\"x\\\"}",
+        "\u{1f680}",
+        "",
+    ];
+    let ws = |rng: &mut Rng, out: &mut String| {
+        if rng.below(6) == 0 {
+            out.push_str([" ", "\n", "\t", "\r\n ", "  "][rng.below(5) as usize]);
+        }
+    };
+    let roll = if depth == 0 {
+        rng.below(3)
+    } else {
+        rng.below(8)
+    };
+    match roll {
+        0 => out.push_str(["1", "-2.5e+3", "0", "true", "false", "null"][rng.below(6) as usize]),
+        1 | 2 => {
+            let s = STRINGS[rng.below(STRINGS.len() as u64) as usize];
+            // A bare quote stands for a key name used as a value.
+            if s == "\"" {
+                out.push('"');
+                out.push_str(KEYS[rng.below(KEYS.len() as u64) as usize]);
+                out.push('"');
+            } else {
+                out.push('"');
+                out.push_str(s);
+                out.push('"');
+            }
+        }
+        3 | 4 => {
+            out.push('[');
+            for i in 0..rng.below(4) {
+                if i > 0 {
+                    out.push(',');
+                }
+                ws(rng, out);
+                adversarial(rng, depth - 1, out);
+                ws(rng, out);
+            }
+            out.push(']');
+        }
+        _ => {
+            out.push('{');
+            for i in 0..rng.below(5) {
+                if i > 0 {
+                    out.push(',');
+                }
+                ws(rng, out);
+                out.push('"');
+                out.push_str(KEYS[rng.below(KEYS.len() as u64) as usize]);
+                out.push('"');
+                ws(rng, out);
+                out.push(':');
+                ws(rng, out);
+                adversarial(rng, depth - 1, out);
+                ws(rng, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+#[test]
+fn stored_json_round_trips_adversarial_documents() {
+    let mut rng = Rng::new(0xc0de);
+    let generic = ParseOptions::default();
+    let strip = ParseOptions {
+        strip_managed_fields: true,
+        columns: ColumnKind::Pod,
+    };
+    let mut compacted = 0;
+    for round in 0..1000 {
+        let mut a = String::new();
+        let mut b = String::new();
+        let mut c = String::new();
+        adversarial(&mut rng, 4, &mut a);
+        adversarial(&mut rng, 4, &mut b);
+        adversarial(&mut rng, 4, &mut c);
+        let doc = format!(
+            "{{\"kind\":{a},\"metadata\":{{\"f:name\":{b},\"name\":\"p-{round}\",\"resourceVersion\":\"1\",\"labels\":{{\"name\":\"name\"}}}},\"spec\":{{\"f:spec\":{c}}},\"status\":{{\"phase\":\"name\"}}}}"
+        );
+        serde_json::from_str::<serde::de::IgnoredAny>(&doc)
+            .unwrap_or_else(|e| panic!("{e}: {doc}"));
+        for opts in [generic, PODS, strip] {
+            let o = round_trip(&doc, opts, &doc);
+            assert_eq!(o.name(), format!("p-{round}"));
+            assert_eq!(o.resource_version(), "1");
+            assert_eq!(o.labels(), vec![("name".into(), "name".into())]);
+            if o.heap_bytes() - std::mem::size_of::<Object>() < o.json_len() {
+                compacted += 1;
+            }
+        }
+    }
+    assert_eq!(compacted, 3000, "every document has dictionary keys");
 }

@@ -1,0 +1,52 @@
+//! A small, load-independent driver for instruction counts (valgrind --tool=callgrind):
+//!
+//! `decode_driver gen FILE N` writes `kubelive_sim::watch_event_stream(7, N)` to FILE;
+//! `decode_driver decode|strip|skip FILE` decodes it (kubelive, applied to a map, with
+//! managedFields or stripped) or skips it (serde_json IgnoredAny).
+
+use kubelive_core::decode::{WatchDecoder, WatchFrame};
+use kubelive_core::{ColumnKind, Limits, Object, ParseOptions};
+use std::collections::HashMap;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (mode, path) = (args[1].as_str(), &args[2]);
+    if mode == "gen" {
+        let n: usize = args[3].parse().expect("N");
+        std::fs::write(path, kubelive_sim::watch_event_stream(7, n)).expect("write");
+        return;
+    }
+    let stream = std::fs::read(path).expect("read");
+    if mode == "skip" {
+        let mut n = 0;
+        for line in stream.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            serde_json::from_slice::<serde::de::IgnoredAny>(line).expect("valid json");
+            n += 1;
+        }
+        println!("{n} documents, {} bytes", stream.len());
+        return;
+    }
+    let opts = ParseOptions {
+        strip_managed_fields: mode == "strip",
+        columns: ColumnKind::Pod,
+    };
+    let mut dec = WatchDecoder::new(Limits::default(), opts);
+    let mut map: HashMap<String, Object> = HashMap::new();
+    let mut frames = Vec::new();
+    for chunk in stream.chunks(64 << 10) {
+        dec.feed(chunk, &mut frames).expect("valid stream");
+        for f in frames.drain(..) {
+            match f {
+                WatchFrame::Added(o) | WatchFrame::Modified(o) => {
+                    map.insert(format!("{}/{}", o.namespace(), o.name()), o);
+                }
+                WatchFrame::Deleted(o) => {
+                    map.remove(&format!("{}/{}", o.namespace(), o.name()));
+                }
+                _ => {}
+            }
+        }
+    }
+    dec.finish(&mut frames).expect("clean end");
+    println!("{} objects, {} bytes", map.len(), stream.len());
+}
