@@ -313,7 +313,12 @@ pub struct Engine {
     /// Relists since a watch last delivered anything: spaces out 410 loops.
     relists_in_a_row: u32,
     list_objects: usize,
-    first_list_done: bool,
+    /// The next LIST is one unpaginated request: a continue token just expired, so the
+    /// paginated list is slower than the server's history window (client-go's
+    /// FullListIfExpired). The decoder still streams it item by item.
+    whole_list_next: bool,
+    /// Time streaming lists of the current sync have spent without their end bookmark.
+    streaming_spent: Duration,
     status: Status,
     requests: VecDeque<Request>,
     cancels: VecDeque<RequestId>,
@@ -341,7 +346,8 @@ impl Engine {
             too_large_attempts: 0,
             relists_in_a_row: 0,
             list_objects: 0,
-            first_list_done: false,
+            whole_list_next: false,
+            streaming_spent: Duration::ZERO,
             status: Status {
                 phase: Phase::Stopped,
                 mode: config.mode,
@@ -625,10 +631,7 @@ impl Engine {
                 kind: StreamKind::Initial { deadline },
                 ..
             }) if now >= *deadline => {
-                let why = format!(
-                    "no initial-events-end bookmark within {} s",
-                    self.config.streaming_sync_deadline.as_secs()
-                );
+                let why = self.deadline_missed();
                 self.abandon_current();
                 self.fall_back(why, now);
             }
@@ -685,12 +688,23 @@ impl Engine {
 
     /// Starts a new list (or streaming list) of the most recent state.
     fn start_fresh(&mut self, now: Instant) {
-        self.epoch = self.epoch.wrapping_add(1);
-        self.list_objects = 0;
         self.status.synced = false;
         match self.mode {
             Mode::ListWatch => self.send_list_page(1, None, now),
             Mode::StreamingList => {
+                // The deadline spans every attempt of this sync, so a server that ends
+                // each streaming list early cannot keep it from ever falling back.
+                let Some(left) = self
+                    .config
+                    .streaming_sync_deadline
+                    .checked_sub(self.streaming_spent)
+                    .filter(|left| !left.is_zero())
+                else {
+                    let why = self.deadline_missed();
+                    self.fall_back(why, now);
+                    return;
+                };
+                self.begin_snapshot();
                 let timeout = self.watch_timeout();
                 let path = self
                     .selectors()
@@ -705,7 +719,7 @@ impl Engine {
                 self.state = State::Streaming(Stream {
                     request,
                     kind: StreamKind::Initial {
-                        deadline: now + self.config.streaming_sync_deadline,
+                        deadline: now + left,
                     },
                     body: Body::Awaiting,
                     started_at: now,
@@ -715,15 +729,36 @@ impl Engine {
         }
     }
 
+    /// A new snapshot begins (page one of a list, or a streaming list): objects
+    /// confirmed from now on carry a new epoch, so whatever an earlier, unfinished
+    /// attempt delivered is swept unless this one confirms it too.
+    fn begin_snapshot(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        self.list_objects = 0;
+    }
+
+    fn deadline_missed(&self) -> String {
+        format!(
+            "no initial-events-end bookmark within {} s",
+            self.config.streaming_sync_deadline.as_secs()
+        )
+    }
+
     fn send_list_page(&mut self, page: u32, continue_token: Option<String>, _now: Instant) {
+        let first_page = continue_token.is_none();
+        if first_page {
+            self.begin_snapshot();
+        }
         let mut q = self.selectors();
-        if self.config.page_size > 0 {
+        if self.config.page_size > 0 && !self.whole_list_next {
             q = q.param("limit", &self.config.page_size.to_string());
         }
         q = q.opt("continue", continue_token.as_deref());
-        // "0" only for the very first list, and only when asked: it may be stale.
-        if continue_token.is_none() && self.config.initial_list_any_version && !self.first_list_done
-        {
+        // "0" ("any", possibly stale) only when asked, and only until consumers have
+        // been shown anything a stale answer could take back; never for a relist.
+        let nothing_shown =
+            self.status.added == 0 && self.status.relists == 0 && self.status.pages_listed == 0;
+        if first_page && self.config.initial_list_any_version && nothing_shown {
             q = q.param("resourceVersion", "0");
         }
         let request = self.new_request(RequestKind::List { page }, q.finish());
@@ -788,7 +823,6 @@ impl Engine {
             );
             return;
         };
-        self.first_list_done = true;
         self.finish_sync(ResourceVersion::new(&rv));
         self.send_watch(ResourceVersion::new(&rv), false, now);
     }
@@ -800,6 +834,8 @@ impl Engine {
             self.events.push_back(Event::Deleted(gone));
         }
         self.too_large_attempts = 0;
+        self.whole_list_next = false;
+        self.streaming_spent = Duration::ZERO;
         self.status.synced = true;
         self.status.remaining_estimate = None;
         self.status.resource_version = Some(rv.clone());
@@ -823,6 +859,7 @@ impl Engine {
                 self.send_watch(rv, true, now);
             }
             StreamKind::Initial { .. } => {
+                self.streaming_spent += now.saturating_since(s.started_at);
                 self.relist(RelistReason::InitialEventsInterrupted, now);
             }
         }
@@ -838,9 +875,16 @@ impl Engine {
         self.status.relists += 1;
         self.status.synced = false;
         self.status.last_relist_reason = Some(reason.clone());
-        // A relist whose watch expired before delivering anything (the list took
-        // longer than the history window): relisting at once would loop hot.
-        let space_out = matches!(reason, RelistReason::Expired { .. }) && self.relists_in_a_row > 0;
+        // A relist whose watch (or list) expired before anything was watched: the list
+        // takes longer than the history window, and relisting at once would loop hot.
+        let expired = matches!(
+            reason,
+            RelistReason::Expired { .. } | RelistReason::ContinueExpired { .. }
+        );
+        if matches!(reason, RelistReason::ContinueExpired { .. }) {
+            self.whole_list_next = true;
+        }
+        let space_out = expired && self.relists_in_a_row > 0;
         let why = reason.to_string();
         self.events.push_back(Event::Relisting { reason });
         self.relists_in_a_row += 1;
@@ -882,13 +926,17 @@ impl Engine {
             State::Streaming(_) => Next::Fresh,
             State::BackingOff { .. } | State::Stopped => return,
         };
-        let in_streaming_list = matches!(
-            self.state,
+        let in_streaming_list = match &self.state {
             State::Streaming(Stream {
                 kind: StreamKind::Initial { .. },
+                started_at,
                 ..
-            })
-        );
+            }) => {
+                self.streaming_spent += now.saturating_since(*started_at);
+                true
+            }
+            _ => false,
+        };
         let message = failure.to_string();
         self.status.errors += 1;
         self.status.last_error = Some(message.clone());
@@ -985,7 +1033,8 @@ impl Engine {
         };
         stream.frames += 1;
         let initial = matches!(stream.kind, StreamKind::Initial { .. });
-        if !initial {
+        // The watch delivered something real: the version it started from was good.
+        if !initial && !matches!(frame, WatchFrame::Error { .. }) {
             self.relists_in_a_row = 0;
         }
         match frame {

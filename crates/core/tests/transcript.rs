@@ -560,14 +560,23 @@ fn http_410_on_watch_also_relists_and_a_second_410_in_a_row_backs_off() {
 }
 
 #[test]
-fn expired_continue_token_restarts_the_list_from_page_one() {
+fn expired_continue_token_restarts_with_one_whole_list() {
     let mut c = config(Mode::ListWatch);
     c.page_size = 1;
     let mut h = Harness::new(c);
     h.ok(&list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]));
     h.error(410, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{"continue":"inconsistent"},"status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#);
-    h.ok(&list(30, "tokB", Some(1), &[pod("a", "p2", "u2", 25)]));
-    h.ok(&list(30, "", None, &[pod("a", "p3", "u3", 26)]));
+    // The paginated list is slower than the history window: the restart is one
+    // unpaginated (but still streamed) request, which cannot expire midway.
+    h.ok(&list(
+        30,
+        "",
+        None,
+        &[pod("a", "p2", "u2", 25), pod("a", "p3", "u3", 26)],
+    ));
+    // Once synced, later relists paginate again.
+    h.head(200, &[]);
+    h.body(TOO_OLD);
     check(
         &mut h,
         "
@@ -576,17 +585,45 @@ fn expired_continue_token_restarts_the_list_from_page_one() {
           PageListed page=1 objects=1 remaining=Some(1)
         GET /api/v1/pods?limit=1&continue=tok1
           Relisting: continue token expired: The provided continue parameter is too old to display a consistent list result.
-        GET /api/v1/pods?limit=1
+        GET /api/v1/pods
           Added a/p2 uid=u2 rv=25
-          PageListed page=1 objects=1 remaining=Some(1)
-        GET /api/v1/pods?limit=1&continue=tokB
           Added a/p3 uid=u3 rv=26
-          PageListed page=2 objects=2 remaining=None
+          PageListed page=1 objects=2 remaining=None
           Deleted a/p1 uid=u1 rv=1
           Synced objects=2 rv=30
         GET /api/v1/pods?watch=true&resourceVersion=30&allowWatchBookmarks=true&timeoutSeconds=T
+        cancel #4
+          Relisting: version expired: too old resource version: 5 (90)
+          BackingOff ~1s: version expired: too old resource version: 5 (90)
         ",
     );
+}
+
+#[test]
+fn a_retried_first_page_is_a_new_snapshot() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    // Page one is cut after delivering p1; p1 is deleted before the retry.
+    h.head(200, &[]);
+    let page = list(
+        10,
+        "",
+        None,
+        &[pod("a", "p1", "u1", 5), pod("a", "p2", "u2", 6)],
+    );
+    let cut = page
+        .find(r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p2""#)
+        .unwrap()
+        + 10;
+    h.body(&page[..cut]);
+    h.reset();
+    h.wait(5_000);
+    h.ok(&list(12, "", None, &[pod("a", "p2", "u2", 6)]));
+    let t = stable(&h.take());
+    assert!(
+        t.contains("  Deleted a/p1 uid=u1 rv=5\n  Synced objects=1 rv=12\n"),
+        "{t}"
+    );
+    assert!(h.engine.store().get("a", "p1").is_none());
 }
 
 #[test]
@@ -903,5 +940,28 @@ fn status_reports_the_resume_point_while_backing_off() {
     assert_eq!(
         s.last_error.as_deref(),
         Some("connection lost: unexpected EOF")
+    );
+}
+
+#[test]
+fn streaming_deadline_spans_every_attempt_of_one_sync() {
+    let mut h = Harness::new(config(Mode::StreamingList));
+    // A server that ignores sendInitialEvents and ends each watch after 25 s.
+    for rv in [5, 6] {
+        h.head(200, &[]);
+        h.body(&event("ADDED", &pod("a", "p1", "u1", rv)));
+        h.advance(25_000);
+        h.end();
+    }
+    // 50 s spent: the third attempt gets the 10 s left, then the engine falls back.
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(60_000)));
+    h.head(200, &[]);
+    h.wait(10_000);
+    let t = stable(&h.take());
+    assert!(
+        t.ends_with(
+            "cancel #3\n  Relisting: streaming list unavailable, using LIST+WATCH: no initial-events-end bookmark within 60 s\nGET /api/v1/pods?limit=500\n"
+        ),
+        "{t}"
     );
 }
