@@ -57,13 +57,32 @@ const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|bench|dst> [option
   dst [--seeds N] [--seed S] [--minutes M]   deterministic simulation";
 
 fn test(_args: &[String]) -> Result<(), String> {
+    // Installs are a precondition, not a step: without them nothing else means anything.
+    setup::all()?;
     let mut steps = util::Steps::default();
-    steps.run("cargo fmt --check", util::cargo(&["fmt", "--all", "--", "--check"]));
     steps.run(
-        "cargo clippy (native, all targets)",
-        util::cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]),
+        "cargo fmt --check",
+        util::cargo(&["fmt", "--all", "--", "--check"]),
     );
-    steps.run("cargo test (native workspace)", util::cargo(&["test", "--workspace"]));
+    steps.run(
+        "cargo clippy (native, all targets, -D warnings)",
+        util::cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    );
+    steps.run(
+        "cargo test: core, sim (with kubectl), CLI (through kubectl proxy), web (native)",
+        util::cargo(&["test", "--workspace", "--exclude", "kubelive-tests"]),
+    );
+    steps.run(
+        "cargo test --release: deterministic simulation and property tests",
+        util::cargo(&["test", "--release", "-p", "kubelive-tests"]),
+    );
     web::test_steps(&mut steps);
     steps.finish()
 }
