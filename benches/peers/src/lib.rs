@@ -32,11 +32,32 @@ pub fn watch_stream(n: usize) -> Vec<u8> {
     kubelive_sim::watch_event_stream(STREAM_SEED, n)
 }
 
-/// `n` complete pod documents (~4 KB each, as a list or a watch carries them).
+/// `n` complete pod documents (~5.7 KB each, as a list or a watch carries them), with
+/// distinct namespace/name: `pod_json` draws a few random characters per name, so a
+/// few indices in every ~25,000 collide; those are skipped.
 pub fn pod_docs(n: usize) -> Vec<String> {
-    (0..n as u64)
-        .map(|i| kubelive_sim::pod_json(POD_SEED, i))
-        .collect()
+    #[derive(serde::Deserialize)]
+    struct Doc<'a> {
+        #[serde(borrow)]
+        metadata: Meta<'a>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta<'a> {
+        namespace: &'a str,
+        name: &'a str,
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(n);
+    let mut i = 0u64;
+    while out.len() < n {
+        let d = kubelive_sim::pod_json(POD_SEED, i);
+        i += 1;
+        let m = serde_json::from_str::<Doc>(&d).expect("pod").metadata;
+        if seen.insert(format!("{}/{}", m.namespace, m.name)) {
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// A one-page PodList of `docs` at list version `rv`.

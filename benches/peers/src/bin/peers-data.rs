@@ -13,18 +13,14 @@ fn main() -> std::io::Result<()> {
     let pods: usize = arg(&args, "--pods", 50_000);
     std::fs::create_dir_all(&dir)?;
     let watch = dir.join(format!("watch-{events}.jsonl"));
-    if !watch.exists() {
-        std::fs::write(&watch, watch_stream(events))?;
-    }
+    std::fs::write(&watch, watch_stream(events))?;
     let pods_path = dir.join(format!("pods-{pods}.jsonl"));
-    if !pods_path.exists() {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&pods_path)?);
-        for d in pod_docs(pods) {
-            f.write_all(d.as_bytes())?;
-            f.write_all(b"\n")?;
-        }
-        f.flush()?;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&pods_path)?);
+    for d in pod_docs(pods) {
+        f.write_all(d.as_bytes())?;
+        f.write_all(b"\n")?;
     }
+    f.flush()?;
     println!("{}\n{}", watch.display(), pods_path.display());
     Ok(())
 }
