@@ -234,6 +234,27 @@ enum Body<D> {
     },
 }
 
+impl<D> Body<D> {
+    /// The decoder of a 2xx body, or what went wrong with a body that ended otherwise.
+    fn into_stream(self) -> Result<D, Failure> {
+        match self {
+            Body::Open(decoder) => Ok(decoder),
+            Body::Error {
+                status,
+                retry_after,
+                bytes,
+            } => Err(Failure::Api(ApiError::from_http(
+                status,
+                retry_after.as_deref(),
+                &bytes,
+            ))),
+            Body::Awaiting => Err(Failure::Transport(TransportError::Reset(
+                "the response ended before its head".into(),
+            ))),
+        }
+    }
+}
+
 struct Listing {
     request: RequestId,
     page: u32,
@@ -548,67 +569,38 @@ impl Engine {
         }
         let state = std::mem::replace(&mut self.state, State::Stopped);
         match state {
-            State::Listing(mut l) => match std::mem::replace(&mut l.body, Body::Awaiting) {
-                Body::Open(mut decoder) => {
-                    let page = l.page;
-                    self.state = State::Listing(l);
-                    match decoder.finish() {
+            State::Listing(mut l) => {
+                let body = std::mem::replace(&mut l.body, Body::Awaiting);
+                let page = l.page;
+                self.state = State::Listing(l);
+                match body.into_stream() {
+                    Ok(mut decoder) => match decoder.finish() {
                         Ok(meta) => self.list_page_done(page, meta, now),
                         Err(e) => self.fail(Failure::Decode(e), false, now),
+                    },
+                    Err(failure) => self.fail(failure, false, now),
+                }
+            }
+            State::Streaming(mut s) => {
+                let body = std::mem::replace(&mut s.body, Body::Awaiting);
+                self.state = State::Streaming(s);
+                match body.into_stream() {
+                    Ok(mut decoder) => {
+                        let mut frames = std::mem::take(&mut self.frames);
+                        let finished = decoder.finish(&mut frames);
+                        self.apply_frames(&mut frames, now);
+                        self.frames = frames;
+                        if !self.is_current(id) {
+                            return; // an ERROR frame already moved us on
+                        }
+                        match finished {
+                            Ok(()) => self.stream_ended_cleanly(now),
+                            Err(e) => self.fail(Failure::Decode(e), false, now),
+                        }
                     }
+                    Err(failure) => self.fail(failure, false, now),
                 }
-                Body::Error {
-                    status,
-                    retry_after,
-                    bytes,
-                } => {
-                    self.state = State::Listing(l);
-                    let e = ApiError::from_http(status, retry_after.as_deref(), &bytes);
-                    self.fail(Failure::Api(e), false, now);
-                }
-                Body::Awaiting => {
-                    self.state = State::Listing(l);
-                    self.fail(
-                        Failure::Transport(TransportError::Reset("no response".into())),
-                        false,
-                        now,
-                    );
-                }
-            },
-            State::Streaming(mut s) => match std::mem::replace(&mut s.body, Body::Awaiting) {
-                Body::Open(mut decoder) => {
-                    s.body = Body::Open(WatchDecoder::new(self.config.limits, self.parse));
-                    self.state = State::Streaming(s);
-                    let mut frames = std::mem::take(&mut self.frames);
-                    let finished = decoder.finish(&mut frames);
-                    self.apply_frames(&mut frames, now);
-                    self.frames = frames;
-                    if !self.is_current(id) {
-                        return; // an ERROR frame already moved us on
-                    }
-                    match finished {
-                        Ok(()) => self.stream_ended_cleanly(now),
-                        Err(e) => self.fail(Failure::Decode(e), false, now),
-                    }
-                }
-                Body::Error {
-                    status,
-                    retry_after,
-                    bytes,
-                } => {
-                    self.state = State::Streaming(s);
-                    let e = ApiError::from_http(status, retry_after.as_deref(), &bytes);
-                    self.fail(Failure::Api(e), false, now);
-                }
-                Body::Awaiting => {
-                    self.state = State::Streaming(s);
-                    self.fail(
-                        Failure::Transport(TransportError::Reset("no response".into())),
-                        false,
-                        now,
-                    );
-                }
-            },
+            }
             other => self.state = other,
         }
     }
