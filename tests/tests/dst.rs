@@ -1,7 +1,7 @@
 //! The deterministic simulation as a test: the CI budget of seeds, and replay of one.
 //!
 //! * `dst_seeds`: seeds `0..N` on every core, N = `KUBELIVE_DST_SEEDS` or 10 000 in
-//!   release (300 in debug builds, where it is ~30x slower). Run it in release:
+//!   release (60 in debug builds, where it is ~30x slower). Run it in release:
 //!   `cargo test --release -p kubelive-tests --test dst`.
 //! * `replay`: `KUBELIVE_DST_SEED=S [KUBELIVE_DST_WITHOUT=a,b] [KUBELIVE_DST_WORKLOAD_MS=N]`
 //!   runs that one scenario with a trace (what a failure report prints).
@@ -14,7 +14,7 @@ fn env_u64(name: &str) -> Option<u64> {
 
 #[test]
 fn dst_seeds() {
-    let default = if cfg!(debug_assertions) { 300 } else { 10_000 };
+    let default = if cfg!(debug_assertions) { 60 } else { 10_000 };
     let opts = Options {
         seeds: env_u64("KUBELIVE_DST_SEEDS").unwrap_or(default),
         start: env_u64("KUBELIVE_DST_START").unwrap_or(0),
