@@ -339,7 +339,6 @@ pub struct Run<'a> {
     watch_must_follow: Option<String>,
     backoff_until: Option<u64>,
     drains: u64,
-    mid_list_compactions: u32,
     trace: Option<VecDeque<String>>,
     stats: Stats,
 }
@@ -477,7 +476,6 @@ impl<'a> Run<'a> {
             watch_must_follow: None,
             backoff_until: None,
             drains: 0,
-            mid_list_compactions: 0,
             trace: trace.then(VecDeque::new),
             stats: Stats::default(),
         };
@@ -876,11 +874,6 @@ impl<'a> Run<'a> {
         if !self.frng.chance(p) || resp.body.is_empty() {
             return None;
         }
-        // Known engine bug 2 (TESTING.md): a first page cut mid-body, retried later,
-        // leaves the objects it delivered marked as listed (seed 41).
-        if req.kind == (RequestKind::List { page: 1 }) && !self.scn.known_bugs {
-            return None;
-        }
         Some((
             self.frng.below(resp.body.len() as u64) as usize,
             self.frng.chance(0.5),
@@ -1032,13 +1025,7 @@ impl<'a> Run<'a> {
                 Some(Fault::CompactMidList(p)) if !self.quiet => *p,
                 _ => 0.0,
             };
-            // Known engine finding 3 (TESTING.md): when every paginated list is cut by
-            // an expired continue token, the engine relists back to back with no
-            // backoff and its store keeps every object of every attempt (seed 1505).
-            // Outside that mode, the fault strikes at most 3 times a run.
-            let capped = self.mid_list_compactions >= 3 && !self.scn.known_bugs;
-            if more && !capped && self.frng.chance(p) {
-                self.mid_list_compactions += 1;
+            if more && self.frng.chance(p) {
                 self.log(|| "server: change + compaction mid-list".into());
                 self.churn.touch_other(&mut self.cluster, self.now);
                 self.snapshot_if(false);
@@ -1179,6 +1166,7 @@ impl<'a> Run<'a> {
                 } else if info.initial_events_end && info.rv.is_some() {
                     conn.past_initial = true;
                     self.streaming_synced = true;
+                    self.streaming_started_at = None;
                     self.last_seen = info.rv;
                 }
             }
@@ -1380,7 +1368,10 @@ impl<'a> Run<'a> {
                 }
             }
             RequestKind::StreamingList => {
-                self.streaming_started_at = Some(now);
+                // The first attempt of this sync (reset by its end bookmark).
+                if self.streaming_synced || self.streaming_started_at.is_none() {
+                    self.streaming_started_at = Some(now);
+                }
                 self.streaming_synced = false;
             }
             RequestKind::List { .. } => {}
@@ -1531,6 +1522,7 @@ impl<'a> Run<'a> {
                         ));
                     }
                     "fallback" => {
+                        // The 60 s deadline spans every streaming attempt of one sync.
                         let deadline_passed = !self.streaming_synced
                             && self.streaming_started_at.is_some_and(|t| now >= t + 60_000);
                         if n > 1 || !(self.fallback_422 || deadline_passed) {

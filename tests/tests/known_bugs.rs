@@ -1,9 +1,7 @@
-//! Engine bugs the simulation found, as shrunk scenarios (TESTING.md, "Known bugs").
-//! Each asserts the correct behaviour, so it fails until the engine is fixed; they are
-//! `#[ignore]`d to keep CI green meanwhile. Run them with
-//! `cargo test --release -p kubelive-tests --test known_bugs -- --ignored`.
-//! Once fixed: remove the `#[ignore]` and the matching clause of
-//! `Scenario::avoid_known_bugs` (or the harness guard) so the sweep covers it again.
+//! Engine bugs the simulation found, as shrunk scenarios (TESTING.md, "Bugs found").
+//! Each asserts the correct behaviour. An open bug's test is `#[ignore]`d (run with
+//! `-- --ignored`) and `Scenario::avoid_known_bugs` steers the sweep clear of it; once
+//! fixed, both go. Bugs 1-4 are fixed (core commit "fix four bugs the simulation found").
 
 use kubelive_tests::dst;
 use kubelive_tests::scenario::Scenario;
@@ -25,7 +23,6 @@ fn check(seed: u64, without: &[&str], workload_ms: Option<u64>) {
 /// before the 60 s sync deadline: every clean end restarts the streaming list and its
 /// deadline, so the engine never falls back to LIST+WATCH and never syncs.
 #[test]
-#[ignore = "engine bug 1: streaming list never falls back when watches end before the deadline"]
 fn bug1_streaming_list_never_falls_back() {
     check(
         20,
@@ -45,7 +42,6 @@ fn bug1_streaming_list_never_falls_back() {
 /// snapshot but keeps the epoch, so objects the cut page delivered (and that were
 /// deleted since) survive the sweep: ghosts in the store after Synced.
 #[test]
-#[ignore = "engine bug 2: retried first page keeps the epoch of the failed attempt"]
 fn bug2_retried_first_page_leaves_ghosts() {
     check(41, &["cut", "abort", "lag"], None);
 }
@@ -54,7 +50,6 @@ fn bug2_retried_first_page_leaves_ghosts() {
 /// relists back to back with no backoff (a hot loop against the apiserver) and its
 /// store keeps the objects of every failed attempt.
 #[test]
-#[ignore = "engine finding 3: hot relist loop and store growth on repeated continue expiry"]
 fn finding3_continue_expiry_hot_loop() {
     let without = ["nobookmarks", "compact", "restart"].map(String::from);
     let scn = Scenario::raw(1505).with_overrides(&without, None);
@@ -73,7 +68,6 @@ fn finding3_continue_expiry_hot_loop() {
 /// `resourceVersion=0` (`initial_list_any_version`): a lagging replica serves older
 /// versions than consumers were already shown.
 #[test]
-#[ignore = "engine bug 4: resourceVersion=0 list after a streaming-list fallback goes back in time"]
 fn bug4_any_version_list_after_fallback() {
     check(9608, &["split"], Some(86_250));
 }
