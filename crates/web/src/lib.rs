@@ -3,12 +3,14 @@
 //! * [`driver`]: the wasm driver of the sans-io engine (fetch + `ReadableStream`,
 //!   `setTimeout`, `AbortController`);
 //! * [`api`]: the JS API for other dashboards (`new Watcher({...})`);
-//! * [`app`]: the Yew app (`startApp(element)`), served by `kubectl proxy --www`.
+//! * [`app`]: the Yew app (`startApp(element)`), served by `kubectl proxy --www`;
+//! * [`bench`]: what the bench page (`web/bench/`) times.
 //!
-//! All three live in one wasm module.
+//! All of them live in one wasm module.
 
 pub mod api;
 pub mod app;
+pub mod bench;
 pub mod driver;
 pub mod status;
 pub mod table;

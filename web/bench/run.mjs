@@ -1,0 +1,321 @@
+// The browser benchmarks of kubelive, end to end, in headless Chromium (the system
+// one, through playwright-core):
+//
+//  1. decode + apply: web/bench/ (kubelive-core in wasm vs JSON.parse + Map, same
+//     bytes, same page), served with the dist by a small static server here;
+//  2. 100,000 pods through the real `kubectl proxy --www dist --www-prefix /ui/` in
+//     front of kubelive-sim: first LIST page arrived -> first table rows in the DOM,
+//     and navigation -> Synced (status bar), in fresh browser contexts;
+//  3. the same with 1,000 changes/s: requestAnimationFrame deltas over 10 s while
+//     scrolled to the middle of the table (p50, p95, max).
+//
+// Prints a markdown table (and writes it with the raw figures to $ARTIFACTS).
+// `cargo xtask bench` runs it with everything built; by hand:
+//   SIM_BIN=target/release/kubelive-sim STREAM=watch.jsonl DIST=dist node web/bench/run.mjs
+// Env: DIST, SIM_BIN, STREAM (required), KUBECTL (kubectl), PODS (100000),
+// CHURN (1000), RUNS (5: decode rounds and syncs), FRAME_SECS (10), FRAME_RUNS (3),
+// ONLY (decode,sync,frames: a subset), ARTIFACTS.
+import { spawn } from 'node:child_process';
+import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as netServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, resolve } from 'node:path';
+import { launch, openPage, until } from '../tests/lib.mjs';
+
+const env = process.env;
+const here = new URL('.', import.meta.url).pathname;
+const DIST = resolve(env.DIST || join(here, '../../dist'));
+const SIM_BIN = env.SIM_BIN;
+const STREAM = env.STREAM && resolve(env.STREAM);
+const KUBECTL = env.KUBECTL || 'kubectl';
+const PODS = Number(env.PODS || 100000);
+const CHURN = Number(env.CHURN || 1000);
+const RUNS = Number(env.RUNS || 5);
+const FRAME_SECS = Number(env.FRAME_SECS || 10);
+const FRAME_RUNS = Number(env.FRAME_RUNS || 3);
+const ONLY = new Set((env.ONLY || 'decode,sync,frames').split(','));
+const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+const spread = (xs, f = (x) => x.toFixed(0)) => `${f(Math.min(...xs))}..${f(Math.max(...xs))}`;
+const log = (s) => console.error(`[bench] ${s}`);
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = netServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+/** Child processes, killed on exit (by their own pid, never by name). */
+const children = [];
+function start(cmd, args) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr.on('data', () => {});
+  children.push(child);
+  child.on('exit', (code, sig) => {
+    if (!child.stopping) log(`${cmd} exited (${code ?? sig})`);
+  });
+  return child;
+}
+function stop(child) {
+  child.stopping = true;
+  try { child.kill('SIGKILL'); } catch (_) { /* gone */ }
+}
+process.on('exit', () => children.forEach(stop));
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+
+async function waitHttp(url, secs, what) {
+  await until(`${what} (${url})`, async () => {
+    const r = await fetch(url).catch(() => null);
+    return r && r.ok;
+  }, secs * 1000, 200);
+}
+
+/** kubelive-sim with `objects` pods churning `churn`/s, behind kubectl proxy. */
+async function startCluster(objects, churn) {
+  if (!SIM_BIN) throw new Error('SIM_BIN: the kubelive-sim binary is needed');
+  const simPort = await freePort();
+  const sim = start(SIM_BIN, ['serve', '--port', String(simPort), '--objects', String(objects), '--churn', String(churn), '--namespaces', '20']);
+  sim.stdout.on('data', () => {});
+  const t0 = Date.now();
+  // The sim populates in the background and holds requests until it is done.
+  await waitHttp(`http://127.0.0.1:${simPort}/api/v1/pods?limit=1`, 600, 'kubelive-sim');
+  log(`kubelive-sim: ${objects} pods, churn ${churn}/s, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const tmp = mkdtempSync(join(tmpdir(), 'kubelive-bench-'));
+  const kubeconfig = join(tmp, 'kubeconfig');
+  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: sim\n  cluster:\n    server: http://127.0.0.1:${simPort}\n`
+    + 'contexts:\n- name: sim\n  context:\n    cluster: sim\n    user: sim\ncurrent-context: sim\nusers:\n- name: sim\n  user: {}\n');
+  const proxyPort = await freePort();
+  const proxy = start(KUBECTL, ['proxy', '--port', String(proxyPort), '--www', DIST, '--www-prefix', '/ui/', '--kubeconfig', kubeconfig]);
+  proxy.stdout.on('data', () => {});
+  const base = `http://127.0.0.1:${proxyPort}`;
+  await waitHttp(`${base}/api`, 30, 'kubectl proxy');
+  await waitHttp(`${base}/ui/`, 10, 'kubectl proxy --www');
+  return {
+    base,
+    stop() {
+      stop(proxy);
+      stop(sim);
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A static server of the dist, with the stream file at /bench/watch.jsonl. */
+function staticServer() {
+  const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm', '.jsonl': 'application/json' };
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = path === '/bench/watch.jsonl' ? STREAM : join(DIST, normalize(path));
+    if (!file.startsWith(DIST) && file !== STREAM) file = null;
+    try {
+      if (file && statSync(file).isDirectory()) file = join(file, 'index.html');
+      const size = statSync(file).size;
+      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream', 'content-length': size });
+      createReadStream(file).pipe(res);
+    } catch (_) {
+      res.writeHead(404).end('not found');
+    }
+  });
+  return new Promise((r) => server.listen(0, '127.0.0.1', () => r(server)));
+}
+
+function failOnProblems(problems, what) {
+  const all = [...problems.errors, ...problems.console];
+  if (all.length) throw new Error(`${what}: page errors: ${all.slice(0, 3).join(' | ')}`);
+}
+
+// 1. decode + apply -------------------------------------------------------------
+async function decodeBench(browser) {
+  if (!STREAM) throw new Error('STREAM: the watch stream file is needed');
+  const server = await staticServer();
+  try {
+    const { context, page, problems } = await openPage(browser);
+    const url = `http://127.0.0.1:${server.address().port}/bench/?runs=${RUNS}&stream=./watch.jsonl`;
+    log(`decode + apply: ${url}`);
+    await page.goto(url);
+    const r = await until('the decode bench', () => page.evaluate(() => window.__bench), 30 * 60 * 1000, 500);
+    await context.close();
+    if (r.error) throw new Error(`bench page: ${r.error}`);
+    failOnProblems(problems, 'bench page');
+    return r;
+  } finally {
+    server.close();
+  }
+}
+
+// 2. 100,000 pods: first rows, synced --------------------------------------------
+/** Installed before the app loads: when rows first enter the DOM, when Synced shows. */
+function marks() {
+  const m = { rows: null, rowsPainted: null, synced: null };
+  window.__kubeliveMarks = m;
+  const obs = new MutationObserver(() => {
+    const now = performance.now();
+    if (m.rows === null && document.querySelector('#scroller .row')) {
+      m.rows = now;
+      requestAnimationFrame(() => setTimeout(() => { m.rowsPainted = performance.now(); }, 0));
+    }
+    if (m.synced === null && document.querySelector('#status[data-synced="true"]')) m.synced = now;
+    if (m.rows !== null && m.synced !== null) obs.disconnect();
+  });
+  obs.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-synced'] });
+}
+
+async function syncOnce(browser, base) {
+  const { context, page, problems } = await openPage(browser);
+  await page.addInitScript(marks);
+  await page.goto(`${base}/ui/#r=v1/pods`);
+  await until('Synced', () => page.evaluate(() => window.__kubeliveMarks?.synced !== null), 10 * 60 * 1000, 100);
+  await until('rows painted', () => page.evaluate(() => window.__kubeliveMarks?.rowsPainted !== null), 10000, 50);
+  const r = await page.evaluate(() => {
+    const pages = performance.getEntriesByType('resource').filter((e) => /\/api\/v1\/pods\?.*limit=/.test(e.name));
+    const first = pages[0];
+    return {
+      ...window.__kubeliveMarks,
+      firstPageStart: first && first.responseStart,
+      firstPageEnd: first && first.responseEnd,
+      firstPageBytes: first && first.encodedBodySize,
+      pages: pages.length,
+      total: Number(document.getElementById('total-count').textContent),
+    };
+  });
+  failOnProblems(problems, 'app (sync)');
+  await context.close();
+  if (r.total !== PODS) throw new Error(`synced with ${r.total} objects, expected ${PODS}`);
+  return r;
+}
+
+// 3. frames under churn -----------------------------------------------------------
+async function frames(browser, base) {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(`${base}/ui/#r=v1/pods`);
+  await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 10 * 60 * 1000, 200);
+  await page.evaluate(() => {
+    const s = document.getElementById('scroller');
+    s.scrollTop = s.scrollHeight / 2 - s.clientHeight / 2;
+  });
+  await sleep(3000);
+  const runs = [];
+  for (let i = 0; i < FRAME_RUNS; i++) {
+    const r = await page.evaluate((secs) => new Promise((done) => {
+      const rv0 = Number(document.getElementById('status').dataset.rv);
+      // Long animation frames (> 50 ms of work), where the browser reports them.
+      const long = [];
+      let observer = null;
+      if ((PerformanceObserver.supportedEntryTypes || []).includes('long-animation-frame')) {
+        observer = new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => e.duration)));
+        observer.observe({ type: 'long-animation-frame' });
+      }
+      const deltas = [];
+      let last = null;
+      const t0 = performance.now();
+      const step = (t) => {
+        if (last !== null) deltas.push(t - last);
+        last = t;
+        if (t - t0 < secs * 1000) requestAnimationFrame(step);
+        else {
+          if (observer) observer.disconnect();
+          done({ deltas, long: observer ? long : null, rvMoved: Number(document.getElementById('status').dataset.rv) - rv0, ms: t - t0 });
+        }
+      };
+      requestAnimationFrame(step);
+    }), FRAME_SECS);
+    const d = [...r.deltas].sort((a, b) => a - b);
+    const q = (p) => d[Math.min(d.length - 1, Math.floor(p * d.length))];
+    const row = {
+      frames: d.length,
+      p50: q(0.5),
+      p95: q(0.95),
+      max: d[d.length - 1],
+      over16: d.filter((x) => x > 16.7 * 1.5).length,
+      longFrames: r.long ? r.long.length : null,
+      changesPerSec: r.rvMoved / (r.ms / 1000),
+    };
+    row.rows = await page.evaluate(() => Number(document.querySelector('.table').getAttribute('aria-rowcount')));
+    log(`frames: ${JSON.stringify(row)}`);
+    runs.push(row);
+  }
+  failOnProblems(problems, 'app (frames)');
+  await context.close();
+  return runs;
+}
+
+// -------------------------------------------------------------------------------
+const browser = await launch();
+const out = { when: new Date().toISOString(), pods: PODS, churn: CHURN };
+const lines = [];
+try {
+  if (ONLY.has('decode')) {
+    const r = await decodeBench(browser);
+    out.decode = r;
+    lines.push(`Decode + apply, same page, ${(r.bytes / 1e6).toFixed(1)} MB watch stream (${r.events} events), ${r.chunk / 1024} KiB chunks, medians of ${r.runs} interleaved runs after a warm-up:`, '');
+    lines.push('| decode + apply (Chromium) | median ms | MB/s | events/s | kubelive speedup | runs (ms) |', '|---|---:|---:|---:|---:|---|');
+    for (const row of r.rows) {
+      lines.push(`| ${row.name} | ${row.ms.toFixed(0)} | ${row.mbps.toFixed(0)} | ${Math.round(row.eventsPerSec).toLocaleString('en')} | ${(row.ms / r.rows[0].ms).toFixed(2)}x | ${spread(row.runs)} |`);
+    }
+    lines.push('');
+  }
+  if (ONLY.has('sync')) {
+    const cluster = await startCluster(PODS, 0);
+    try {
+      const runs = [];
+      for (let i = 0; i < RUNS; i++) {
+        const r = await syncOnce(browser, cluster.base);
+        log(`sync ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
+        runs.push(r);
+      }
+      out.sync = runs;
+      const col = (f) => runs.map(f);
+      const firstRows = col((r) => r.rows - r.firstPageEnd);
+      const firstPainted = col((r) => r.rowsPainted - r.firstPageEnd);
+      const synced = col((r) => r.synced);
+      const firstPage = col((r) => r.firstPageEnd);
+      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy (list-then-watch, pages of 500, ${runs[0].pages} pages), fresh context per run, medians of ${RUNS}:`, '');
+      lines.push('| measure | median ms | min..max |', '|---|---:|---|');
+      lines.push(`| navigation -> first LIST page fully arrived | ${median(firstPage).toFixed(0)} | ${spread(firstPage)} |`);
+      lines.push(`| first page arrived -> first rows in the DOM | ${median(firstRows).toFixed(0)} | ${spread(firstRows)} |`);
+      lines.push(`| first page arrived -> first rows painted | ${median(firstPainted).toFixed(0)} | ${spread(firstPainted)} |`);
+      lines.push(`| navigation -> Synced (${PODS.toLocaleString('en')} objects) | ${median(synced).toFixed(0)} | ${spread(synced)} |`);
+      lines.push('');
+    } finally {
+      cluster.stop();
+    }
+  }
+  if (ONLY.has('frames')) {
+    const cluster = await startCluster(PODS, CHURN);
+    try {
+      const runs = await frames(browser, cluster.base);
+      out.frames = runs;
+      lines.push(`Frame times, ${runs[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s (changes seen ${spread(runs.map((r) => r.changesPerSec))}/s), scrolled to the middle, ${FRAME_RUNS} x ${FRAME_SECS} s of requestAnimationFrame deltas:`, '');
+      lines.push('| run | frames | p50 ms | p95 ms | max ms | deltas > 25 ms | long animation frames (> 50 ms) |', '|---|---:|---:|---:|---:|---:|---:|');
+      runs.forEach((r, i) => lines.push(`| ${i + 1} | ${r.frames} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.over16} | ${r.longFrames ?? 'n/a'} |`));
+      lines.push(`| median | ${median(runs.map((r) => r.frames))} | ${median(runs.map((r) => r.p50)).toFixed(1)} | ${median(runs.map((r) => r.p95)).toFixed(1)} | ${median(runs.map((r) => r.max)).toFixed(1)} | ${median(runs.map((r) => r.over16))} | ${runs[0].longFrames === null ? 'n/a' : median(runs.map((r) => r.longFrames))} |`);
+      lines.push('');
+    } finally {
+      cluster.stop();
+    }
+  }
+} finally {
+  await browser.close();
+}
+const md = lines.join('\n');
+console.log(md);
+try {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(join(ARTIFACTS, 'browser-bench.md'), md + '\n');
+  writeFileSync(join(ARTIFACTS, 'browser-bench.json'), JSON.stringify(out, null, 1));
+} catch (e) {
+  log(`cannot write artifacts: ${e}`);
+}
+process.exit(0);
