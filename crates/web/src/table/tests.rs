@@ -137,3 +137,89 @@ fn after_sync_changes_flash_and_deletes_fade() {
     assert_eq!(names(&m), ["b"]);
     assert_ne!(m.row_state("ns/b", 450.0), RowState::Gone);
 }
+
+#[test]
+fn the_rebuild_sorts_like_sort_compare() {
+    let mut rows = Vec::new();
+    for i in 0..60u32 {
+        let ns = ["a", "b", "c"][(i % 3) as usize];
+        let name = format!("p{}", (i * 37) % 23);
+        rows.push(pod(ns, &name, i, (i * 7) % 5, "x"));
+    }
+    for col in Col::ALL {
+        for desc in [false, true] {
+            let sort = Sort { col, desc };
+            let mut want = rows.clone();
+            want.sort_by(|a, b| sort.compare(a, b));
+            let got = sorted(&rows, sort);
+            let keys = |v: &[Arc<Object>]| v.iter().map(|o| key_of(o)).collect::<Vec<_>>();
+            assert_eq!(keys(&got), keys(&want), "{sort:?}");
+        }
+    }
+}
+
+#[test]
+fn a_large_batch_of_new_objects_merges_without_a_rebuild() {
+    let mut m = TableModel::new(Sort::parse("-restarts").unwrap(), Filter::parse("app=x"));
+    assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+    let mk = |i: u32| {
+        pod(
+            ["a", "b"][(i % 2) as usize],
+            &format!("p{}", (i * 7919) % 5003),
+            i,
+            i % 13,
+            ["x", "y"][(i % 5 == 0) as usize],
+        )
+    };
+    let mut all: Vec<Arc<Object>> = Vec::new();
+    for round in 0..9u32 {
+        let batch: Vec<Arc<Object>> = (round * 500..round * 500 + 500).map(mk).collect();
+        let events: Vec<Event> = batch.iter().cloned().map(Event::Added).collect();
+        m.apply(&events, 0.0);
+        assert!(!m.is_stale(), "round {round}");
+        all.extend(batch);
+    }
+    let sort = m.sort();
+    let mut want: Vec<&Arc<Object>> = all.iter().filter(|o| m.filter.matches(o)).collect();
+    want.sort_by(|a, b| sort.compare(a, b));
+    let want: Vec<String> = want.iter().map(|o| key_of(o)).collect();
+    let got: Vec<String> = m.rows().iter().map(|o| key_of(o)).collect();
+    assert_eq!(got, want);
+    // A large batch with anything but ADDED: rebuilt from the store.
+    let mut events: Vec<Event> = (5000..5300).map(|i| Event::Added(mk(i))).collect();
+    events.push(Event::Deleted(all[0].clone()));
+    m.apply(&events, 0.0);
+    assert!(m.is_stale());
+}
+
+#[test]
+fn a_modified_row_that_keeps_its_place_is_replaced_in_place() {
+    let mut m = TableModel::new(Sort::default(), Filter::default());
+    assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+    let (a, b, c) = (
+        pod("ns", "a", 1, 0, "x"),
+        pod("ns", "b", 2, 0, "x"),
+        pod("ns", "c", 3, 0, "x"),
+    );
+    m.apply(
+        &[Event::Added(a), Event::Added(b.clone()), Event::Added(c)],
+        0.0,
+    );
+    let b2 = pod("ns", "b", 9, 4, "x");
+    m.apply(&[Event::Modified { old: b, new: b2 }], 0.0);
+    assert_eq!(names(&m), ["a", "b", "c"]);
+    assert_eq!(m.rows()[1].resource_version(), "9");
+    // Filtered out by its new version: it leaves.
+    let mut m2 = TableModel::new(Sort::default(), Filter::parse("app=x"));
+    m2.maybe_rebuild(&Store::new(), 0.0, false);
+    let d = pod("ns", "d", 1, 0, "x");
+    m2.apply(&[Event::Added(d.clone())], 0.0);
+    m2.apply(
+        &[Event::Modified {
+            old: d,
+            new: pod("ns", "d", 2, 0, "y"),
+        }],
+        0.0,
+    );
+    assert!(m2.rows().is_empty());
+}
