@@ -1,8 +1,8 @@
 //! The browser side: dist, demo, and the browser test steps (owned by the web work).
 //!
-//! * `dist`: release wasm -> wasm-bindgen (`--target web`) -> wasm-opt -Oz (if
-//!   present) -> `dist/` with index.html, the app's module and CSS, the JS API example
-//!   and the bench page.
+//! * `dist`: release wasm -> wasm-bindgen (`--target web`) -> wasm-opt -Oz (binaryen
+//!   from npm, else the PATH's) -> `dist/` with index.html, the app's module and CSS,
+//!   the JS API example and the bench page.
 //! * `demo`: dist + kubelive-sim with a churning workload + the real
 //!   `kubectl proxy --www dist --www-prefix /ui/`; prints the URL; Ctrl-C stops all.
 //! * test steps: clippy for wasm32, wasm-bindgen-test in headless Chromium, and the
@@ -19,14 +19,14 @@ use std::time::{Duration, Instant};
 const WASM_TARGET: &str = "wasm32-unknown-unknown";
 const CRATE_WASM: &str = "kubelive_web";
 
-fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .map(|p| if p.is_relative() { root().join(p) } else { p })
         .unwrap_or_else(|| root().join("target"))
 }
 
-fn dist_dir() -> PathBuf {
+pub(crate) fn dist_dir() -> PathBuf {
     root().join("dist")
 }
 
@@ -82,10 +82,12 @@ pub fn dist(_args: &[String]) -> Result<(), String> {
     bindgen.arg(&dist).arg(&wasm);
     run(bindgen)?;
     let bg = dist.join(format!("{CRATE_WASM}_bg.wasm"));
-    if have("wasm-opt") {
-        let mut opt = command(
-            "wasm-opt",
-            &[
+    let raw_before = std::fs::metadata(&bg).map(|m| m.len()).unwrap_or(0);
+    let gz_before = gzipped_size(&bg);
+    match wasm_opt() {
+        Some(mut opt) => {
+            let optimised = dist.join("opt.wasm");
+            opt.args([
                 "-Oz",
                 "--enable-bulk-memory",
                 "--enable-nontrapping-float-to-int",
@@ -94,22 +96,22 @@ pub fn dist(_args: &[String]) -> Result<(), String> {
                 "--enable-reference-types",
                 "--enable-multivalue",
                 "-o",
-            ],
-        );
-        let optimised = dist.join("opt.wasm");
-        opt.arg(&optimised).arg(&bg);
-        // An old binaryen may not parse what this rustc/wasm-bindgen emit: keep the
-        // unoptimised module then (it is already built for size).
-        match run(opt) {
-            Ok(()) => std::fs::rename(&optimised, &bg)
-                .map_err(|e| format!("cannot move the optimised wasm: {e}"))?,
-            Err(e) => {
-                let _ = std::fs::remove_file(&optimised);
-                eprintln!("wasm-opt failed, keeping the unoptimised wasm: {e}");
+            ]);
+            opt.arg(&optimised).arg(&bg);
+            // Should it still fail (a binaryen too old for this rustc's output), keep
+            // the unoptimised module: it is already built for size.
+            match run(opt) {
+                Ok(()) => std::fs::rename(&optimised, &bg)
+                    .map_err(|e| format!("cannot move the optimised wasm: {e}"))?,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&optimised);
+                    eprintln!("wasm-opt failed, keeping the unoptimised wasm: {e}");
+                }
             }
         }
-    } else {
-        eprintln!("wasm-opt not found: the wasm is not size-optimised (install binaryen)");
+        None => eprintln!(
+            "wasm-opt not found: the wasm is not size-optimised (npm install in web/ brings binaryen)"
+        ),
     }
     let web = root().join("web");
     copy(&root().join("index.html"), &dist.join("index.html"))?;
@@ -122,16 +124,40 @@ pub fn dist(_args: &[String]) -> Result<(), String> {
         }
     }
     let raw = std::fs::metadata(&bg).map(|m| m.len()).unwrap_or(0);
-    let gz = gzipped_size(&bg)
-        .map(|g| format!("{:.1} KB gzipped", g as f64 / 1024.0))
-        .unwrap_or_else(|| "gzip unavailable".into());
+    let kb = |b: u64| format!("{:.1} KB", b as f64 / 1024.0);
+    let gz = |g: Option<u64>| g.map(kb).unwrap_or_else(|| "?".into());
     println!(
-        "dist: {} ({}: {:.1} KB raw, {gz})",
+        "dist: {} ({}: {} raw, {} gzipped; before wasm-opt {} raw, {} gzipped)",
         dist.display(),
         bg.file_name().and_then(|n| n.to_str()).unwrap_or(""),
-        raw as f64 / 1024.0
+        kb(raw),
+        gz(gzipped_size(&bg)),
+        kb(raw_before),
+        gz(gz_before),
     );
     Ok(())
+}
+
+/// binaryen's wasm-opt: the npm package in `web/` (binaryen 132, installed with the
+/// test packages when missing), which parses what this rustc emits (`table.fill`),
+/// unlike the Debian binaryen 108; else whatever `wasm-opt` is on the PATH.
+fn wasm_opt() -> Option<Command> {
+    let web = root().join("web");
+    let script = web.join("node_modules/binaryen/bin/wasm-opt");
+    if !script.exists() && have("npm") && have("node") {
+        let mut npm = command("npm", &["install", "--no-audit", "--no-fund"]);
+        npm.current_dir(&web)
+            .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1");
+        if let Err(e) = run(npm) {
+            eprintln!("cannot install binaryen from npm: {e}");
+        }
+    }
+    if script.exists() && have("node") {
+        let mut c = command("node", &[]);
+        c.arg(&script);
+        return Some(c);
+    }
+    have("wasm-opt").then(|| command("wasm-opt", &[]))
 }
 
 /// Child processes killed (and reaped) when dropped.
@@ -250,7 +276,7 @@ impl Drop for TempDir {
     }
 }
 
-fn sim_binary() -> Result<PathBuf, String> {
+pub(crate) fn sim_binary() -> Result<PathBuf, String> {
     run(cargo(&[
         "build",
         "--release",
