@@ -124,7 +124,7 @@ impl fmt::Display for RelistReason {
             RelistReason::InitialEventsInterrupted => {
                 write!(
                     f,
-                    "streaming list ended before its initial events were complete"
+                    "streaming list ended before its initial events were complete; listing instead"
                 )
             }
         }
@@ -338,8 +338,14 @@ pub struct Engine {
     /// paginated list is slower than the server's history window (client-go's
     /// FullListIfExpired). The decoder still streams it item by item.
     whole_list_next: bool,
-    /// Time streaming lists of the current sync have spent without their end bookmark.
-    streaming_spent: Duration,
+    /// A streaming list of the current sync ended before its end bookmark: finish this
+    /// sync with a LIST, a consistent read. Restarting the streaming list could, on a
+    /// server that ignores `sendInitialEvents`, replay a lagging cache's older state
+    /// over objects consumers were already shown.
+    list_this_sync: bool,
+    /// The version consumers were last shown, for a streaming relist to ask for state
+    /// "not older than" it: a lagging cache can then never take back what they saw.
+    not_older_than: Option<ResourceVersion>,
     status: Status,
     requests: VecDeque<Request>,
     cancels: VecDeque<RequestId>,
@@ -368,7 +374,8 @@ impl Engine {
             relists_in_a_row: 0,
             list_objects: 0,
             whole_list_next: false,
-            streaming_spent: Duration::ZERO,
+            list_this_sync: false,
+            not_older_than: None,
             status: Status {
                 phase: Phase::Stopped,
                 mode: config.mode,
@@ -682,20 +689,7 @@ impl Engine {
     fn start_fresh(&mut self, now: Instant) {
         self.status.synced = false;
         match self.mode {
-            Mode::ListWatch => self.send_list_page(1, None, now),
-            Mode::StreamingList => {
-                // The deadline spans every attempt of this sync, so a server that ends
-                // each streaming list early cannot keep it from ever falling back.
-                let Some(left) = self
-                    .config
-                    .streaming_sync_deadline
-                    .checked_sub(self.streaming_spent)
-                    .filter(|left| !left.is_zero())
-                else {
-                    let why = self.deadline_missed();
-                    self.fall_back(why, now);
-                    return;
-                };
+            Mode::StreamingList if !self.list_this_sync => {
                 self.begin_snapshot();
                 let timeout = self.watch_timeout();
                 let path = self
@@ -703,7 +697,10 @@ impl Engine {
                     .param("watch", "true")
                     .param("sendInitialEvents", "true")
                     .param("resourceVersionMatch", "NotOlderThan")
-                    .param("resourceVersion", "")
+                    .param(
+                        "resourceVersion",
+                        self.not_older_than.as_ref().map_or("", |rv| rv.as_str()),
+                    )
                     .param("allowWatchBookmarks", "true")
                     .param("timeoutSeconds", &timeout)
                     .finish();
@@ -711,13 +708,14 @@ impl Engine {
                 self.state = State::Streaming(Stream {
                     request,
                     kind: StreamKind::Initial {
-                        deadline: now + left,
+                        deadline: now + self.config.streaming_sync_deadline,
                     },
                     body: Body::Awaiting,
                     started_at: now,
                     frames: 0,
                 });
             }
+            Mode::StreamingList | Mode::ListWatch => self.send_list_page(1, None, now),
         }
     }
 
@@ -827,7 +825,7 @@ impl Engine {
         }
         self.too_large_attempts = 0;
         self.whole_list_next = false;
-        self.streaming_spent = Duration::ZERO;
+        self.list_this_sync = false;
         self.status.synced = true;
         self.status.remaining_estimate = None;
         self.status.resource_version = Some(rv.clone());
@@ -851,7 +849,7 @@ impl Engine {
                 self.send_watch(rv, true, now);
             }
             StreamKind::Initial { .. } => {
-                self.streaming_spent += now.saturating_since(s.started_at);
+                self.list_this_sync = true;
                 self.relist(RelistReason::InitialEventsInterrupted, now);
             }
         }
@@ -877,6 +875,23 @@ impl Engine {
             self.whole_list_next = true;
         }
         let space_out = expired && self.relists_in_a_row > 0;
+        match (&reason, &self.state) {
+            // The server lacks that version: read its most recent state with a LIST,
+            // a consistent read even on servers that would serve a streaming list
+            // from "" out of a lagging cache.
+            (RelistReason::TooLargeResourceVersion { .. }, _) => {
+                self.not_older_than = None;
+                self.list_this_sync = true;
+            }
+            (
+                _,
+                State::Streaming(Stream {
+                    kind: StreamKind::Watch { rv, .. },
+                    ..
+                }),
+            ) => self.not_older_than = Some(rv.clone()),
+            _ => {}
+        }
         let why = reason.to_string();
         self.events.push_back(Event::Relisting { reason });
         self.relists_in_a_row += 1;
@@ -918,17 +933,16 @@ impl Engine {
             State::Streaming(_) => Next::Fresh,
             State::BackingOff { .. } | State::Stopped => return,
         };
-        let in_streaming_list = match &self.state {
+        let in_streaming_list = matches!(
+            self.state,
             State::Streaming(Stream {
                 kind: StreamKind::Initial { .. },
-                started_at,
                 ..
-            }) => {
-                self.streaming_spent += now.saturating_since(*started_at);
-                true
-            }
-            _ => false,
-        };
+            })
+        );
+        if in_streaming_list {
+            self.list_this_sync = true;
+        }
         let message = failure.to_string();
         self.status.errors += 1;
         self.status.last_error = Some(message.clone());
@@ -941,6 +955,16 @@ impl Engine {
             return;
         };
         match error.kind {
+            // A streaming list asks for state "not older than" a version, which never
+            // expires: a 410 means the server ignored sendInitialEvents and took it for
+            // a plain watch from that version.
+            ApiErrorKind::Expired if in_streaming_list => self.fall_back(
+                format!(
+                    "the server took the streaming list for a plain watch ({})",
+                    error.message
+                ),
+                now,
+            ),
             ApiErrorKind::Expired => {
                 let reason = match &resume {
                     Next::ListPage {
