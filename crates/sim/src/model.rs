@@ -852,29 +852,66 @@ impl Cluster {
         label_selector: &str,
         field_selector: &str,
     ) -> Result<Vec<(String, String, String, String)>, String> {
+        let q = Self::truth_query(collection_path, label_selector, field_selector)?;
+        Ok(self.stores[q.res]
+            .values()
+            .filter(|o| q.matches(o))
+            .map(|o| Self::truth_entry(o))
+            .collect())
+    }
+
+    /// Like [`Cluster::truth`], as of version `rv` (from the retained history; an error
+    /// once `rv` is compacted away or not reached yet).
+    pub fn truth_at(
+        &self,
+        collection_path: &str,
+        label_selector: &str,
+        field_selector: &str,
+        rv: u64,
+    ) -> Result<Vec<(String, String, String, String)>, String> {
+        if rv < self.compacted_rv() || rv > self.rv {
+            return Err(format!(
+                "version {rv} is outside the history ({}..={})",
+                self.compacted_rv(),
+                self.rv
+            ));
+        }
+        let q = Self::truth_query(collection_path, label_selector, field_selector)?;
+        let mut out = Vec::new();
+        self.visit_at(&q, rv, None, |o| {
+            if q.matches(o) {
+                out.push(Self::truth_entry(o));
+            }
+            true
+        });
+        Ok(out)
+    }
+
+    fn truth_query(
+        collection_path: &str,
+        label_selector: &str,
+        field_selector: &str,
+    ) -> Result<Query, String> {
         let Some(Target::Collection { rt, namespace }) =
             resources::resolve(collection_path.split('?').next().unwrap_or(""))
         else {
             return Err(format!("not a collection path: {collection_path}"));
         };
-        let q = Query {
+        Ok(Query {
             res: resources::index_of(&rt),
             namespace,
             labels: LabelSelector::parse(label_selector)?,
             fields: FieldSelector::parse(field_selector, rt.kind == "Pod")?,
-        };
-        Ok(self.stores[q.res]
-            .values()
-            .filter(|o| q.matches(o))
-            .map(|o| {
-                (
-                    o.namespace.clone(),
-                    o.name.clone(),
-                    o.uid.clone(),
-                    o.rv.to_string(),
-                )
-            })
-            .collect())
+        })
+    }
+
+    fn truth_entry(o: &Obj) -> (String, String, String, String) {
+        (
+            o.namespace.clone(),
+            o.name.clone(),
+            o.uid.clone(),
+            o.rv.to_string(),
+        )
     }
 
     // ---------------------------------------------------------------- reads
@@ -1258,13 +1295,17 @@ impl Cluster {
     }
 
     fn open_watch(&mut self, q: Query, o: &Opts, now_ms: u64) -> Reply {
-        let lagging = self.lag.is_some() && self.rng.chance(self.cfg.faults.lag_chance);
+        let streaming = o.send_initial == Some(true);
+        // A streaming list from "" is a consistent read (most recent state), never
+        // served by a lagging replica's stale cache.
+        let consistent = streaming && o.rv.is_empty();
+        let lagging =
+            !consistent && self.lag.is_some() && self.rng.chance(self.cfg.faults.lag_chance);
         let served = self.served_rv(lagging);
         let timeout_ms = match o.timeout {
             Some(t) => t * 1000,
             None => self.rng.range(1800, 3600) * 1000,
         };
-        let streaming = o.send_initial == Some(true);
         let f = self.cfg.faults.clone();
         let mut w = Watch {
             q,

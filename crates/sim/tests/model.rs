@@ -604,6 +604,29 @@ fn lagging_replica() {
 }
 
 #[test]
+fn streaming_list_from_empty_version_is_a_consistent_read_even_when_lagging() {
+    let mut c = cluster();
+    for i in 0..5 {
+        mk_pod(&mut c, "ns", &format!("p{i}"), "x", 0);
+    }
+    c.set_lag(Some(2));
+    let cur = c.resource_version();
+    let id = watch(
+        &mut c,
+        "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true",
+        0,
+    );
+    let (lines, _) = drain(&mut c, id, 1);
+    assert_eq!(
+        types(&lines),
+        ["ADDED", "ADDED", "ADDED", "ADDED", "ADDED", "BOOKMARK"]
+    );
+    let end = &lines[5]["object"]["metadata"];
+    assert_eq!(end["resourceVersion"], cur.to_string());
+    assert_eq!(end["annotations"]["k8s.io/initial-events-end"], "true");
+}
+
+#[test]
 fn restart_aborts_watches_and_keeps_store() {
     let mut c = cluster();
     mk_pod(&mut c, "ns", "a", "x", 0);
