@@ -6,7 +6,7 @@
 //!
 //! Options: `--quick` (small inputs, 3 runs: a smoke test, not figures),
 //! `--events N` (watch stream, default 100000), `--pods N` (memory and sync, default
-//! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`.
+//! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`.
 
 use crate::util::{command, have, output, root, run};
 use std::collections::BTreeMap;
@@ -20,6 +20,8 @@ struct Opts {
     runs: usize,
     scale: String,
     node: bool,
+    /// The headless-Chromium figures (web/bench/run.mjs).
+    browser: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -31,6 +33,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             runs: 3,
             scale: "1000,10000".into(),
             node: true,
+            browser: true,
         }
     } else {
         Opts {
@@ -39,6 +42,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             runs: 7,
             scale: "1000,3000,10000,30000,100000".into(),
             node: true,
+            browser: true,
         }
     };
     let mut it = args.iter();
@@ -51,6 +55,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         match a.as_str() {
             "--quick" => {}
             "--no-node" => o.node = false,
+            "--no-browser" => o.browser = false,
             "--events" => o.events = num(&value(a)?)?,
             "--pods" => o.pods = num(&value(a)?)?,
             "--runs" => o.runs = num(&value(a)?)?,
@@ -227,6 +232,9 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     std::fs::write(&path, &report).map_err(|e| format!("write {}: {e}", path.display()))?;
     println!("{report}");
     eprintln!("written to {}", path.display());
+    if o.browser {
+        crate::webbench::browser_bench()?;
+    }
     Ok(())
 }
 

@@ -13,6 +13,7 @@ mod dst;
 mod setup;
 mod util;
 mod web;
+mod webbench;
 
 use std::process::ExitCode;
 

@@ -13,8 +13,14 @@ pub fn all() -> Result<(), String> {
 /// The wasm target and wasm-bindgen-cli at exactly the version in Cargo.lock.
 pub fn web_tools() -> Result<(), String> {
     let targets = output(command("rustup", &["target", "list", "--installed"]))?;
-    if !targets.lines().any(|t| t.trim() == "wasm32-unknown-unknown") {
-        run(command("rustup", &["target", "add", "wasm32-unknown-unknown"]))?;
+    if !targets
+        .lines()
+        .any(|t| t.trim() == "wasm32-unknown-unknown")
+    {
+        run(command(
+            "rustup",
+            &["target", "add", "wasm32-unknown-unknown"],
+        ))?;
     }
     let wanted = locked_version("wasm-bindgen")?;
     let installed = output(command("wasm-bindgen", &["--version"])).unwrap_or_default();
@@ -45,10 +51,12 @@ pub fn browser() -> Result<(), String> {
         ))?;
         return Ok(());
     }
-    Err("Chromium and ChromeDriver are needed at /usr/bin/chromium and /usr/bin/chromedriver. \
+    Err(
+        "Chromium and ChromeDriver are needed at /usr/bin/chromium and /usr/bin/chromedriver. \
          On Debian/Ubuntu run as root: apt-get install -y chromium chromium-driver \
          (elsewhere install your distribution's chromium and its chromedriver)"
-        .into())
+            .into(),
+    )
 }
 
 /// The browser end-to-end test packages (playwright-core only: never a browser download).
@@ -75,8 +83,6 @@ pub fn locked_version(package: &str) -> Result<String, String> {
         .find(&needle)
         .ok_or_else(|| format!("{package} is not in Cargo.lock"))?
         + needle.len();
-    let end = lock[start..]
-        .find('"')
-        .ok_or("Cargo.lock is malformed")?;
+    let end = lock[start..].find('"').ok_or("Cargo.lock is malformed")?;
     Ok(lock[start..start + end].to_string())
 }
