@@ -78,7 +78,13 @@ fn test(_args: &[String]) -> Result<(), String> {
     );
     steps.run(
         "cargo test: core, sim (with kubectl), CLI (through kubectl proxy), web (native)",
-        util::cargo(&["test", "--workspace", "--exclude", "kubelive-tests"]),
+        util::cargo(&[
+            "test",
+            "--no-fail-fast",
+            "--workspace",
+            "--exclude",
+            "kubelive-tests",
+        ]),
     );
     steps.run(
         "cargo test --release: deterministic simulation and property tests",

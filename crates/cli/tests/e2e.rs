@@ -505,7 +505,7 @@ fn plain_churn_matches_truth_and_kubectl() {
 #[test]
 fn abrupt_drops_at_any_byte() {
     let err = run(Scenario {
-        faults: "abort=0.6,cut-within=6000",
+        faults: "abort=1,cut-within=6000",
         ..Scenario::default()
     });
     assert!(err.contains("resumed watch"), "{}", tail(&err, 30));
