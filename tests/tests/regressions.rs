@@ -1,7 +1,7 @@
 //! Engine bugs the simulation found, as shrunk scenarios (TESTING.md, "Bugs found").
-//! Each asserts the correct behaviour. An open bug's test is `#[ignore]`d (run with
-//! `-- --ignored`) and `Scenario::avoid_known_bugs` steers the sweep clear of it; once
-//! fixed, both go. Bugs 1-4 are fixed (core commit "fix four bugs the simulation found").
+//! Each asserts the correct behaviour and runs in CI. All are fixed (core commits "fix
+//! four bugs the simulation found" and "never replay older state..."). While a newly
+//! found bug is open, `Scenario::avoid_known_bugs` can steer the sweep clear of it.
 
 use kubelive_tests::dst;
 use kubelive_tests::scenario::Scenario;
