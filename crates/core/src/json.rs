@@ -69,6 +69,60 @@ fn special_bytes(w: u64) -> u64 {
     (zq | zb | ctl) & HI
 }
 
+/// Nonzero bits of the result mark (at least) the bytes of `c` that are `"`, `\` or
+/// a control character; the lowest set bit is in the first such byte (little endian).
+/// Where the target has 16-byte vectors, written so that it compiles to a handful
+/// of vector compares (no `unsafe`, no intrinsics); elsewhere (wasm) SWAR on two words.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[inline(always)]
+fn special16(c: [u8; 16]) -> u128 {
+    special16_vec(c)
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+#[inline(always)]
+fn special16(c: [u8; 16]) -> u128 {
+    special16_swar(c)
+}
+
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64", test)),
+    allow(dead_code)
+)]
+#[inline(always)]
+fn special16_vec(c: [u8; 16]) -> u128 {
+    let mut f = [0u8; 16];
+    for (f, &x) in f.iter_mut().zip(c.iter()) {
+        *f = if (x == b'"') | (x == b'\\') | (x < 0x20) {
+            0xff
+        } else {
+            0
+        };
+    }
+    u128::from_le_bytes(f)
+}
+
+#[cfg_attr(
+    all(any(target_arch = "x86_64", target_arch = "aarch64"), not(test)),
+    allow(dead_code)
+)]
+#[inline(always)]
+fn special16_swar(c: [u8; 16]) -> u128 {
+    let w = u128::from_le_bytes(c);
+    u128::from(special_bytes(w as u64)) | (u128::from(special_bytes((w >> 64) as u64)) << 64)
+}
+
+/// Index of the first byte of `c` that is `"`, `\\` or a control character; 16 if none.
+#[inline(always)]
+fn first_special(c: [u8; 16]) -> usize {
+    let m = special16(c);
+    if m == 0 {
+        16
+    } else {
+        (m.trailing_zeros() / 8) as usize
+    }
+}
+
 /// A member key found in the compaction dictionary: `"key":` starts at `at` and
 /// takes `plain` bytes; it is stored as `token[..token_len]` (see [`crate::compact`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +140,102 @@ fn note_key(b: &[u8], quote: usize, end: usize, hits: &mut Vec<KeyHit>) {
         // Positions past 4 GiB are never compacted (see `object::build`).
         hits.push(compact::hit(quote as u32, idx));
     }
+}
+
+/// Dictionary lookup of a key of `n <= 16` bytes given as words: `w0` its first
+/// (up to) eight bytes, zero-padded, `w1` its last eight if `n > 8`, else 0 (little
+/// endian). The same perfect hash as [`compact::lookup`] (a multiply of the
+/// key's first and last eight bytes and its length), over [`compact::DICT`].
+#[inline(always)]
+fn short_key_index(w0: u64, w1: u64, n: usize) -> Option<u8> {
+    let slot = SHORT_TABLE[short_hash(w0, w1, n)];
+    let e = SHORT_ENTRIES[usize::from(slot)];
+    // Slot 0 (empty) has an impossible length: one test rejects it and misses.
+    if (e.w0 ^ w0) | (e.w1 ^ w1) | (e.len ^ n as u64) != 0 {
+        return None;
+    }
+    Some(slot.wrapping_sub(1))
+}
+
+const SHORT_K: u64 = 0xf8dc_a309_b5b3_9023;
+const SHORT_BITS: u32 = 12;
+
+#[inline(always)]
+const fn short_hash(w0: u64, w1: u64, len: usize) -> usize {
+    ((w0 ^ w1.rotate_left(29) ^ len as u64).wrapping_mul(SHORT_K) >> (64 - SHORT_BITS)) as usize
+}
+
+/// A dictionary key of up to sixteen bytes as [`short_key_index`] compares it.
+#[derive(Clone, Copy)]
+struct ShortEntry {
+    w0: u64,
+    w1: u64,
+    len: u64,
+}
+
+/// Entry index + 1 -> the key's words (0: the empty slot, and keys longer than
+/// sixteen bytes: length `u64::MAX`, never equal to a key's).
+const SHORT_ENTRIES: [ShortEntry; compact::DICT.len() + 1] = short_entries();
+/// Hash slot -> entry index + 1 (0: empty, or a key longer than sixteen bytes).
+const SHORT_TABLE: [u8; 1 << SHORT_BITS] = short_table();
+
+const fn short_words(k: &[u8]) -> (u64, u64) {
+    let n = k.len();
+    let mut w0 = 0u64;
+    let mut i = 0;
+    while i < 8 && i < n {
+        w0 |= (k[i] as u64) << (8 * i);
+        i += 1;
+    }
+    let mut w1 = 0u64;
+    if n > 8 {
+        let mut i = 0;
+        while i < 8 {
+            w1 |= (k[n - 8 + i] as u64) << (8 * i);
+            i += 1;
+        }
+    }
+    (w0, w1)
+}
+
+const fn short_entries() -> [ShortEntry; compact::DICT.len() + 1] {
+    let mut out = [ShortEntry {
+        w0: 0,
+        w1: 0,
+        len: u64::MAX,
+    }; compact::DICT.len() + 1];
+    let mut i = 0;
+    while i < compact::DICT.len() {
+        let k = compact::DICT[i].as_bytes();
+        assert!(!k.is_empty());
+        if k.len() <= 16 {
+            let (w0, w1) = short_words(k);
+            out[i + 1] = ShortEntry {
+                w0,
+                w1,
+                len: k.len() as u64,
+            };
+        }
+        i += 1;
+    }
+    out
+}
+
+const fn short_table() -> [u8; 1 << SHORT_BITS] {
+    assert!(compact::DICT.len() < 255);
+    let mut t = [0u8; 1 << SHORT_BITS];
+    let mut i = 0;
+    while i < compact::DICT.len() {
+        let k = compact::DICT[i].as_bytes();
+        if k.len() <= 16 {
+            let (w0, w1) = short_words(k);
+            let h = short_hash(w0, w1, k.len());
+            assert!(t[h] == 0, "dictionary hash collision: pick another SHORT_K");
+            t[h] = (i + 1) as u8;
+        }
+        i += 1;
+    }
+    t
 }
 
 pub(crate) struct Scanner<'a> {
@@ -276,13 +426,9 @@ impl<'a> Scanner<'a> {
             self.i = i;
             return Err(self.err("expected a key string"));
         }
-        let (end, escaped) = string_end(b, i + 1).inspect_err(|e| self.i = e.offset)?;
-        if b.get(end + 1) == Some(&b':') {
-            note_key(b, i, end, &mut self.hits);
-            self.i = end + 2;
-        } else {
-            self.i = colon(b, end + 1).inspect_err(|e| self.i = e.offset)?;
-        }
+        let (end, escaped, after) =
+            key_string(b, i, &mut self.hits).inspect_err(|e| self.i = e.offset)?;
+        self.i = after;
         Ok(Some(StrSpan {
             start: i + 1,
             end,
@@ -358,19 +504,14 @@ fn string_end(b: &[u8], mut i: usize) -> JResult<(usize, bool)> {
         // Fast path: sixteen bytes at a time, so that most keys and values end in
         // the first step (a predictable branch) and the hit is found branch-free.
         if let Some(chunk) = b.get(i..i + 16) {
-            let w = u128::from_le_bytes(chunk.try_into().unwrap_or([0; 16]));
-            let lo = special_bytes(w as u64);
-            let hi = special_bytes((w >> 64) as u64);
-            let m = u128::from(lo) | (u128::from(hi) << 64);
-            if m == 0 {
-                i += 16;
+            let k = first_special(chunk.try_into().unwrap_or([0; 16]));
+            i += k;
+            if k == 16 {
                 continue;
             }
-            let k = m.trailing_zeros() / 8;
-            i += k as usize;
-            match (w >> (k * 8)) as u8 {
-                b'"' => return Ok((i, escaped)),
-                b'\\' => {
+            match b.get(i) {
+                Some(b'"') => return Ok((i, escaped)),
+                Some(b'\\') => {
                     escaped = true;
                     i = escape(b, i)?;
                     continue;
@@ -439,12 +580,56 @@ fn key_colon(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
     if c != b'"' {
         return Err(error_at(b, i, "expected a key string"));
     }
-    let (end, _) = string_end(b, i + 1)?;
-    if b.get(end + 1) == Some(&b':') {
-        note_key(b, i, end, hits);
-        return Ok(end + 2);
+    Ok(key_string(b, i, hits)?.2)
+}
+
+/// The key string whose opening quote is at `q`, then its colon: returns the index of
+/// the closing quote, whether the key has escapes, and the index after the colon.
+/// Notes the key if it is in the dictionary and directly followed by its colon.
+#[inline(always)]
+fn key_string(b: &[u8], q: usize, hits: &mut Vec<KeyHit>) -> JResult<(usize, bool, usize)> {
+    let s = q + 1;
+    // Fast path: a key of up to sixteen bytes without escapes, directly followed by
+    // its colon, looked up from the sixteen bytes already loaded for the scan.
+    let mut from = s;
+    if let Some(c) = b.get(s..s + 16) {
+        // SWAR on eight bytes at a time: most keys end within the first eight.
+        let lo = u64::from_le_bytes(c[..8].try_into().unwrap_or([0; 8]));
+        let m = special_bytes(lo);
+        let (n, w0, w1) = if m != 0 {
+            let n = (m.trailing_zeros() / 8) as usize;
+            (n, lo & ((1u64 << (8 * n)) - 1), 0)
+        } else {
+            let hi = u64::from_le_bytes(c[8..].try_into().unwrap_or([0; 8]));
+            // trailing_zeros(0) is 64: no special byte in sixteen gives n = 16.
+            let n = 8 + (special_bytes(hi).trailing_zeros() / 8) as usize;
+            let w = u128::from(lo) | (u128::from(hi) << 64);
+            // The last eight bytes of a key longer than eight.
+            let w1 = if n > 8 {
+                (w >> (8 * (n - 8))) as u64
+            } else {
+                0
+            };
+            (n, lo, w1)
+        };
+        let end = s + n;
+        if b.get(end) == Some(&b'"') && b.get(end + 1) == Some(&b':') {
+            if let Some(idx) = short_key_index(w0, w1, n) {
+                // Positions past 4 GiB are never compacted (see `object::build`).
+                hits.push(compact::hit(q as u32, idx));
+            }
+            return Ok((end, false, end + 2));
+        }
+        // Resume at the first special byte (or after the sixteen): nothing before it
+        // needs another look.
+        from = end;
     }
-    colon(b, end + 1)
+    let (end, escaped) = string_end(b, from)?;
+    if b.get(end + 1) == Some(&b':') {
+        note_key(b, q, end, hits);
+        return Ok((end, escaped, end + 2));
+    }
+    Ok((end, escaped, colon(b, end + 1)?))
 }
 
 #[inline]
@@ -817,6 +1002,128 @@ mod tests {
             let sp = sc.string().unwrap();
             assert!(sp.escaped);
             assert_eq!(sc.i, s.len());
+        }
+    }
+
+    /// The index of the first special byte by the vector and the SWAR forms.
+    fn first_both(c: [u8; 16]) -> (u32, u32) {
+        let f = |m: u128| if m == 0 { 16 } else { m.trailing_zeros() / 8 };
+        (f(special16_vec(c)), f(special16_swar(c)))
+    }
+
+    #[test]
+    fn special_bytes_vector_and_swar_agree() {
+        let interesting = [
+            0u8, 1, 0x1f, 0x20, 0x21, b'"', 0x23, 0x5b, b'\\', 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff,
+            b'a',
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..20_000 {
+            let mut c = [b'a'; 16];
+            for (j, byte) in c.iter_mut().enumerate() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mostly plain bytes, a few special ones anywhere.
+                if (x >> 8) % 5 == 0 || round % 16 == j {
+                    *byte = interesting[(x % interesting.len() as u64) as usize];
+                } else {
+                    *byte = 0x20 + (x >> 16) as u8 % 0x60;
+                }
+            }
+            let want = c
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .unwrap_or(16) as u32;
+            assert_eq!(first_both(c), (want, want), "{c:?}");
+            assert_eq!(first_special(c), want as usize);
+        }
+    }
+
+    /// Keys the fast path must get right: every dictionary key, and near misses that
+    /// share its length and first and last bytes, or its prefix, at lengths around
+    /// the 8- and 16-byte boundaries.
+    fn tricky_keys() -> Vec<String> {
+        let mut keys = Vec::new();
+        for k in compact::DICT {
+            keys.push(k.to_string());
+            let b = k.as_bytes();
+            for at in 1..b.len().saturating_sub(1) {
+                let mut v = b.to_vec();
+                v[at] = if v[at] == b'x' { b'y' } else { b'x' };
+                if let Ok(v) = String::from_utf8(v) {
+                    keys.push(v);
+                }
+            }
+            keys.push(format!("{k}x"));
+            keys.push(format!("x{k}"));
+            keys.push(k[..k.len() - 1].to_string());
+            keys.push(format!("{k}\\n"));
+            keys.push(format!("{k}é"));
+        }
+        for n in 0..=34 {
+            keys.push("a".repeat(n));
+            keys.push("\\\"".repeat(n / 2));
+        }
+        keys.push("na\\u006de".to_string());
+        // Mutations can break escapes: keep valid JSON strings only.
+        keys.retain(|k| serde_json::from_str::<String>(&format!("\"{k}\"")).is_ok());
+        keys
+    }
+
+    #[test]
+    fn key_fast_path_agrees_with_the_dictionary() {
+        for k in tricky_keys() {
+            // Keys at every distance from the end of the slice (the fast path needs
+            // sixteen bytes), both as a top-level member (next_key) and nested
+            // (skipped by value()).
+            for tail in 0..20 {
+                let pad = "1".repeat(tail + 1);
+                let doc = format!("{{\"{k}\":{pad}}}");
+                let b = doc.as_bytes();
+                let want: Vec<KeyHit> = compact::lookup(b, 2, 2 + k.len())
+                    .map(|i| compact::hit(1, i))
+                    .into_iter()
+                    .collect();
+                let mut sc = Scanner::new(b);
+                sc.value().unwrap();
+                assert_eq!(sc.hits, want, "value() {doc}");
+
+                let mut sc = Scanner::new(b);
+                assert!(sc.object_start().unwrap());
+                let mut first = true;
+                let span = sc.next_key(&mut first).unwrap().unwrap();
+                assert_eq!((span.start, span.end), (2, 2 + k.len()), "{doc}");
+                assert_eq!(span.escaped, k.contains('\\'), "{doc}");
+                sc.value().unwrap();
+                assert!(sc.next_key(&mut first).unwrap().is_none());
+                assert_eq!(sc.hits, want, "next_key {doc}");
+
+                // Not directly followed by its colon: never noted, still valid.
+                let doc = format!("[{{\"{k}\" :{pad}}}]");
+                let mut sc = Scanner::new(doc.as_bytes());
+                sc.value().unwrap();
+                assert!(sc.hits.is_empty(), "{doc}");
+            }
+        }
+    }
+
+    #[test]
+    fn key_fast_path_errors() {
+        for s in [
+            "{\"name\"}",
+            "{\"name\" 1}",
+            "{\"na\u{1}me\":1}",
+            "{\"name",
+            "{\"name\\",
+            "{\"0123456789abcdef",
+            "{\"0123456789abcdef\"",
+            "{\"\\x\":1}",
+        ] {
+            assert!(skip(s).is_err(), "{s}");
+            let mut sc = Scanner::new(s.as_bytes());
+            sc.object_start().unwrap();
+            assert!(sc.next_key(&mut true).is_err(), "{s}");
         }
     }
 
