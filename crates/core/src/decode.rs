@@ -1,6 +1,6 @@
 //! Decoders: bytes in, split anywhere; complete documents out.
 
-use crate::json::{self, is_json_ws, unescape, Boundary, KeyHit, Scanner, StrSpan};
+use crate::json::{self, is_json_ws, unescape, Boundary, Scanner, Scratch, StrSpan};
 use crate::object::{key, parse_bookmark, parse_object, utf8, Object, ParseOptions};
 use std::fmt;
 
@@ -190,17 +190,16 @@ fn event_object(
 }
 
 /// Parses one complete watch document (`{"type":..,"object":..}`, keys in any order).
-/// `hits` is a scratch buffer kept between calls.
+/// `scratch` holds buffers kept between calls.
 pub(crate) fn parse_event(
     line: &[u8],
     opts: &ParseOptions,
-    hits: &mut Vec<KeyHit>,
+    scratch: &mut Scratch,
 ) -> Result<WatchFrame, DecodeError> {
-    let mut scratch = std::mem::take(hits);
-    scratch.clear();
-    let mut sc = Scanner::at(line, 0, scratch);
+    let mut sc = Scanner::at(line, 0, std::mem::take(scratch));
+    sc.hits.clear();
     let r = parse_event_with(line, opts, &mut sc);
-    *hits = sc.hits;
+    *scratch = sc.take_scratch();
     r
 }
 
@@ -236,9 +235,9 @@ fn parse_event_with(
                         // carry objects, so try that in one pass; re-parse if not.
                         deferred = Some(sc.i);
                         let mark = sc.hits.len();
-                        let mut probe = Scanner::at(line, sc.i, std::mem::take(&mut sc.hits));
+                        let mut probe = Scanner::at(line, sc.i, sc.take_scratch());
                         let r = parse_object(doc, &mut probe, opts);
-                        sc.hits = probe.hits;
+                        sc.put_scratch(probe.take_scratch());
                         match r {
                             Ok(o) => {
                                 optimistic = Some(o);
@@ -270,11 +269,10 @@ fn parse_event_with(
             (EventType::Modified, Some(o)) => Some(WatchFrame::Modified(o)),
             (EventType::Deleted, Some(o)) => Some(WatchFrame::Deleted(o)),
             _ => {
-                let mut hits = std::mem::take(&mut sc.hits);
-                hits.clear();
-                let mut again = Scanner::at(line, at, hits);
+                let mut again = Scanner::at(line, at, sc.take_scratch());
+                again.hits.clear();
                 let r = event_object(&ty, doc, &mut again, opts);
-                sc.hits = again.hits;
+                sc.put_scratch(again.take_scratch());
                 r?
             }
         };
@@ -293,8 +291,9 @@ pub struct WatchDecoder {
     /// The incomplete document so far (starts at its first non-whitespace byte).
     buf: Vec<u8>,
     failed: Option<DecodeError>,
-    /// Scratch for the scanner's dictionary-key positions, reused between documents.
-    hits: Vec<KeyHit>,
+    /// The scanner's buffers (dictionary-key positions, object assembly), reused
+    /// between documents.
+    scratch: Scratch,
 }
 
 impl WatchDecoder {
@@ -304,7 +303,7 @@ impl WatchDecoder {
             opts,
             buf: Vec::new(),
             failed: None,
-            hits: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
     /// Feeds one chunk, appending every complete document to `out` in order. On error
@@ -338,7 +337,7 @@ impl WatchDecoder {
                 Some(p) => {
                     check_start(&self.buf, &rest[..p], true, &self.limits)?;
                     self.buf.extend_from_slice(&rest[..p]);
-                    let frame = parse_event(&self.buf, &self.opts, &mut self.hits)?;
+                    let frame = parse_event(&self.buf, &self.opts, &mut self.scratch)?;
                     out.push(frame);
                     self.clear_buf();
                     rest = &rest[p + 1..];
@@ -354,7 +353,7 @@ impl WatchDecoder {
                 Some(p) => {
                     let line = &rest[..p];
                     check_start(line, &[], true, &self.limits)?;
-                    out.push(parse_event(line, &self.opts, &mut self.hits)?);
+                    out.push(parse_event(line, &self.opts, &mut self.scratch)?);
                     rest = &rest[p + 1..];
                 }
                 None => {
@@ -384,7 +383,7 @@ impl WatchDecoder {
             return Ok(());
         }
         let r = check_start(&self.buf, &[], true, &self.limits).and_then(|_| {
-            match parse_event(&self.buf, &self.opts, &mut self.hits) {
+            match parse_event(&self.buf, &self.opts, &mut self.scratch) {
                 Ok(f) => {
                     out.push(f);
                     Ok(())
@@ -454,8 +453,9 @@ pub struct ListDecoder {
     boundary: Boundary,
     meta: ListMeta,
     failed: Option<DecodeError>,
-    /// Scratch for the scanner's dictionary-key positions, reused between items.
-    hits: Vec<KeyHit>,
+    /// The scanner's buffers (dictionary-key positions, object assembly), reused
+    /// between items.
+    scratch: Scratch,
 }
 
 impl ListDecoder {
@@ -469,7 +469,7 @@ impl ListDecoder {
             boundary: Boundary::default(),
             meta: ListMeta::default(),
             failed: None,
-            hits: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -610,11 +610,10 @@ impl ListDecoder {
     /// Handles a complete key, member value or item (offsets relative to `v`).
     fn complete_value(&mut self, v: &[u8], out: &mut Vec<Object>) -> Result<(), DecodeError> {
         let doc = utf8(v)?;
-        let mut hits = std::mem::take(&mut self.hits);
-        hits.clear();
-        let mut sc = Scanner::at(v, 0, hits);
+        let mut sc = Scanner::at(v, 0, std::mem::take(&mut self.scratch));
+        sc.hits.clear();
         let r = self.complete_value_with(doc, &mut sc, out);
-        self.hits = sc.hits;
+        self.scratch = sc.take_scratch();
         r
     }
 

@@ -244,16 +244,42 @@ pub(crate) struct Scanner<'a> {
     /// Dictionary keys seen so far, in document order (every key the scan passes,
     /// whether handed out by [`Scanner::next_key`] or skipped inside a value).
     pub hits: Vec<KeyHit>,
+    /// Where objects are assembled before their exact-size copy (reused; its
+    /// contents mean nothing between uses).
+    pub out: Vec<u8>,
+}
+
+/// A scanner's reusable buffers, kept by decoders between documents.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    pub hits: Vec<KeyHit>,
+    pub out: Vec<u8>,
 }
 
 impl<'a> Scanner<'a> {
     pub fn new(b: &'a [u8]) -> Self {
-        Scanner::at(b, 0, Vec::new())
+        Scanner::at(b, 0, Scratch::default())
     }
 
-    /// A scanner at `i` that appends to `hits` (a reused buffer).
-    pub fn at(b: &'a [u8], i: usize, hits: Vec<KeyHit>) -> Self {
-        Scanner { b, i, hits }
+    /// A scanner at `i` that appends to `scratch.hits` and assembles objects in
+    /// `scratch.out`.
+    pub fn at(b: &'a [u8], i: usize, scratch: Scratch) -> Self {
+        let Scratch { hits, out } = scratch;
+        Scanner { b, i, hits, out }
+    }
+
+    /// Takes back buffers lent with [`Scanner::take_scratch`].
+    pub fn put_scratch(&mut self, scratch: Scratch) {
+        self.hits = scratch.hits;
+        self.out = scratch.out;
+    }
+
+    /// Gives the buffers back (for [`Scanner::at`]).
+    pub fn take_scratch(&mut self) -> Scratch {
+        Scratch {
+            hits: std::mem::take(&mut self.hits),
+            out: std::mem::take(&mut self.out),
+        }
     }
 
     #[inline(always)]

@@ -416,11 +416,12 @@ pub(crate) fn parse_object(
         });
     }
     let h0_hits = &sc.hits[h0.min(sc.hits.len())..];
-    let r = build(doc, start, end, &ex, h0_hits, opts.columns);
+    let r = build(doc, start, end, &ex, h0_hits, opts.columns, &mut sc.out);
     sc.hits.truncate(h0);
     r
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build(
     doc: &str,
     start: usize,
@@ -428,6 +429,7 @@ fn build(
     ex: &Extract,
     hits: &[KeyHit],
     kind: ColumnKind,
+    scratch: &mut Vec<u8>,
 ) -> Result<Object, DecodeError> {
     // Hit positions are u32: a document past 4 GiB is stored uncompacted.
     let hits = if end <= u32::MAX as usize { hits } else { &[] };
@@ -507,47 +509,24 @@ fn build(
         }
     }
     order[..n].sort_unstable();
-    let mut next = 0;
-    // Position of the next field to map (usize::MAX: none left).
-    let mut field_at = order[0].0;
-    // The segments between keys are short: copy them sixteen bytes at a time into a
-    // buffer with sixteen bytes of slack (the excess is overwritten by what follows).
-    const SLACK: usize = 16;
+    // Copied into `scratch` (reused: never zeroed again once grown), then once into
+    // the object's exact-size allocation.
+    if scratch.len() < total + SLACK {
+        scratch.resize(total + SLACK, 0);
+    }
     let src = doc.as_bytes();
-    let mut out = vec![0u8; total + SLACK];
-    let mut o = 0usize;
-    let mut copy = |out: &mut [u8], o: &mut usize, a: usize, b: usize| {
-        while field_at < b {
-            let i = order[next].1;
-            debug_assert!(field_at >= a);
-            spans[i].off = (*o + field_at.saturating_sub(a)) as u32;
-            next += 1;
-            field_at = order.get(next).map_or(usize::MAX, |f| f.0);
-        }
-        let len = b - a;
-        match (src.get(a..a + SLACK), out.get_mut(*o..*o + SLACK)) {
-            (Some(from), Some(to)) if len <= SLACK => to.copy_from_slice(from),
-            _ => {
-                if let (Some(from), Some(to)) = (src.get(a..b), out.get_mut(*o..*o + len)) {
-                    to.copy_from_slice(from);
-                }
-            }
-        }
-        *o += len;
+    let out = &mut scratch[..];
+    let mut fm = FieldMap {
+        order,
+        next: 0,
+        at: order[0].0,
+        spans,
     };
+    let mut o = 0usize;
     let mut at = start;
     let mut ci = 0;
     if cuts.is_empty() {
-        for h in hits {
-            let p = h.at as usize;
-            copy(&mut out, &mut o, at, p);
-            // Both bytes (the slack absorbs the second when unused).
-            if let Some(to) = out.get_mut(o..o + 2) {
-                to.copy_from_slice(&h.token);
-            }
-            o += usize::from(h.token_len);
-            at = p + usize::from(h.plain);
-        }
+        (o, at) = copy_hits(out, src, hits, o, at, &mut fm);
     }
     for h in hits
         .iter()
@@ -557,7 +536,7 @@ fn build(
         while ci < cuts.len() && cuts[ci].0 <= p {
             let (a, b) = cuts[ci];
             if a > at {
-                copy(&mut out, &mut o, at, a);
+                o = copy(out, o, src, at, a, &mut fm);
             }
             at = at.max(b);
             ci += 1;
@@ -565,21 +544,18 @@ fn build(
         if p < at {
             continue;
         }
-        copy(&mut out, &mut o, at, p);
-        if let Some(to) = out.get_mut(o..o + 2) {
-            to.copy_from_slice(&h.token);
-        }
-        o += usize::from(h.token_len);
+        o = copy_hit(out, o, src, at, h, &mut fm);
         at = p + usize::from(h.plain);
     }
     for &(a, b) in &cuts[ci..] {
         if a > at {
-            copy(&mut out, &mut o, at, a);
+            o = copy(out, o, src, at, a, &mut fm);
         }
         at = at.max(b);
     }
-    copy(&mut out, &mut o, at, end);
+    o = copy(out, o, src, at, end, &mut fm);
     debug_assert_eq!(o, json_len);
+    let mut spans = fm.spans;
     for (d, sp) in decoded.iter().zip(spans.iter_mut()) {
         if let Some(d) = d {
             *sp = Span {
@@ -593,7 +569,11 @@ fn build(
         }
     }
     debug_assert_eq!(o, total);
-    out.truncate(total);
+    let buf: Box<[u8]> = out.get(..total).unwrap_or_default().into();
+    if scratch.len() > SCRATCH_KEEP {
+        // One huge object: do not hold its size for the rest of the stream.
+        *scratch = Vec::new();
+    }
     let cols = match kind {
         ColumnKind::Generic => ColData::Generic,
         ColumnKind::Pod => ColData::Pod {
@@ -610,12 +590,111 @@ fn build(
         }),
     };
     Ok(Object {
-        buf: out.into_boxed_slice(),
+        buf,
         json_len: json_len as u32,
         raw_len: raw_len as u32,
         spans,
         cols,
     })
+}
+
+/// Slack past the end of the copy buffer: a short segment is copied as one
+/// fixed-size move of sixteen bytes and its token as two (the excess is overwritten
+/// by what follows), so no copy between keys is a `memcpy` call.
+const SLACK: usize = 18;
+
+/// A copy buffer larger than this is released after use.
+const SCRATCH_KEEP: usize = 256 << 10;
+
+/// Where the extracted fields land in the stored copy.
+struct FieldMap {
+    /// Fields to map, by position in the source (`usize::MAX` after the last).
+    order: [(usize, usize); SPANS],
+    next: usize,
+    /// Position of the next field to map (usize::MAX: none left).
+    at: usize,
+    spans: [Span; SPANS],
+}
+
+impl FieldMap {
+    /// Maps the fields that start in `src[a..b]`, copied to `o..`.
+    #[inline(never)]
+    fn map(&mut self, a: usize, b: usize, o: usize) {
+        while self.at < b {
+            let i = self.order[self.next].1;
+            debug_assert!(self.at >= a);
+            self.spans[i].off = (o + self.at.saturating_sub(a)) as u32;
+            self.next += 1;
+            self.at = self.order.get(self.next).map_or(usize::MAX, |f| f.0);
+        }
+    }
+}
+
+/// Copies `src[a..b]` to `out[o..]`; returns the new end.
+#[inline(always)]
+fn copy(out: &mut [u8], o: usize, src: &[u8], a: usize, b: usize, fm: &mut FieldMap) -> usize {
+    if fm.at < b {
+        fm.map(a, b, o);
+    }
+    let len = b.wrapping_sub(a);
+    match (src.get(a..a + 16), out.get_mut(o..o + 16)) {
+        (Some(from), Some(to)) if len <= 16 => to.copy_from_slice(from),
+        _ => {
+            if let (Some(from), Some(to)) = (src.get(a..b), out.get_mut(o..o + len)) {
+                to.copy_from_slice(from);
+            }
+        }
+    }
+    o + len
+}
+
+/// Copies `src[a..h.at]` then the token of `h` to `out[o..]`; returns the new end.
+#[inline(always)]
+fn copy_hit(
+    out: &mut [u8],
+    o: usize,
+    src: &[u8],
+    a: usize,
+    h: &KeyHit,
+    fm: &mut FieldMap,
+) -> usize {
+    let p = h.at as usize;
+    if fm.at < p {
+        fm.map(a, p, o);
+    }
+    let len = p.wrapping_sub(a);
+    let tl = usize::from(h.token_len);
+    // The common case: up to sixteen bytes since the previous key, one move each.
+    if let (Some(from), Some(to)) = (src.get(a..a + 16), out.get_mut(o..o + SLACK)) {
+        if len <= 16 {
+            to[..16].copy_from_slice(from);
+            to[len..len + 2].copy_from_slice(&h.token);
+            return o + len + tl;
+        }
+    }
+    let o = copy(out, o, src, a, p, fm);
+    if let Some(to) = out.get_mut(o..o + 2) {
+        to.copy_from_slice(&h.token);
+    }
+    o + tl
+}
+
+/// Copies from `src[at..]` to `out[o..]` up to each of `hits` and its token; returns
+/// the new ends `(o, at)`. The loop every stored object runs once per key.
+#[inline(never)]
+fn copy_hits(
+    out: &mut [u8],
+    src: &[u8],
+    hits: &[KeyHit],
+    mut o: usize,
+    mut at: usize,
+    fm: &mut FieldMap,
+) -> (usize, usize) {
+    for h in hits {
+        o = copy_hit(out, o, src, at, h, fm);
+        at = h.at as usize + usize::from(h.plain);
+    }
+    (o, at)
 }
 
 fn sat(v: u64) -> u32 {
@@ -862,5 +941,79 @@ pub(crate) fn parse_bookmark(sc: &mut Scanner<'_>) -> Result<(String, bool), Dec
         None => Err(DecodeError::MissingField {
             field: "metadata.resourceVersion",
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::{WatchDecoder, WatchFrame};
+    use crate::Limits;
+
+    fn objects_of(stream: &str, opts: ParseOptions) -> Vec<Object> {
+        let mut dec = WatchDecoder::new(Limits::default(), opts);
+        let mut frames = Vec::new();
+        dec.feed(stream.as_bytes(), &mut frames).unwrap();
+        dec.finish(&mut frames).unwrap();
+        frames
+            .into_iter()
+            .map(|f| match f {
+                WatchFrame::Added(o) => o,
+                f => panic!("{f:?}"),
+            })
+            .collect()
+    }
+
+    /// Gaps of every length around the sixteen-byte copy step between dictionary
+    /// keys (one- and two-byte tokens), between a key and the end, and objects of
+    /// very different sizes one after the other through the same reused buffer.
+    #[test]
+    fn stored_copy_round_trips_at_every_gap() {
+        for strip in [false, true] {
+            let opts = ParseOptions {
+                strip_managed_fields: strip,
+                columns: ColumnKind::Pod,
+            };
+            let mut docs = Vec::new();
+            for pad in 0..40 {
+                let p = "p".repeat(pad);
+                docs.push(format!(
+                    r#"{{"kind":"{p}","apiVersion":"v1","metadata":{{"name":"n{p}","resourceVersion":"1","managedFields":[{{"manager":"{p}"}}],"uid":"u"}},"x{p}":1,"spec":{{"nodeName":"{p}","allowPrivilegeEscalation":{pad}}},"z":"{p}"}}"#
+                ));
+            }
+            // A large object (past the buffer kept between documents), then small ones.
+            let big = "q".repeat(300 << 10);
+            docs.insert(
+                3,
+                format!(r#"{{"metadata":{{"name":"big","resourceVersion":"2"}},"data":{{"k":"{big}"}}}}"#),
+            );
+            let stream: String = docs
+                .iter()
+                .map(|d| format!("{{\"type\":\"ADDED\",\"object\":{d}}}\n"))
+                .collect();
+            let objs = objects_of(&stream, opts);
+            assert_eq!(objs.len(), docs.len());
+            for (o, d) in objs.iter().zip(&docs) {
+                let want = if strip {
+                    let v: serde_json::Value = serde_json::from_str(d).unwrap();
+                    let mut v = v;
+                    if let Some(m) = v["metadata"].as_object_mut() {
+                        m.remove("managedFields");
+                    }
+                    serde_json::to_string(&v).unwrap()
+                } else {
+                    d.clone()
+                };
+                let got: serde_json::Value = serde_json::from_slice(&o.json()).unwrap();
+                let want_v: serde_json::Value = serde_json::from_str(&want).unwrap();
+                assert_eq!(got, want_v, "{d}");
+                if !strip {
+                    assert_eq!(o.json().as_ref(), d.as_bytes());
+                }
+                assert_eq!(o.json_len(), o.json().len());
+                assert!(o.name().starts_with('n') || o.name() == "big");
+                assert!(o.heap_bytes() < d.len() + 200);
+            }
+        }
     }
 }
