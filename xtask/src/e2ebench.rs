@@ -1,0 +1,427 @@
+//! End to end (BENCHMARKS.md, "End to end"): the native `kubelive` CLI against
+//! `kubelive-sim serve`, through the real `kubectl proxy` and direct, next to what a
+//! user would reach for instead, `kubectl get pods -A -o json --chunk-size=500`.
+//!
+//! For each N: the sim with N pods and no churn, waited for until it answers a
+//! `limit=1` LIST (it holds requests while it populates), then `kubectl proxy` in
+//! front of it with a kubeconfig in a temp dir. Timed, interleaved, `runs` times:
+//!
+//! * `kubelive watch pods -A --page-size 500 [--streaming-list]`: from spawning the
+//!   process to its `synced N objects` line on stderr (the process is killed then);
+//!   stdout, the ADDED lines, goes to /dev/null;
+//! * `kubectl get pods -A -o json --chunk-size=500 > /dev/null`: spawn to exit
+//!   (discovery cached in the temp dir after the first run, as for a user).
+//!
+//! Every child is killed by its pid and reaped when its guard drops, on every path.
+
+use crate::util::{cargo, command, run};
+use crate::web::target_dir;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Child processes, killed (by pid, through `Child::kill`) and reaped when dropped.
+#[derive(Default)]
+struct Kids(Vec<(String, Child)>);
+
+impl Kids {
+    fn add(&mut self, name: &str, child: Child) -> &mut Child {
+        self.0.push((name.to_string(), child));
+        &mut self.0.last_mut().expect("just pushed").1
+    }
+
+    fn exited(&mut self) -> Option<String> {
+        self.0.iter_mut().find_map(|(name, c)| {
+            c.try_wait()
+                .ok()
+                .flatten()
+                .map(|s| format!("{name} exited ({s})"))
+        })
+    }
+}
+
+impl Drop for Kids {
+    fn drop(&mut self) {
+        for (_, child) in self.0.iter_mut().rev() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// A directory removed when dropped.
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(n: usize) -> Result<Tmp, String> {
+        let dir =
+            std::env::temp_dir().join(format!("kubelive-e2ebench-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
+        Ok(Tmp(dir))
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port: {e}"))
+}
+
+/// The status code of a plain `GET path` (body read and dropped).
+fn http_status(port: u16, path: &str) -> Option<u16> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).ok()?;
+    let head = String::from_utf8_lossy(&out[..out.len().min(64)]).into_owned();
+    head.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn wait_ready(port: u16, what: &str, kids: &mut Kids, secs: u64) -> Result<(), String> {
+    let path = "/api/v1/pods?limit=1";
+    let started = Instant::now();
+    loop {
+        if http_status(port, path) == Some(200) {
+            return Ok(());
+        }
+        if let Some(e) = kids.exited() {
+            return Err(format!("{what} is not up: {e}"));
+        }
+        if started.elapsed() > Duration::from_secs(secs) {
+            return Err(format!("{what} did not answer {path} within {secs} s"));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn build() -> Result<(PathBuf, PathBuf), String> {
+    run(cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "kubelive-sim",
+        "--bin",
+        "kubelive-sim",
+        "-p",
+        "kubelive",
+        "--bin",
+        "kubelive",
+    ]))?;
+    let release = target_dir().join("release");
+    let (sim, cli) = (release.join("kubelive-sim"), release.join("kubelive"));
+    for b in [&sim, &cli] {
+        if !b.exists() {
+            return Err(format!("{} was not built", b.display()));
+        }
+    }
+    Ok((sim, cli))
+}
+
+/// `kubectl config --kubeconfig F ...`.
+fn kubeconfig(file: &Path, args: &[&str]) -> Result<(), String> {
+    let mut c = command("kubectl", &["config", "--kubeconfig"]);
+    c.arg(file).args(args).stdout(Stdio::null());
+    run(c)
+}
+
+/// One contender: a label and what to run (kubelive's args, or kubectl's context).
+enum How {
+    Kubelive { server: String, streaming: bool },
+    Kubectl { context: &'static str },
+}
+
+struct Contender {
+    path: &'static str,
+    label: &'static str,
+    how: How,
+    secs: Vec<f64>,
+}
+
+/// Spawn to the `synced N objects` line on stderr; the process is killed then.
+fn time_kubelive(cli: &Path, server: &str, streaming: bool, n: usize) -> Result<f64, String> {
+    let mut cmd = Command::new(cli);
+    cmd.args(["watch", "pods", "-A", "--server", server]).args([
+        "--page-size",
+        "500",
+        "--duration",
+        "900",
+    ]);
+    if streaming {
+        cmd.arg("--streaming-list");
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut kids = Kids::default();
+    let started = Instant::now();
+    let child = kids.add(
+        "kubelive",
+        cmd.spawn()
+            .map_err(|e| format!("cannot start {}: {e}", cli.display()))?,
+    );
+    let stderr = child.stderr.take().ok_or("no stderr")?;
+    let mut seen = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.map_err(|e| format!("kubelive stderr: {e}"))?;
+        // "[  12.345s] synced 100000 objects at rv 123"
+        if let Some((_, rest)) = line.split_once("] synced ") {
+            let secs = started.elapsed().as_secs_f64();
+            let objects: usize = rest
+                .split_whitespace()
+                .next()
+                .and_then(|o| o.parse().ok())
+                .ok_or_else(|| format!("cannot read {line:?}"))?;
+            if objects != n {
+                return Err(format!("kubelive synced {objects} objects, not {n}"));
+            }
+            return Ok(secs);
+        }
+        seen.push(line);
+    }
+    Err(format!(
+        "kubelive ended without syncing: {}",
+        seen.join(" | ")
+    ))
+}
+
+/// Spawn to exit of `kubectl get pods -A -o json --chunk-size=500 > /dev/null`.
+fn time_kubectl(config: &Path, cache: &Path, context: &str) -> Result<f64, String> {
+    let mut cmd = command("kubectl", &["--kubeconfig"]);
+    cmd.arg(config)
+        .args(["--context", context, "--cache-dir"])
+        .arg(cache)
+        .args(["get", "pods", "-A", "-o", "json", "--chunk-size=500"])
+        .args(["--request-timeout", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut kids = Kids::default();
+    let started = Instant::now();
+    let child = kids.add(
+        "kubectl get",
+        cmd.spawn()
+            .map_err(|e| format!("cannot start kubectl: {e}"))?,
+    );
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().map_err(|e| format!("kubectl get: {e}"))?;
+    let secs = started.elapsed().as_secs_f64();
+    if !status.success() {
+        return Err(format!("kubectl get failed ({status}): {}", err.trim()));
+    }
+    Ok(secs)
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+fn thousands(x: f64) -> String {
+    let s = format!("{:.0}", x);
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Runs every contender `runs` times, interleaved, against N pods.
+fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contender>, String> {
+    let tmp = Tmp::new(n)?;
+    let mut kids = Kids::default();
+    let args = [
+        "serve",
+        "--port",
+        "0",
+        "--objects",
+        &n.to_string(),
+        "--churn",
+        "0",
+        "--namespaces",
+        "20",
+    ];
+    eprintln!("$ {} {}", sim.display(), args.join(" "));
+    let populating = Instant::now();
+    let child = kids.add(
+        "kubelive-sim",
+        Command::new(sim)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start kubelive-sim: {e}"))?,
+    );
+    let mut first = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = BufReader::new(out).read_line(&mut first);
+    }
+    // "kubelive-sim listening on http://127.0.0.1:PORT"
+    let sim_port: u16 = first
+        .trim()
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(|| format!("kubelive-sim did not start: {first:?}"))?;
+    wait_ready(sim_port, "kubelive-sim", &mut kids, 600)?;
+    eprintln!(
+        "kubelive-sim: {n} pods on port {sim_port}, ready after {:.1} s",
+        populating.elapsed().as_secs_f64()
+    );
+
+    let proxy_port = free_port()?;
+    let config = tmp.0.join("kubeconfig");
+    let cache = tmp.0.join("cache");
+    let sim_url = format!("http://127.0.0.1:{sim_port}");
+    let proxy_url = format!("http://127.0.0.1:{proxy_port}");
+    kubeconfig(
+        &config,
+        &["set-cluster", "sim", &format!("--server={sim_url}")],
+    )?;
+    kubeconfig(
+        &config,
+        &["set-cluster", "proxy", &format!("--server={proxy_url}")],
+    )?;
+    kubeconfig(&config, &["set-credentials", "sim"])?;
+    kubeconfig(
+        &config,
+        &["set-context", "sim", "--cluster=sim", "--user=sim"],
+    )?;
+    kubeconfig(
+        &config,
+        &["set-context", "proxy", "--cluster=proxy", "--user=sim"],
+    )?;
+    kubeconfig(&config, &["use-context", "sim"])?;
+    let mut proxy = command("kubectl", &["proxy", "--port"]);
+    proxy
+        .arg(proxy_port.to_string())
+        .arg("--kubeconfig")
+        .arg(&config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    kids.add(
+        "kubectl proxy",
+        proxy
+            .spawn()
+            .map_err(|e| format!("cannot start kubectl proxy: {e}"))?,
+    );
+    wait_ready(proxy_port, "kubectl proxy", &mut kids, 60)?;
+    eprintln!("kubectl proxy on port {proxy_port}");
+
+    let kubelive = |path, label, server: &str, streaming| Contender {
+        path,
+        label,
+        how: How::Kubelive {
+            server: server.to_string(),
+            streaming,
+        },
+        secs: Vec::new(),
+    };
+    let kubectl = |path, context| Contender {
+        path,
+        label: "`kubectl get pods -A -o json --chunk-size=500`",
+        how: How::Kubectl { context },
+        secs: Vec::new(),
+    };
+    let mut all = vec![
+        kubelive(
+            "kubectl proxy",
+            "kubelive, list-then-watch (page 500)",
+            &proxy_url,
+            false,
+        ),
+        kubelive(
+            "kubectl proxy",
+            "kubelive, streaming list",
+            &proxy_url,
+            true,
+        ),
+        kubectl("kubectl proxy", "proxy"),
+        kubelive(
+            "direct",
+            "kubelive, list-then-watch (page 500)",
+            &sim_url,
+            false,
+        ),
+        kubelive("direct", "kubelive, streaming list", &sim_url, true),
+        kubectl("direct", "sim"),
+    ];
+    for run in 1..=runs {
+        for c in &mut all {
+            if let Some(e) = kids.exited() {
+                return Err(e);
+            }
+            let secs = match &c.how {
+                How::Kubelive { server, streaming } => time_kubelive(cli, server, *streaming, n)?,
+                How::Kubectl { context } => time_kubectl(&config, &cache, context)?,
+            };
+            eprintln!(
+                "{n} pods, run {run}/{runs}: {} via {}: {secs:.2} s",
+                c.label, c.path
+            );
+            c.secs.push(secs);
+        }
+    }
+    Ok(all)
+}
+
+/// Time to synced of the `kubelive` CLI for each N in `pods`, through `kubectl proxy`
+/// and direct, against `kubectl get` on the same paths: a markdown table (medians of
+/// `runs`).
+pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
+    let runs = runs.max(1);
+    let (sim, cli) = build()?;
+    let mut s = format!(
+        "### kubelive CLI: time to synced from kubelive-sim, medians of {runs}\n\n\
+         | pods | path | client, mode | median s | min..max s | objects/s | vs kubectl get |\n\
+         |---:|---|---|---:|---|---:|---:|\n"
+    );
+    for &n in pods {
+        let all = bench_n(&sim, &cli, n, runs)?;
+        for c in &all {
+            let m = median(&c.secs);
+            let kubectl = all
+                .iter()
+                .find(|k| k.path == c.path && matches!(k.how, How::Kubectl { .. }))
+                .map(|k| median(&k.secs))
+                .unwrap_or(f64::NAN);
+            let min = c.secs.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = c.secs.iter().copied().fold(0.0, f64::max);
+            s.push_str(&format!(
+                "| {} | {} | {} | {m:.2} | {min:.2}..{max:.2} | {} | {:.1}x |\n",
+                thousands(n as f64),
+                c.path,
+                c.label,
+                thousands(n as f64 / m),
+                kubectl / m,
+            ));
+        }
+    }
+    Ok(s)
+}
