@@ -22,6 +22,7 @@ struct Opts {
     node: bool,
     /// The headless-Chromium figures (web/bench/run.mjs).
     browser: bool,
+    quick: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -34,6 +35,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             scale: "1000,10000".into(),
             node: true,
             browser: true,
+            quick,
         }
     } else {
         Opts {
@@ -43,6 +45,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             scale: "1000,3000,10000,30000,100000".into(),
             node: true,
             browser: true,
+            quick,
         }
     };
     let mut it = args.iter();
@@ -232,6 +235,13 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     std::fs::write(&path, &report).map_err(|e| format!("write {}: {e}", path.display()))?;
     println!("{report}");
     eprintln!("written to {}", path.display());
+    let sizes: &[usize] = if o.quick {
+        &[10_000]
+    } else {
+        &[10_000, 100_000]
+    };
+    let e2e = crate::e2ebench::cli_sync_bench(sizes, o.runs.min(3))?;
+    println!("{e2e}");
     if o.browser {
         crate::webbench::browser_bench()?;
     }

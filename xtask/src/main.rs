@@ -10,6 +10,7 @@
 
 mod bench;
 mod dst;
+mod e2ebench;
 mod setup;
 mod util;
 mod web;
