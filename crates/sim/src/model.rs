@@ -18,7 +18,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::faults::{Action, FaultPlan};
-use crate::resources::{self, ResourceType, Target};
+use crate::resources::{self, ResourceType, Target, CONFIGMAPS};
 use crate::selector::{FieldSelector, FieldValues, LabelSelector};
 use crate::status::{self, FieldError};
 use crate::util::{b64url_decode, b64url_encode, json_str, timestamp, url_decode, Rng};
@@ -342,6 +342,8 @@ pub struct Cluster {
     compacted_rv: u64,
     /// The watch cache starts here after a restart.
     restart_floor: u64,
+    /// Restarts so far (the apiserver's own write on each start carries the count).
+    restarts: u64,
     next_compact_ms: u64,
     rv_at_last_compact_tick: u64,
     next_fault_action: usize,
@@ -468,6 +470,7 @@ impl Cluster {
             history: VecDeque::new(),
             compacted_rv: 1,
             restart_floor: 1,
+            restarts: 0,
             next_compact_ms,
             rv_at_last_compact_tick: 1,
             next_fault_action: 0,
@@ -579,10 +582,27 @@ impl Cluster {
 
     /// Server restart: store and history kept, every open watch is cut abruptly, and the
     /// watch cache restarts at the current version (older watch versions get 410).
+    /// A starting apiserver writes (its lease, endpoints) before serving, so the version
+    /// moves past every object's: as in a real cluster, even a client that was caught up
+    /// resumes from an older version than the new cache holds, and relists.
     pub fn restart(&mut self) {
         for w in self.watches.values_mut() {
             w.killed = true;
         }
+        let lease = serde_json::json!({
+            "metadata": {"name": "kubelive-sim-apiserver", "namespace": "kube-system"},
+            "data": {"restarts": self.restarts.to_string()}
+        });
+        self.restarts += 1;
+        let now = self.now_ms;
+        let written = match self.update(CONFIGMAPS, lease.clone(), now) {
+            Ok(r) => Ok(r),
+            Err(_) => self.create(CONFIGMAPS, lease, now),
+        };
+        debug_assert!(
+            written.is_ok(),
+            "the apiserver's own write failed: {written:?}"
+        );
         self.restart_floor = self.rv;
     }
 

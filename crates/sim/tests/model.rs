@@ -632,9 +632,32 @@ fn restart_aborts_watches_and_keeps_store() {
     mk_pod(&mut c, "ns", "a", "x", 0);
     let id = watch(&mut c, "/api/v1/pods?watch=true", 0);
     drain(&mut c, id, 0);
+    let caught_up = c.resource_version();
     c.restart();
     assert_eq!(c.poll_watch(id, 1), WatchOutput::Abort);
-    assert_eq!(names(&json_of(&get(&mut c, "/api/v1/pods", 1))), ["a"]);
+    let list = json_of(&get(&mut c, "/api/v1/pods", 1));
+    assert_eq!(names(&list), ["a"]);
+    // Even a client that was caught up must relist: its version predates the new cache.
+    let resumed = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={caught_up}"),
+        1,
+    );
+    let (lines, _) = drain(&mut c, resumed, 1);
+    assert_eq!(types(&lines), ["ERROR"]);
+    assert_eq!(lines[0]["object"]["code"], 410);
+    // The fresh list's version is served.
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let fresh = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={rv}"),
+        1,
+    );
+    mk_pod(&mut c, "ns", "b", "x", 2);
+    assert_eq!(types(&drain(&mut c, fresh, 2).0), ["ADDED"]);
 }
 
 #[test]
