@@ -172,10 +172,10 @@ function marks() {
   obs.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-synced'] });
 }
 
-async function syncOnce(browser, base) {
+async function syncOnce(browser, base, streaming = false) {
   const { context, page, problems } = await openPage(browser);
   await page.addInitScript(marks);
-  await page.goto(`${base}/ui/#r=v1/pods`);
+  await page.goto(`${base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}`);
   await until('Synced', () => page.evaluate(() => window.__kubeliveMarks?.synced !== null), 10 * 60 * 1000, 100);
   await until('rows painted', () => page.evaluate(() => window.__kubeliveMarks?.rowsPainted !== null), 10000, 50);
   const r = await page.evaluate(() => {
@@ -287,6 +287,14 @@ try {
       lines.push(`| first page arrived -> first rows in the DOM | ${median(firstRows).toFixed(0)} | ${spread(firstRows)} |`);
       lines.push(`| first page arrived -> first rows painted | ${median(firstPainted).toFixed(0)} | ${spread(firstPainted)} |`);
       lines.push(`| navigation -> Synced (${PODS.toLocaleString('en')} objects) | ${median(synced).toFixed(0)} | ${spread(synced)} |`);
+      const streamed = [];
+      for (let i = 0; i < RUNS; i++) {
+        const r = await syncOnce(browser, cluster.base, true);
+        log(`sync (streaming list) ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
+        streamed.push(r.synced);
+      }
+      out.syncStreaming = streamed;
+      lines.push(`| navigation -> Synced, streaming list (\`#r=v1/pods&stream=1\`) | ${median(streamed).toFixed(0)} | ${spread(streamed)} |`);
       lines.push('');
     } finally {
       cluster.stop();

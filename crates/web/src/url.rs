@@ -1,5 +1,5 @@
 //! The view's state in the URL hash, so views can be bookmarked and shared:
-//! `#r=v1/pods&ns=default&q=app%3Dweb&sort=-restarts`.
+//! `#r=v1/pods&ns=default&q=app%3Dweb&sort=-restarts` (`&stream=1`: streaming list).
 
 /// What the user is looking at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -11,6 +11,8 @@ pub struct ViewState {
     pub filter: String,
     /// `name`, `-restarts` (see `table::Sort`).
     pub sort: String,
+    /// Sync with a streaming list (`sendInitialEvents`) instead of paginated LIST.
+    pub streaming: bool,
 }
 
 impl Default for ViewState {
@@ -20,6 +22,7 @@ impl Default for ViewState {
             namespace: None,
             filter: String::new(),
             sort: "name".to_string(),
+            streaming: false,
         }
     }
 }
@@ -39,6 +42,7 @@ impl ViewState {
                 "ns" if !val.is_empty() => v.namespace = Some(val),
                 "q" => v.filter = val,
                 "sort" if !val.is_empty() => v.sort = val,
+                "stream" => v.streaming = val == "1",
                 _ => {}
             }
         }
@@ -58,6 +62,9 @@ impl ViewState {
         if self.sort != "name" {
             out.push_str("&sort=");
             out.push_str(&encode(&self.sort));
+        }
+        if self.streaming {
+            out.push_str("&stream=1");
         }
         out
     }
@@ -131,11 +138,12 @@ mod tests {
             namespace: Some("team-a".into()),
             filter: "app=web <b>&x".into(),
             sort: "-age".into(),
+            streaming: true,
         };
         let h = v.to_hash();
         assert_eq!(
             h,
-            "#r=apps/v1/deployments&ns=team-a&q=app%3Dweb%20%3Cb%3E%26x&sort=-age"
+            "#r=apps/v1/deployments&ns=team-a&q=app%3Dweb%20%3Cb%3E%26x&sort=-age&stream=1"
         );
         assert_eq!(ViewState::from_hash(&h), v);
         assert_eq!(ViewState::from_hash(""), ViewState::default());

@@ -186,6 +186,9 @@ impl App {
         self.model.set_filter(Filter::parse(&self.view.filter));
         let mut config = Config::new(Collection::new(&prefix, ns, &plural));
         config.strip_managed_fields = true;
+        if self.view.streaming {
+            config.mode = kubelive_core::Mode::StreamingList;
+        }
         let pending: Rc<RefCell<Vec<CoreEvent>>> = Rc::default();
         let generation = self.generation;
         let wake = ctx.link().callback(Msg::Wake);
