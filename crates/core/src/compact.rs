@@ -361,7 +361,7 @@ const fn hash(w0: u64, w1: u64, len: usize) -> usize {
 }
 
 /// First eight bytes (zero-padded) and, for keys longer than eight, the last eight.
-const fn words(k: &[u8]) -> (u64, u64) {
+pub(crate) const fn words(k: &[u8]) -> (u64, u64) {
     let n = k.len();
     let mut w0 = 0u64;
     let mut i = 0;

@@ -179,25 +179,6 @@ const SHORT_ENTRIES: [ShortEntry; compact::DICT.len() + 1] = short_entries();
 /// Hash slot -> entry index + 1 (0: empty, or a key longer than sixteen bytes).
 const SHORT_TABLE: [u8; 1 << SHORT_BITS] = short_table();
 
-const fn short_words(k: &[u8]) -> (u64, u64) {
-    let n = k.len();
-    let mut w0 = 0u64;
-    let mut i = 0;
-    while i < 8 && i < n {
-        w0 |= (k[i] as u64) << (8 * i);
-        i += 1;
-    }
-    let mut w1 = 0u64;
-    if n > 8 {
-        let mut i = 0;
-        while i < 8 {
-            w1 |= (k[n - 8 + i] as u64) << (8 * i);
-            i += 1;
-        }
-    }
-    (w0, w1)
-}
-
 const fn short_entries() -> [ShortEntry; compact::DICT.len() + 1] {
     let mut out = [ShortEntry {
         w0: 0,
@@ -209,7 +190,7 @@ const fn short_entries() -> [ShortEntry; compact::DICT.len() + 1] {
         let k = compact::DICT[i].as_bytes();
         assert!(!k.is_empty());
         if k.len() <= 16 {
-            let (w0, w1) = short_words(k);
+            let (w0, w1) = compact::words(k);
             out[i + 1] = ShortEntry {
                 w0,
                 w1,
@@ -228,7 +209,7 @@ const fn short_table() -> [u8; 1 << SHORT_BITS] {
     while i < compact::DICT.len() {
         let k = compact::DICT[i].as_bytes();
         if k.len() <= 16 {
-            let (w0, w1) = short_words(k);
+            let (w0, w1) = compact::words(k);
             let h = short_hash(w0, w1, k.len());
             assert!(t[h] == 0, "dictionary hash collision: pick another SHORT_K");
             t[h] = (i + 1) as u8;
