@@ -346,12 +346,18 @@ pub fn value_cache(docs: &[String]) -> HashMap<String, Value> {
 /// A watch ERROR event carrying 410 Expired, as the apiserver sends it.
 pub const EXPIRED_FRAME: &[u8] = b"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1000 (2000)\",\"reason\":\"Expired\",\"code\":410}}\n";
 
+/// A bookmark on the watch, before the 410.
+pub const BOOKMARK_FRAME: &[u8] = b"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"1500\"}}}\n";
+
 /// On a synced engine watching with request `watch`: a 410 on the watch, then the
 /// full relist `body`. Returns the new watch request and what the relist announced.
 pub fn relist(engine: &mut Engine, watch: RequestId, body: &[u8]) -> (RequestId, Drained) {
     let mut d = Drained::default();
     engine.handle_response(watch, 200, &[], Instant::ZERO);
     let _ = drain(engine, &mut d);
+    // The watch delivered something before it expired (as after minutes of watching);
+    // a 410 straight after a list would be spaced out by backoff, not relisted at once.
+    engine.handle_body(watch, BOOKMARK_FRAME, Instant::ZERO);
     engine.handle_body(watch, EXPIRED_FRAME, Instant::ZERO);
     let list = drain(engine, &mut d).expect("a 410 makes the engine relist");
     let next = feed(engine, list, body, &mut d);
