@@ -15,9 +15,8 @@
 //! Every child is killed by its pid and reaped when its guard drops, on every path.
 
 use crate::util::{cargo, command, run};
-use crate::web::target_dir;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use crate::web::{free_port, http_get, target_dir};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -70,33 +69,11 @@ impl Drop for Tmp {
     }
 }
 
-fn free_port() -> Result<u16, String> {
-    TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free port: {e}"))
-}
-
-/// The status code of a plain `GET path` (body read and dropped).
-fn http_status(port: u16, path: &str) -> Option<u16> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).ok()?;
-    let head = String::from_utf8_lossy(&out[..out.len().min(64)]).into_owned();
-    head.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn wait_ready(port: u16, what: &str, kids: &mut Kids, secs: u64) -> Result<(), String> {
     let path = "/api/v1/pods?limit=1";
     let started = Instant::now();
     loop {
-        if http_status(port, path) == Some(200) {
+        if http_get(port, path).is_some_and(|(code, _)| code == 200) {
             return Ok(());
         }
         if let Some(e) = kids.exited() {
