@@ -594,6 +594,8 @@ impl Cluster {
             "data": {"restarts": self.restarts.to_string()}
         });
         self.restarts += 1;
+        // update/create call advance(), which may be what called restart(): it has already
+        // moved past this fault action, so the nested call runs nothing twice.
         let now = self.now_ms;
         let written = match self.update(CONFIGMAPS, lease.clone(), now) {
             Ok(r) => Ok(r),
