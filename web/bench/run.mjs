@@ -14,7 +14,9 @@
 //   SIM_BIN=target/release/kubelive-sim STREAM=watch.jsonl DIST=dist node web/bench/run.mjs
 // Env: DIST, SIM_BIN, STREAM (required), KUBECTL (kubectl), PODS (100000),
 // CHURN (1000), RUNS (5: decode rounds and syncs), FRAME_SECS (10), FRAME_RUNS (3),
-// ONLY (decode,sync,frames: a subset), ARTIFACTS.
+// ONLY (decode,sync,frames: a subset), ARTIFACTS, PROFILE (1: a CPU profile of the
+// first frames run, written to $ARTIFACTS/frames.cpuprofile and summarised; build the
+// dist with function names for it to say much).
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -36,6 +38,7 @@ const FRAME_SECS = Number(env.FRAME_SECS || 10);
 const FRAME_RUNS = Number(env.FRAME_RUNS || 3);
 const ONLY = new Set((env.ONLY || 'decode,sync,frames').split(','));
 const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
+const PROFILE = env.PROFILE === '1';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => {
@@ -208,15 +211,33 @@ async function frames(browser, base) {
   await sleep(3000);
   const runs = [];
   for (let i = 0; i < FRAME_RUNS; i++) {
+    const cdp = PROFILE && i === 0 ? await page.context().newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
     const r = await page.evaluate((secs) => new Promise((done) => {
       const rv0 = Number(document.getElementById('status').dataset.rv);
       // Long animation frames (> 50 ms of work), where the browser reports them.
       const long = [];
       let observer = null;
       if ((PerformanceObserver.supportedEntryTypes || []).includes('long-animation-frame')) {
-        observer = new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => e.duration)));
+        observer = new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => ({
+          ms: e.duration,
+          // Where the frame's time went: tasks and scripts, then rendering (style and
+          // layout included), then style and layout alone.
+          script: (e.renderStart || e.startTime + e.duration) - e.startTime,
+          render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0,
+          layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+          scripts: e.scripts.map((x) => `${x.invoker || x.invokerType} ${x.duration.toFixed(0)}ms`).slice(0, 4),
+        }))));
         observer.observe({ type: 'long-animation-frame' });
       }
+      // The app's own work per frame (update and render), from its User Timing.
+      const work = [];
+      const workObserver = new PerformanceObserver((l) => work.push(...l.getEntries().filter((e) => e.name === 'kubelive:frame').map((e) => e.duration)));
+      workObserver.observe({ type: 'measure' });
       const deltas = [];
       let last = null;
       const t0 = performance.now();
@@ -226,20 +247,30 @@ async function frames(browser, base) {
         if (t - t0 < secs * 1000) requestAnimationFrame(step);
         else {
           if (observer) observer.disconnect();
-          done({ deltas, long: observer ? long : null, rvMoved: Number(document.getElementById('status').dataset.rv) - rv0, ms: t - t0 });
+          workObserver.disconnect();
+          done({ deltas, work, long: observer ? long : null, rvMoved: Number(document.getElementById('status').dataset.rv) - rv0, ms: t - t0 });
         }
       };
       requestAnimationFrame(step);
     }), FRAME_SECS);
+    if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile);
+    if (PROFILE && i === 0) await traceSummary(page);
     const d = [...r.deltas].sort((a, b) => a - b);
     const q = (p) => d[Math.min(d.length - 1, Math.floor(p * d.length))];
+    const w = [...r.work].sort((a, b) => a - b);
+    const wq = (p) => w[Math.min(w.length - 1, Math.floor(p * w.length))] ?? NaN;
     const row = {
       frames: d.length,
       p50: q(0.5),
       p95: q(0.95),
       max: d[d.length - 1],
       over16: d.filter((x) => x > 16.7 * 1.5).length,
+      renders: w.length,
+      workP50: wq(0.5),
+      workP95: wq(0.95),
+      workMax: w[w.length - 1] ?? NaN,
       longFrames: r.long ? r.long.length : null,
+      longest: r.long ? r.long.sort((a, b) => b.ms - a.ms).slice(0, 3) : null,
       changesPerSec: r.rvMoved / (r.ms / 1000),
     };
     row.rows = await page.evaluate(() => Number(document.querySelector('.table').getAttribute('aria-rowcount')));
@@ -249,6 +280,52 @@ async function frames(browser, base) {
   failOnProblems(problems, 'app (frames)');
   await context.close();
   return runs;
+}
+
+/** Traces 3 s of the renderer and logs where the main thread's time went by event. */
+async function traceSummary(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  const finished = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,blink,cc,v8', transferMode: 'ReportEvents' });
+  await sleep(3000);
+  await cdp.send('Tracing.end');
+  await finished;
+  // The main thread: the one with the most 'Layout' events.
+  const count = new Map();
+  for (const e of events) if (e.name === 'Layout') count.set(`${e.pid}:${e.tid}`, (count.get(`${e.pid}:${e.tid}`) || 0) + 1);
+  const main = [...count.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const total = new Map();
+  for (const e of events) {
+    if (`${e.pid}:${e.tid}` !== main || e.ph !== 'X' || !e.dur) continue;
+    const t = total.get(e.name) || { ms: 0, n: 0 };
+    t.ms += e.dur / 1000;
+    t.n += 1;
+    total.set(e.name, t);
+  }
+  writeFileSync(join(ARTIFACTS, 'frames.trace.json'), JSON.stringify(events));
+  log('trace (3 s, main thread, inclusive ms by event):');
+  [...total.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)
+    .forEach(([n, t]) => log(`  ${t.ms.toFixed(0).padStart(7)} ms ${String(t.n).padStart(6)}x  ${n}`));
+}
+
+/** Writes a CPU profile and logs the functions with the most self time. */
+function summariseProfile(profile) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  writeFileSync(join(ARTIFACTS, 'frames.cpuprofile'), JSON.stringify(profile));
+  const self = new Map();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const dt = profile.timeDeltas;
+  profile.samples.forEach((id, i) => {
+    const f = byId.get(id).callFrame;
+    const name = f.functionName || `(anonymous ${f.url.split('/').pop()}:${f.lineNumber})`;
+    self.set(name, (self.get(name) || 0) + (dt[i] || 0) / 1000);
+  });
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  log(`profile: ${total.toFixed(0)} ms sampled; top self time:`);
+  [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30)
+    .forEach(([n, ms]) => log(`  ${ms.toFixed(0).padStart(7)} ms ${(100 * ms / total).toFixed(1).padStart(5)}%  ${n.slice(0, 110)}`));
 }
 
 // -------------------------------------------------------------------------------
@@ -306,9 +383,10 @@ try {
       const runs = await frames(browser, cluster.base);
       out.frames = runs;
       lines.push(`Frame times, ${runs[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s (changes seen ${spread(runs.map((r) => r.changesPerSec))}/s), scrolled to the middle, ${FRAME_RUNS} x ${FRAME_SECS} s of requestAnimationFrame deltas:`, '');
-      lines.push('| run | frames | p50 ms | p95 ms | max ms | deltas > 25 ms | long animation frames (> 50 ms) |', '|---|---:|---:|---:|---:|---:|---:|');
-      runs.forEach((r, i) => lines.push(`| ${i + 1} | ${r.frames} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${r.max.toFixed(1)} | ${r.over16} | ${r.longFrames ?? 'n/a'} |`));
-      lines.push(`| median | ${median(runs.map((r) => r.frames))} | ${median(runs.map((r) => r.p50)).toFixed(1)} | ${median(runs.map((r) => r.p95)).toFixed(1)} | ${median(runs.map((r) => r.max)).toFixed(1)} | ${median(runs.map((r) => r.over16))} | ${runs[0].longFrames === null ? 'n/a' : median(runs.map((r) => r.longFrames))} |`);
+      lines.push('| run | frames | p50 ms | p95 ms | max ms | deltas > 25 ms | long animation frames (> 50 ms) | app renders/s | app work p50 / p95 / max ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---|');
+      const row = (name, f) => `| ${name} | ${f((r) => r.frames, 0)} | ${f((r) => r.p50, 1)} | ${f((r) => r.p95, 1)} | ${f((r) => r.max, 1)} | ${f((r) => r.over16, 0)} | ${runs[0].longFrames === null ? 'n/a' : f((r) => r.longFrames, 0)} | ${f((r) => r.renders / FRAME_SECS, 0)} | ${f((r) => r.workP50, 2)} / ${f((r) => r.workP95, 2)} / ${f((r) => r.workMax, 1)} |`;
+      runs.forEach((r, i) => lines.push(row(String(i + 1), (g, n) => g(r).toFixed(n))));
+      lines.push(row('median', (g, n) => median(runs.map(g)).toFixed(n)));
       lines.push('');
     } finally {
       cluster.stop();

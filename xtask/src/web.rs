@@ -477,7 +477,7 @@ fn node_script(script: &str, env: &[(&str, String)]) -> Command {
 }
 
 /// The Playwright scripts: the app against the sim under faults, hostile data, the
-/// JS API example page.
+/// JS API example page, and a busy table (scroll anchoring, the event log, renders).
 fn e2e() -> Result<(), String> {
     setup::browser()?;
     setup::npm_packages()?;
@@ -533,6 +533,29 @@ fn e2e() -> Result<(), String> {
                 if let Err(e) = run(node_script(script, &env)) {
                     failures.push(e);
                 }
+            }
+        }
+        Err(e) => failures.push(e),
+    }
+
+    // A busy table: thousands of pods churning hundreds of times a second, no faults.
+    let busy = Cluster {
+        objects: 5000,
+        churn: 300.0,
+        faults: String::new(),
+        extra: vec!["--namespaces".into(), "20".into()],
+    };
+    match start_cluster(&busy, 0, true) {
+        Ok(running) => {
+            let env = [
+                (
+                    "BASE_URL",
+                    format!("http://127.0.0.1:{}", running.proxy_port),
+                ),
+                ("ARTIFACTS", artifacts.display().to_string()),
+            ];
+            if let Err(e) = run(node_script("tests/live.mjs", &env)) {
+                failures.push(e);
             }
         }
         Err(e) => failures.push(e),

@@ -679,6 +679,14 @@ impl TableModel {
         !self.fading.is_empty() || !self.flashes.is_empty()
     }
 
+    /// Where `o` is, or would be, in the sorted rows: its index when shown, else the
+    /// index of the row that now takes its place. A binary search.
+    pub fn place_of(&self, o: &Object) -> usize {
+        let sort = self.sort;
+        self.rows
+            .partition_point(|p| sort.compare(p, o) == Ordering::Less)
+    }
+
     /// The index of the row with `key`, if shown.
     pub fn find(&self, key: &str) -> Option<usize> {
         self.rows.iter().position(|o| key_of(o) == key)

@@ -3,6 +3,7 @@
 //! hash. Engine events are batched per animation frame, never rendered per event.
 
 pub mod discovery;
+mod log;
 pub mod parts;
 
 use crate::driver::{Driver, DriverRef};
@@ -12,9 +13,8 @@ use crate::time;
 use crate::url::ViewState;
 use discovery::ResourceType;
 use kubelive_core::{Collection, ColumnKind, Config, Event as CoreEvent, Object};
-use parts::{Detail, EventLog, LogEntry, Rows, StatusBar};
+use parts::{Detail, EventLog, Rows, StatusBar};
 use std::cell::RefCell;
-use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -26,14 +26,24 @@ use yew::prelude::*;
 pub const ROW_HEIGHT: f64 = 28.0;
 /// Rows rendered above and below the visible window.
 const OVERSCAN: usize = 8;
-/// Entries kept in the event log.
-const LOG_LEN: usize = 300;
+/// How often fading rows, flashes and a log that is behind are looked at again.
+const SWEEP_MS: i32 = 250;
+/// How long after the user's last scroll the table holds off keeping rows in place:
+/// setting the scroll position would cut a wheel or fling animation short.
+const USER_SCROLL_QUIET_MS: f64 = 400.0;
+/// The User Timing name of a frame's work (update and render), for DevTools and the
+/// frame-time benchmark.
+const FRAME_MEASURE: &str = "kubelive:frame";
 
 pub enum Msg {
     Discovered(Result<Vec<ResourceType>, String>),
     /// The main engine produced events (sent per batch; the work waits for a frame).
     Wake(u64),
     Frame,
+    /// Time to look at fading rows, flashes and the log again.
+    Sweep,
+    /// The pointer entered (true) or left the event log.
+    HoldLog(bool),
     Namespaces(Vec<String>),
     Tick,
     HashChanged,
@@ -47,6 +57,23 @@ pub enum Msg {
     CloseDetail,
     Key(KeyboardEvent),
     Copy,
+}
+
+/// The first visible row and how far it is scrolled past, taken before a frame's
+/// changes so the row can be kept where it is on screen.
+struct ScrollAnchor {
+    row: Arc<Object>,
+    index: usize,
+    offset: f64,
+}
+
+impl ScrollAnchor {
+    /// The scroll position that keeps the anchor row where it was on screen, if rows
+    /// came or went above it (what browsers' scroll anchoring does for ordinary pages).
+    fn moved_to(&self, model: &TableModel) -> Option<f64> {
+        let index = model.place_of(&self.row);
+        (index != self.index).then_some(index as f64 * ROW_HEIGHT + self.offset)
+    }
 }
 
 /// A running engine and the events it produced since the last frame.
@@ -68,11 +95,17 @@ pub struct App {
     kind: ColumnKind,
     cols: Vec<Col>,
     status: StatusView,
-    log: VecDeque<LogEntry>,
-    log_seq: u64,
+    log: log::Log,
     log_live: bool,
     frame_scheduled: bool,
+    sweep_scheduled: bool,
+    /// A frame's update ran; its render is being measured.
+    frame_measured: bool,
     scroll_top: f64,
+    /// A scroll position to set once the render has sized the table for it.
+    scroll_to: Option<f64>,
+    /// When the user last scrolled (ms, `performance.now()`).
+    user_scrolled_at: f64,
     viewport: f64,
     selected: Option<String>,
     /// The selected object as last seen (shown if it is deleted meanwhile).
@@ -116,6 +149,10 @@ fn listen(
 
 fn window() -> web_sys::Window {
     web_sys::window().expect("the app runs in a window")
+}
+
+fn performance() -> Option<web_sys::Performance> {
+    window().performance()
 }
 
 fn location_hash() -> String {
@@ -235,6 +272,19 @@ impl App {
         next_frame(move || link.send_message(Msg::Frame));
     }
 
+    /// Frames run at the next animation frame; this timer only brings one about when
+    /// nothing else will (rows to fade, flashes to end, log lines to show).
+    fn schedule_sweep(&mut self, ctx: &Context<Self>) {
+        if self.sweep_scheduled {
+            return;
+        }
+        self.sweep_scheduled = true;
+        let link = ctx.link().clone();
+        let cb = Closure::once_into_js(move || link.send_message(Msg::Sweep));
+        let _ = window()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), SWEEP_MS);
+    }
+
     fn push_log(
         &mut self,
         kind: &'static str,
@@ -242,7 +292,6 @@ impl App {
         version: String,
         tone: &'static str,
     ) {
-        self.log_seq += 1;
         let d = js_sys::Date::new_0();
         let at = format!(
             "{:02}:{:02}:{:02}",
@@ -250,15 +299,7 @@ impl App {
             d.get_minutes(),
             d.get_seconds()
         );
-        self.log.push_front(LogEntry {
-            seq: self.log_seq,
-            kind,
-            object,
-            version,
-            at,
-            tone,
-        });
-        self.log.truncate(LOG_LEN);
+        self.log.push(kind, object, version, at, tone);
     }
 
     fn log_events(&mut self, events: &[CoreEvent]) {
@@ -322,9 +363,16 @@ impl App {
     /// A frame: apply the batch, rebuild if due, drop faded rows.
     fn frame(&mut self, ctx: &Context<Self>) -> bool {
         self.frame_scheduled = false;
+        if self.main.is_none() {
+            return false;
+        }
+        let anchor = self.scroll_anchor();
         let Some(feed) = &self.main else {
             return false;
         };
+        if let Some(p) = performance() {
+            self.frame_measured = p.mark(FRAME_MEASURE).is_ok();
+        }
         let events = std::mem::take(&mut *feed.pending.borrow_mut());
         let now = time::now_ms();
         self.model.apply(&events, now);
@@ -339,6 +387,10 @@ impl App {
             }
         }
         self.model.sweep(now);
+        if let Some(top) = anchor.and_then(|a| a.moved_to(&self.model)) {
+            self.scroll_top = top;
+            self.scroll_to = Some(top);
+        }
         self.status = feed.driver.status();
         let selected = self.selected.as_deref().and_then(|key| {
             let (ns, name) = key.split_once('/')?;
@@ -348,19 +400,32 @@ impl App {
             self.selected_obj = selected;
         }
         self.log_events(&events);
+        self.log.refresh(now);
         if self.model.is_stale() {
             self.schedule_frame(ctx);
-        } else if self.model.animating() {
-            // Fading rows leave on a later frame; no need to spin every frame.
-            let link = ctx.link().clone();
-            if !self.frame_scheduled {
-                self.frame_scheduled = true;
-                let cb = Closure::once_into_js(move || link.send_message(Msg::Frame));
-                let _ = window()
-                    .set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 250);
-            }
+        } else if self.model.animating() || self.log.behind() {
+            // Fading rows leave, and held-back log lines show, on a later frame; no
+            // need to spin every frame for them.
+            self.schedule_sweep(ctx);
         }
         true
+    }
+
+    /// What to keep in place while rows come and go above it. None at the top: there
+    /// new rows push the rest down, as in any live list.
+    fn scroll_anchor(&mut self) -> Option<ScrollAnchor> {
+        self.measure_scroll();
+        let user_scrolling = time::now_ms() - self.user_scrolled_at < USER_SCROLL_QUIET_MS;
+        if self.scroll_top < ROW_HEIGHT || self.scroll_to.is_some() || user_scrolling {
+            return None;
+        }
+        let index = (self.scroll_top / ROW_HEIGHT) as usize;
+        let row = self.model.rows().get(index)?.clone();
+        Some(ScrollAnchor {
+            row,
+            index,
+            offset: self.scroll_top - index as f64 * ROW_HEIGHT,
+        })
     }
 
     fn write_hash(&self, push: bool) {
@@ -510,6 +575,15 @@ impl App {
         }
     }
 
+    /// Measures, noting a scroll position the app did not set as the user's.
+    fn measure_scroll(&mut self) {
+        let before = self.scroll_top;
+        self.measure();
+        if (self.scroll_top - before).abs() >= 1.0 {
+            self.user_scrolled_at = time::now_ms();
+        }
+    }
+
     fn view_header(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let on_resource = link.callback(|e: Event| {
@@ -609,19 +683,20 @@ impl App {
             <section class="table" role="grid" aria-rowcount={rows.len().to_string()}>
                 <div class="thead" style={template.clone()}>{ for header }</div>
                 <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0">
-                    <div class="spacer" style={format!("height:{total_h}px")}>
-                        <Rows
-                            objects={Rc::new(rows[first..last].to_vec())}
-                            first={first}
-                            cols={Rc::new(self.cols.clone())}
-                            template={template}
-                            states={Rc::new(rows[first..last].iter().map(|o| self.model.row_state(&table::key_of(o), time::now_ms())).collect::<Vec<_>>())}
-                            selected={self.selected.clone()}
-                            now={time::unix_now()}
-                            on_select={link.callback(Msg::Select)}
-                            on_open={link.callback(Msg::Open)}
-                        />
-                    </div>
+                    // The window is the spacer's sibling, placed against the scroller:
+                    // the table's height changing under churn lays out only the spacer.
+                    <div class="spacer" style={format!("height:{total_h}px")}></div>
+                    <Rows
+                        objects={Rc::new(rows[first..last].to_vec())}
+                        first={first}
+                        cols={Rc::new(self.cols.clone())}
+                        template={template}
+                        states={Rc::new(rows[first..last].iter().map(|o| self.model.row_state(&table::key_of(o), time::now_ms())).collect::<Vec<_>>())}
+                        selected={self.selected.clone()}
+                        now={time::unix_now().floor()}
+                        on_select={link.callback(Msg::Select)}
+                        on_open={link.callback(Msg::Open)}
+                    />
                     if empty {
                         <div class="empty">{ if self.status.synced { "No objects match." } else { "Waiting for the first list…" } }</div>
                     }
@@ -664,11 +739,14 @@ impl Component for App {
             kind: ColumnKind::Generic,
             cols: Vec::new(),
             status: StatusView::default(),
-            log: VecDeque::new(),
-            log_seq: 0,
+            log: log::Log::default(),
             log_live: false,
             frame_scheduled: false,
+            sweep_scheduled: false,
+            frame_measured: false,
             scroll_top: 0.0,
+            scroll_to: None,
+            user_scrolled_at: f64::NEG_INFINITY,
             viewport: 600.0,
             selected: None,
             selected_obj: None,
@@ -735,6 +813,21 @@ impl Component for App {
                 false
             }
             Msg::Frame => self.frame(ctx),
+            Msg::Sweep => {
+                self.sweep_scheduled = false;
+                self.schedule_frame(ctx);
+                false
+            }
+            Msg::HoldLog(held) => {
+                self.log.hold(held);
+                if !held {
+                    self.log.refresh(time::now_ms());
+                    if self.log.behind() {
+                        self.schedule_sweep(ctx);
+                    }
+                }
+                true
+            }
             Msg::Namespaces(names) => {
                 self.namespaces = names;
                 true
@@ -797,7 +890,7 @@ impl Component for App {
             }
             Msg::Scroll => {
                 let before = (self.scroll_top, self.viewport);
-                self.measure();
+                self.measure_scroll();
                 let rows_moved =
                     (before.0 / ROW_HEIGHT) as i64 != (self.scroll_top / ROW_HEIGHT) as i64;
                 rows_moved || before.1 != self.viewport
@@ -829,6 +922,19 @@ impl Component for App {
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+        if let Some(top) = self.scroll_to.take() {
+            if let Some(el) = self.scroller_ref.cast::<HtmlElement>() {
+                el.set_scroll_top(top.round() as i32);
+            }
+        }
+        if std::mem::take(&mut self.frame_measured) {
+            if let Some(p) = performance() {
+                let _ = p.measure_with_start_mark(FRAME_MEASURE, FRAME_MEASURE);
+                // Observers and DevTools have seen it; the buffer must not grow.
+                p.clear_marks_with_mark_name(FRAME_MEASURE);
+                p.clear_measures_with_measure_name(FRAME_MEASURE);
+            }
+        }
         if first_render {
             let before = self.viewport;
             self.measure();
@@ -872,7 +978,9 @@ impl Component for App {
                         }
                     }
                 </main>
-                <EventLog entries={Rc::new(self.log.iter().take(120).cloned().collect::<Vec<_>>())} />
+                <EventLog entries={self.log.shown()} held={self.log.held()}
+                    unseen={if self.log.held() { self.log.unseen() } else { 0 }}
+                    on_hold={link.callback(Msg::HoldLog)} />
             </div>
         }
     }

@@ -82,7 +82,6 @@ pub fn rows(p: &RowsProps) -> Html {
                 let state = p.states.get(i).copied().unwrap_or(RowState::Normal);
                 let class = classes!(
                     "row",
-                    ((p.first + i) % 2 == 1).then_some("odd"),
                     (p.selected.as_deref() == Some(key.as_str())).then_some("selected"),
                     match state {
                         RowState::Normal => None,
@@ -180,7 +179,7 @@ pub fn detail(p: &DetailProps) -> Html {
 }
 
 /// One line of the event log.
-#[derive(Clone, PartialEq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct LogEntry {
     pub seq: u64,
     /// ADDED, MODIFIED, DELETED, SYNCED, RELIST, BACKOFF, FAILED, RESUMED, VIEW.
@@ -196,24 +195,51 @@ pub struct LogEntry {
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
     pub entries: Rc<Vec<LogEntry>>,
+    /// Held still while the pointer is over it.
+    pub held: bool,
+    /// Entries recorded but not shown yet.
+    pub unseen: u64,
+    pub on_hold: Callback<bool>,
 }
 
 /// The last changes, newest first.
 #[function_component(EventLog)]
 pub fn event_log(p: &EventLogProps) -> Html {
+    let enter = p.on_hold.reform(|_: MouseEvent| true);
+    let leave = p.on_hold.reform(|_: MouseEvent| false);
     html! {
-        <footer class="log" id="log">
-            <div class="log-title">{"Recent changes"}</div>
-            <ol class="log-list">
-                { for p.entries.iter().map(|e| html! {
-                    <li key={e.seq} class={classes!("log-entry", e.tone)} data-kind={e.kind}>
-                        <span class="log-at">{ e.at.clone() }</span>
-                        <span class="log-kind">{ e.kind }</span>
-                        <span class="log-obj">{ e.object.clone() }</span>
-                        <span class="log-rv">{ if e.version.is_empty() { String::new() } else { format!("rv {}", e.version) } }</span>
-                    </li>
-                }) }
-            </ol>
+        <footer class="log" id="log" onmouseenter={enter} onmouseleave={leave} data-held={p.held.to_string()}>
+            <div class="log-title">
+                {"Recent changes"}
+                if p.held {
+                    <span class="log-held" id="log-held">
+                        { if p.unseen == 0 { "paused".to_string() } else { format!("paused · {} new", p.unseen) } }
+                    </span>
+                }
+            </div>
+            <LogList entries={p.entries.clone()} />
         </footer>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LogListProps {
+    entries: Rc<Vec<LogEntry>>,
+}
+
+/// The lines: re-rendered only when a new snapshot of them is shown.
+#[function_component(LogList)]
+fn log_list(p: &LogListProps) -> Html {
+    html! {
+        <ol class="log-list">
+            { for p.entries.iter().map(|e| html! {
+                <li key={e.seq} class={classes!("log-entry", e.tone)} data-kind={e.kind}>
+                    <span class="log-at">{ e.at.clone() }</span>
+                    <span class="log-kind">{ e.kind }</span>
+                    <span class="log-obj">{ e.object.clone() }</span>
+                    <span class="log-rv">{ if e.version.is_empty() { String::new() } else { format!("rv {}", e.version) } }</span>
+                </li>
+            }) }
+        </ol>
     }
 }

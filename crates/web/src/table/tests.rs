@@ -223,3 +223,42 @@ fn a_modified_row_that_keeps_its_place_is_replaced_in_place() {
     );
     assert!(m2.rows().is_empty());
 }
+
+#[test]
+fn place_of_follows_a_row_as_rows_come_and_go_before_it() {
+    let mut m = TableModel::new(Sort::default(), Filter::default());
+    assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+    let rows: Vec<Arc<Object>> = ["b", "d", "f", "h"]
+        .iter()
+        .map(|n| pod("ns", n, 1, 0, "x"))
+        .collect();
+    m.apply(
+        &rows.iter().cloned().map(Event::Added).collect::<Vec<_>>(),
+        0.0,
+    );
+    let anchor = rows[2].clone(); // "f"
+    assert_eq!(m.place_of(&anchor), 2);
+    m.apply(
+        &[
+            Event::Added(pod("ns", "a", 2, 0, "x")),
+            Event::Added(pod("ns", "c", 2, 0, "x")),
+            Event::Added(pod("ns", "g", 2, 0, "x")),
+        ],
+        0.0,
+    );
+    assert_eq!(m.place_of(&anchor), 4, "two rows came before it, one after");
+    assert_eq!(m.rows()[4].name(), "f");
+    // A modified version of the row: same place (sorted by name).
+    m.apply(
+        &[Event::Modified {
+            old: anchor.clone(),
+            new: pod("ns", "f", 3, 1, "x"),
+        }],
+        0.0,
+    );
+    assert_eq!(m.place_of(&anchor), 4);
+    // Gone (before the model went live, so no fade): the row after it takes its place.
+    m.apply(&[Event::Deleted(pod("ns", "f", 3, 1, "x"))], 0.0);
+    assert_eq!(m.place_of(&anchor), 4);
+    assert_eq!(m.rows()[4].name(), "g");
+}

@@ -1,0 +1,104 @@
+// A busy table: thousands of pods churning hundreds of times a second, through kubectl
+// proxy. The app renders every animation frame that has news (not a few times a
+// second), the rows the user looks at stay put while rows come and go above them, a
+// user's scroll is never fought, and the event log holds still under the pointer.
+import { launch, openPage, until, check, done, ARTIFACTS } from './lib.mjs';
+
+const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
+const browser = await launch();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The row at the top edge of the table's viewport: its key and where it is on screen. */
+function topRow() {
+  const s = document.getElementById('scroller');
+  const edge = s.getBoundingClientRect().top + 1;
+  const row = [...s.querySelectorAll('.row')].find((r) => {
+    const b = r.getBoundingClientRect();
+    return b.top <= edge && b.bottom > edge;
+  });
+  return row && { key: row.dataset.key, y: row.getBoundingClientRect().top, scrollTop: s.scrollTop, gone: row.classList.contains('gone') };
+}
+
+try {
+  const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 900 } });
+  await page.goto(`${BASE}/ui/#r=v1/pods`);
+  await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 60000);
+  const total = await page.evaluate(() => Number(document.getElementById('total-count').textContent));
+  check(total > 1000, `synced a busy table (${total} pods)`);
+
+  // Renders per second, from the app's own User Timing of each frame.
+  const renders = await page.evaluate(() => new Promise((done) => {
+    let n = 0;
+    const o = new PerformanceObserver((l) => { n += l.getEntries().filter((e) => e.name === 'kubelive:frame').length; });
+    o.observe({ type: 'measure' });
+    setTimeout(() => { o.disconnect(); done(n / 2); }, 2000);
+  }));
+  check(renders >= 15, `under churn the table renders at animation frames, not in bursts (${renders} renders/s)`);
+
+  // Scroll anchoring: scrolled to the middle, the top row stays where it is while
+  // rows are added and deleted above it; the scroll position is what moves.
+  await page.evaluate(() => {
+    const s = document.getElementById('scroller');
+    s.scrollTop = Math.round(s.scrollHeight / 2 / 28) * 28;
+  });
+  await sleep(800);
+  let held = 0;
+  let moved = 0;
+  let tries = 0;
+  for (; tries < 12 && (held < 3 || moved < 1); tries++) {
+    const before = await page.evaluate(topRow);
+    await sleep(700);
+    const after = await page.evaluate(topRow);
+    if (!before || !after || before.gone || after.gone) continue;
+    if (before.scrollTop !== after.scrollTop) moved += 1;
+    if (before.key === after.key && Math.abs(before.y - after.y) < 2) held += 1;
+    else console.log(`  (top row moved: ${JSON.stringify(before)} -> ${JSON.stringify(after)})`);
+  }
+  check(held >= 3, `the top row stays in place while rows come and go above it (${held} of ${tries} looks)`);
+  check(moved >= 1, `the scroll position follows the rows above instead (${moved} of ${tries} looks)`);
+  await page.screenshot({ path: `${ARTIFACTS}/live-middle.png` });
+
+  // A user's scroll is not fought: a wheel scroll lands where the user sent it.
+  await page.mouse.move(700, 450);
+  const start = await page.evaluate(() => document.getElementById('scroller').scrollTop);
+  await page.mouse.wheel(0, 2800);
+  // Read once the scroll comes to rest (the app keeps off for 400 ms after it).
+  let end = start;
+  for (let i = 0, last = NaN; i < 40; i++) {
+    await sleep(40);
+    end = await page.evaluate(() => document.getElementById('scroller').scrollTop);
+    if (end === last && end !== start) break;
+    last = end;
+  }
+  check(Math.abs(end - start - 2800) <= 28 * 3, `a wheel scroll of 2800 px moves the table by it (${end - start} px)`);
+
+  // The event log: a few lines, refreshed a few times a second under churn; under
+  // the pointer it holds still, says how much is waiting and shows all it kept.
+  const lines = () => page.evaluate(() => [...document.querySelectorAll('#log .log-entry')].map((e) => e.textContent));
+  const running = await lines();
+  await sleep(600);
+  const later = await lines();
+  check(running.length > 0 && running.length <= 20, `the running log shows the newest lines only (${running.length})`);
+  check(later.join('\n') !== running.join('\n'), 'the running log moves on under churn');
+  await page.hover('#log');
+  await until('the log to hold', () => page.evaluate(() => document.getElementById('log').dataset.held === 'true'), 5000);
+  const heldLines = await lines();
+  await sleep(1200);
+  const stillHeld = await lines();
+  check(heldLines.length > running.length, `held, the log shows what it kept (${heldLines.length} lines)`);
+  check(stillHeld.join('\n') === heldLines.join('\n'), 'held, the log does not move');
+  const badge = await page.evaluate(() => document.getElementById('log-held')?.textContent || '');
+  check(/paused · \d+ new/.test(badge), `held, the log says how much is waiting ("${badge}")`);
+  await page.screenshot({ path: `${ARTIFACTS}/live-log-held.png` });
+  await page.mouse.move(700, 300);
+  await until('the log to run again', () => page.evaluate(() => document.getElementById('log').dataset.held === 'false'), 5000);
+  await sleep(600);
+  const resumed = await lines();
+  check(resumed.length <= 20 && resumed[0] !== heldLines[0], 'let go, the log runs again from the newest');
+
+  check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
+  check(problems.console.length === 0, `no console errors (${problems.console.slice(0, 3).join('; ')})`);
+} finally {
+  await browser.close();
+}
+done('live');
