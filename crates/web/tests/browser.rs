@@ -4,7 +4,10 @@
 #![cfg(target_arch = "wasm32")]
 
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
-use kubelive_web::app::parts::{Detail, DetailProps, Rows, RowsProps, StatusBar, StatusBarProps};
+use kubelive_web::app::parts::{
+    Detail, DetailProps, EventLog, EventLogProps, LogEntry, Rows, RowsProps, StatusBar,
+    StatusBarProps,
+};
 use kubelive_web::driver::{Driver, DriverRef};
 use kubelive_web::status::StatusView;
 use kubelive_web::table::{columns, RowState};
@@ -374,4 +377,59 @@ async fn status_bar_tells_the_phase() {
         "{text}"
     );
     assert!(text.contains("relists 2 (last: version expired"), "{text}");
+}
+
+#[wasm_bindgen_test]
+async fn event_log_holds_under_the_pointer_and_says_what_waits() {
+    let root = mount();
+    let held = Rc::new(RefCell::new(Vec::new()));
+    let entries: Vec<LogEntry> = (0..3u64)
+        .map(|i| LogEntry {
+            seq: 3 - i,
+            kind: "MODIFIED",
+            object: format!("default/web-{i}"),
+            version: (100 - i).to_string(),
+            at: "12:00:00".into(),
+            tone: "modified",
+        })
+        .collect();
+    let props = |is_held: bool, unseen: u64| EventLogProps {
+        entries: Rc::new(entries.clone()),
+        held: is_held,
+        unseen,
+        on_hold: {
+            let held = held.clone();
+            yew::Callback::from(move |h: bool| held.borrow_mut().push(h))
+        },
+    };
+    let mut app =
+        yew::Renderer::<EventLog>::with_root_and_props(root.clone(), props(false, 0)).render();
+    sleep(50).await;
+    let log = root.query_selector("#log").unwrap().unwrap();
+    let lines = root.query_selector_all(".log-entry").unwrap();
+    assert_eq!(lines.length(), 3);
+    let first = lines.item(0).unwrap().text_content().unwrap_or_default();
+    assert!(
+        first.contains("default/web-0") && first.contains("rv 100"),
+        "{first}"
+    );
+    assert!(
+        root.query_selector("#log-held").unwrap().is_none(),
+        "running: no badge"
+    );
+
+    // The pointer in and out: the app is asked to hold and to let go.
+    for kind in ["mouseenter", "mouseleave"] {
+        let e = web_sys::MouseEvent::new(kind).unwrap();
+        log.dispatch_event(&e).unwrap();
+    }
+    assert_eq!(*held.borrow(), vec![true, false]);
+
+    // Held with changes waiting: the badge says how many.
+    app.update(props(true, 42));
+    sleep(50).await;
+    let log = root.query_selector("#log").unwrap().unwrap();
+    assert_eq!(log.get_attribute("data-held").as_deref(), Some("true"));
+    let badge = root.query_selector("#log-held").unwrap().unwrap();
+    assert_eq!(badge.text_content().as_deref(), Some("paused · 42 new"));
 }
