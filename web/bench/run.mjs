@@ -7,13 +7,15 @@
 //     front of kubelive-sim: first LIST page arrived -> first table rows in the DOM,
 //     and navigation -> Synced (status bar), in fresh browser contexts;
 //  3. the same with 1,000 changes/s: requestAnimationFrame deltas over 10 s while
-//     scrolled to the middle of the table (p50, p95, max).
+//     scrolled to the middle of the table (p50, p95, max), then while scrolling 10
+//     rows a frame; with the app's own work per frame (its `kubelive:frame` measure).
 //
 // Prints a markdown table (and writes it with the raw figures to $ARTIFACTS).
 // `cargo xtask bench` runs it with everything built; by hand:
 //   SIM_BIN=target/release/kubelive-sim STREAM=watch.jsonl DIST=dist node web/bench/run.mjs
 // Env: DIST, SIM_BIN, STREAM (required), KUBECTL (kubectl), PODS (100000),
 // CHURN (1000), RUNS (5: decode rounds and syncs), FRAME_SECS (10), FRAME_RUNS (3),
+// SCROLL_RUNS (2: frames while scrolling), SCROLL_SPEEDS (5600,16800 px/s, in turn),
 // ONLY (decode,sync,frames: a subset), ARTIFACTS, PROFILE (1: a CPU profile of the
 // first frames run, written to $ARTIFACTS/frames.cpuprofile and summarised; build the
 // dist with function names for it to say much).
@@ -36,6 +38,10 @@ const CHURN = Number(env.CHURN || 1000);
 const RUNS = Number(env.RUNS || 5);
 const FRAME_SECS = Number(env.FRAME_SECS || 10);
 const FRAME_RUNS = Number(env.FRAME_RUNS || 3);
+const SCROLL_RUNS = Number(env.SCROLL_RUNS || 2);
+// px/s of the scrolling runs, one speed per run, repeated: a brisk wheel (200 rows/s)
+// and a fling (600 rows/s, 10 rows a frame).
+const SCROLL_SPEEDS = (env.SCROLL_SPEEDS || '5600,16800').split(',').map(Number);
 const ONLY = new Set((env.ONLY || 'decode,sync,frames').split(','));
 const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
 const PROFILE = env.PROFILE === '1';
@@ -210,12 +216,27 @@ async function frames(browser, base) {
   });
   await sleep(3000);
   const runs = [];
-  for (let i = 0; i < FRAME_RUNS; i++) {
+  // Idle runs (the user reads the middle of the table), then scrolling runs: a mouse
+  // scroll gesture synthesized by the browser's input pipeline (compositor-threaded
+  // like a real wheel), downwards for the whole run at SCROLL_SPEEDS in turn.
+  const modes = [
+    ...Array(FRAME_RUNS).fill('still'),
+    ...Array.from({ length: SCROLL_RUNS }, (_, i) => `scrolling ${SCROLL_SPEEDS[i % SCROLL_SPEEDS.length]} px/s`),
+  ];
+  for (const [i, mode] of modes.entries()) {
     const cdp = PROFILE && i === 0 ? await page.context().newCDPSession(page) : null;
     if (cdp) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
       await cdp.send('Profiler.start');
+    }
+    let gesture = null;
+    if (mode.startsWith('scrolling')) {
+      const speed = Number(mode.split(' ')[1]);
+      const input = await page.context().newCDPSession(page);
+      gesture = input.send('Input.synthesizeScrollGesture', {
+        x: 700, y: 450, yDistance: -speed * FRAME_SECS, speed, gestureSourceType: 'mouse', preventFling: true,
+      });
     }
     const r = await page.evaluate((secs) => new Promise((done) => {
       const rv0 = Number(document.getElementById('status').dataset.rv);
@@ -253,6 +274,8 @@ async function frames(browser, base) {
       };
       requestAnimationFrame(step);
     }), FRAME_SECS);
+    const scrolled = await page.evaluate(() => document.getElementById('scroller').scrollTop);
+    if (gesture) await gesture;
     if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile);
     if (PROFILE && i === 0) await traceSummary(page);
     const d = [...r.deltas].sort((a, b) => a - b);
@@ -260,6 +283,8 @@ async function frames(browser, base) {
     const w = [...r.work].sort((a, b) => a - b);
     const wq = (p) => w[Math.min(w.length - 1, Math.floor(p * w.length))] ?? NaN;
     const row = {
+      mode,
+      scrollTop: scrolled,
       frames: d.length,
       p50: q(0.5),
       p95: q(0.95),
@@ -382,11 +407,12 @@ try {
     try {
       const runs = await frames(browser, cluster.base);
       out.frames = runs;
-      lines.push(`Frame times, ${runs[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s (changes seen ${spread(runs.map((r) => r.changesPerSec))}/s), scrolled to the middle, ${FRAME_RUNS} x ${FRAME_SECS} s of requestAnimationFrame deltas:`, '');
+      lines.push(`Frame times, ${runs[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s (changes seen ${spread(runs.map((r) => r.changesPerSec))}/s), ${FRAME_SECS} s of requestAnimationFrame deltas per run: ${FRAME_RUNS} still in the middle of the table, ${SCROLL_RUNS} scrolling down (synthesized mouse scroll gestures at ${SCROLL_SPEEDS.join(' and ')} px/s):`, '');
       lines.push('| run | frames | p50 ms | p95 ms | max ms | deltas > 25 ms | long animation frames (> 50 ms) | app renders/s | app work p50 / p95 / max ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---|');
       const row = (name, f) => `| ${name} | ${f((r) => r.frames, 0)} | ${f((r) => r.p50, 1)} | ${f((r) => r.p95, 1)} | ${f((r) => r.max, 1)} | ${f((r) => r.over16, 0)} | ${runs[0].longFrames === null ? 'n/a' : f((r) => r.longFrames, 0)} | ${f((r) => r.renders / FRAME_SECS, 0)} | ${f((r) => r.workP50, 2)} / ${f((r) => r.workP95, 2)} / ${f((r) => r.workMax, 1)} |`;
-      runs.forEach((r, i) => lines.push(row(String(i + 1), (g, n) => g(r).toFixed(n))));
-      lines.push(row('median', (g, n) => median(runs.map(g)).toFixed(n)));
+      runs.forEach((r, i) => lines.push(row(`${i + 1} (${r.mode})`, (g, n) => g(r).toFixed(n))));
+      const still = runs.filter((r) => r.mode === 'still');
+      if (still.length) lines.push(row('median (still)', (g, n) => median(still.map(g)).toFixed(n)));
       lines.push('');
     } finally {
       cluster.stop();

@@ -70,7 +70,9 @@ try {
     if (end === last && end !== start) break;
     last = end;
   }
-  check(Math.abs(end - start - 2800) <= 28 * 3, `a wheel scroll of 2800 px moves the table by it (${end - start} px)`);
+  // Within a few rows: until the wheel's first scroll event, rows coming and going
+  // above still move the scroll position (anchoring), as they should.
+  check(Math.abs(end - start - 2800) <= 28 * 5, `a wheel scroll of 2800 px moves the table by it (${end - start} px)`);
 
   // The event log: a few lines, refreshed a few times a second under churn; under
   // the pointer it holds still, says how much is waiting and shows all it kept.

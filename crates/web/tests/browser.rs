@@ -18,6 +18,7 @@ use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
+use yew::AttrValue;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -298,7 +299,7 @@ async fn hostile_object_data_renders_as_text() {
             objects: Rc::new(vec![o.clone()]),
             first: 0,
             cols: Rc::new(cols),
-            template: String::new(),
+            template: AttrValue::default(),
             states: Rc::new(vec![RowState::Normal]),
             selected: None,
             now: 1_704_067_260.0,

@@ -31,8 +31,8 @@ const SWEEP_MS: i32 = 250;
 /// How long after the user's last scroll the table holds off keeping rows in place:
 /// setting the scroll position would cut a wheel or fling animation short.
 const USER_SCROLL_QUIET_MS: f64 = 400.0;
-/// The User Timing name of a frame's work (update and render), for DevTools and the
-/// frame-time benchmark.
+/// The User Timing name of the app's work for one render (a frame's batch of changes,
+/// or a scroll), for DevTools and the frame-time benchmark.
 const FRAME_MEASURE: &str = "kubelive:frame";
 
 pub enum Msg {
@@ -52,6 +52,7 @@ pub enum Msg {
     SetFilter(String),
     SortBy(Col),
     Scroll,
+    Resize,
     Select(String),
     Open(String),
     CloseDetail,
@@ -93,7 +94,12 @@ pub struct App {
     namespaces: Vec<String>,
     model: TableModel,
     kind: ColumnKind,
-    cols: Vec<Col>,
+    cols: Rc<Vec<Col>>,
+    /// The rows' `grid-template-columns` for `cols`.
+    template: AttrValue,
+    /// Made once, so that rows compare equal across renders.
+    on_select: Callback<String>,
+    on_open: Callback<String>,
     status: StatusView,
     log: log::Log,
     log_live: bool,
@@ -215,7 +221,8 @@ impl App {
         };
         self.kind = ColumnKind::for_resource(&plural);
         // The namespace column only when it varies.
-        self.cols = columns(self.kind, self.started_namespaced && ns.is_none());
+        self.cols = Rc::new(columns(self.kind, self.started_namespaced && ns.is_none()));
+        self.template = grid_template(&self.cols).into();
         let sort = Sort::parse(&self.view.sort)
             .filter(|s| self.cols.contains(&s.col))
             .unwrap_or_default();
@@ -366,13 +373,11 @@ impl App {
         if self.main.is_none() {
             return false;
         }
+        self.start_measure();
         let anchor = self.scroll_anchor();
         let Some(feed) = &self.main else {
             return false;
         };
-        if let Some(p) = performance() {
-            self.frame_measured = p.mark(FRAME_MEASURE).is_ok();
-        }
         let events = std::mem::take(&mut *feed.pending.borrow_mut());
         let now = time::now_ms();
         self.model.apply(&events, now);
@@ -411,10 +416,19 @@ impl App {
         true
     }
 
+    /// Marks the start of work that ends with a render (measured in `rendered`).
+    fn start_measure(&mut self) {
+        if let Some(p) = performance() {
+            self.frame_measured = p.mark(FRAME_MEASURE).is_ok();
+        }
+    }
+
     /// What to keep in place while rows come and go above it. None at the top: there
     /// new rows push the rest down, as in any live list.
-    fn scroll_anchor(&mut self) -> Option<ScrollAnchor> {
-        self.measure_scroll();
+    /// `scroll_top` is current: every scroll fires a scroll event, handled before the
+    /// frame (reading `scrollTop` here would force a layout of the rows a render
+    /// just changed).
+    fn scroll_anchor(&self) -> Option<ScrollAnchor> {
         let user_scrolling = time::now_ms() - self.user_scrolled_at < USER_SCROLL_QUIET_MS;
         if self.scroll_top < ROW_HEIGHT || self.scroll_to.is_some() || user_scrolling {
             return None;
@@ -575,10 +589,14 @@ impl App {
         }
     }
 
-    /// Measures, noting a scroll position the app did not set as the user's.
+    /// Reads the scroll position (only: the viewport's height changes on resize),
+    /// noting a position the app did not set as the user's.
     fn measure_scroll(&mut self) {
+        let Some(el) = self.scroller_ref.cast::<HtmlElement>() else {
+            return;
+        };
         let before = self.scroll_top;
-        self.measure();
+        self.scroll_top = el.scroll_top() as f64;
         if (self.scroll_top - before).abs() >= 1.0 {
             self.user_scrolled_at = time::now_ms();
         }
@@ -662,7 +680,7 @@ impl App {
         let count = (self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
         let last = (first + count).min(rows.len());
         let first = first.min(last);
-        let template = grid_template(&self.cols);
+        let template = self.template.clone();
         let sort = self.model.sort();
         let header = self.cols.iter().map(|&c| {
             let arrow = if sort.col == c {
@@ -689,13 +707,13 @@ impl App {
                     <Rows
                         objects={Rc::new(rows[first..last].to_vec())}
                         first={first}
-                        cols={Rc::new(self.cols.clone())}
+                        cols={self.cols.clone()}
                         template={template}
                         states={Rc::new(rows[first..last].iter().map(|o| self.model.row_state(&table::key_of(o), time::now_ms())).collect::<Vec<_>>())}
                         selected={self.selected.clone()}
                         now={time::unix_now().floor()}
-                        on_select={link.callback(Msg::Select)}
-                        on_open={link.callback(Msg::Open)}
+                        on_select={self.on_select.clone()}
+                        on_open={self.on_open.clone()}
                     />
                     if empty {
                         <div class="empty">{ if self.status.synced { "No objects match." } else { "Waiting for the first list…" } }</div>
@@ -737,7 +755,10 @@ impl Component for App {
             namespaces: Vec::new(),
             model: TableModel::new(Sort::default(), Filter::default()),
             kind: ColumnKind::Generic,
-            cols: Vec::new(),
+            cols: Rc::default(),
+            template: AttrValue::default(),
+            on_select: ctx.link().callback(Msg::Select),
+            on_open: ctx.link().callback(Msg::Open),
             status: StatusView::default(),
             log: log::Log::default(),
             log_live: false,
@@ -770,7 +791,7 @@ impl Component for App {
         }));
         let link = ctx.link().clone();
         app.listeners.push(listen(&w, "resize", move |_| {
-            link.send_message(Msg::Scroll)
+            link.send_message(Msg::Resize)
         }));
         if let Some(doc) = w.document() {
             let link = ctx.link().clone();
@@ -889,11 +910,19 @@ impl Component for App {
                 true
             }
             Msg::Scroll => {
-                let before = (self.scroll_top, self.viewport);
+                // Rendered by the frame, which runs after scroll events in the same
+                // update of the rendering: one render a frame with the churn's batch.
+                let before = self.scroll_top;
                 self.measure_scroll();
-                let rows_moved =
-                    (before.0 / ROW_HEIGHT) as i64 != (self.scroll_top / ROW_HEIGHT) as i64;
-                rows_moved || before.1 != self.viewport
+                if (before / ROW_HEIGHT) as i64 != (self.scroll_top / ROW_HEIGHT) as i64 {
+                    self.schedule_frame(ctx);
+                }
+                false
+            }
+            Msg::Resize => {
+                let before = (self.scroll_top, self.viewport);
+                self.measure();
+                before != (self.scroll_top, self.viewport)
             }
             Msg::Select(key) => {
                 self.select(key);
@@ -939,7 +968,7 @@ impl Component for App {
             let before = self.viewport;
             self.measure();
             if before != self.viewport {
-                ctx.link().send_message(Msg::Scroll);
+                ctx.link().send_message(Msg::Resize);
             }
         }
     }

@@ -62,7 +62,7 @@ pub struct RowsProps {
     pub first: usize,
     pub cols: Rc<Vec<Col>>,
     /// `grid-template-columns:...`
-    pub template: String,
+    pub template: AttrValue,
     pub states: Rc<Vec<RowState>>,
     pub selected: Option<String>,
     /// Unix seconds, for ages.
@@ -71,7 +71,8 @@ pub struct RowsProps {
     pub on_open: Callback<String>,
 }
 
-/// The rendered window of the virtualized table.
+/// The rendered window of the virtualized table. Each row is a component of its own,
+/// so a scroll or a change re-renders only the rows that entered or changed.
 #[function_component(Rows)]
 pub fn rows(p: &RowsProps) -> Html {
     let top = p.first as f64 * super::ROW_HEIGHT;
@@ -79,40 +80,81 @@ pub fn rows(p: &RowsProps) -> Html {
         <div class="window" style={format!("transform:translateY({top}px)")}>
             { for p.objects.iter().enumerate().map(|(i, o)| {
                 let key = key_of(o);
-                let state = p.states.get(i).copied().unwrap_or(RowState::Normal);
-                let class = classes!(
-                    "row",
-                    (p.selected.as_deref() == Some(key.as_str())).then_some("selected"),
-                    match state {
-                        RowState::Normal => None,
-                        RowState::Gone => Some("gone"),
-                        RowState::Changed { added: true, generation } => Some(if generation % 2 == 0 { "added-a" } else { "added-b" }),
-                        RowState::Changed { added: false, generation } => Some(if generation % 2 == 0 { "mod-a" } else { "mod-b" }),
-                    },
-                );
-                let select = {
-                    let key = key.clone();
-                    p.on_select.reform(move |_: MouseEvent| key.clone())
-                };
-                let open = {
-                    let key = key.clone();
-                    p.on_open.reform(move |_: MouseEvent| key.clone())
-                };
+                let selected = p.selected.as_deref() == Some(key.as_str());
                 html! {
-                    <div class={class} key={key.clone()} data-key={key} style={p.template.clone()}
-                         onclick={select} ondblclick={open} role="row">
-                        { for p.cols.iter().map(|&c| {
-                            let text = cell(c, o, p.now);
-                            let class = classes!(
-                                "td",
-                                c.numeric().then_some("num"),
-                                (c == Col::Status).then(|| format!("st-{}", text.to_ascii_lowercase())),
-                                (c == Col::Name).then_some("name"),
-                            );
-                            html! { <span class={class} title={text.clone()}>{ text }</span> }
-                        }) }
-                    </div>
+                    <Row key={key} object={o.clone()} state={p.states.get(i).copied().unwrap_or(RowState::Normal)}
+                         {selected} cols={p.cols.clone()} template={p.template.clone()} now={p.now}
+                         on_select={p.on_select.clone()} on_open={p.on_open.clone()} />
                 }
+            }) }
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct RowProps {
+    /// Compared by pointer first: the table shares the store's `Arc`s, so an
+    /// unchanged row costs a pointer comparison.
+    pub object: Arc<Object>,
+    pub state: RowState,
+    pub selected: bool,
+    pub cols: Rc<Vec<Col>>,
+    pub template: AttrValue,
+    pub now: f64,
+    pub on_select: Callback<String>,
+    pub on_open: Callback<String>,
+}
+
+/// One row of the table.
+#[function_component(Row)]
+pub fn row(p: &RowProps) -> Html {
+    let o = &p.object;
+    let key = key_of(o);
+    let class = classes!(
+        "row",
+        p.selected.then_some("selected"),
+        match p.state {
+            RowState::Normal => None,
+            RowState::Gone => Some("gone"),
+            RowState::Changed {
+                added: true,
+                generation,
+            } => Some(if generation % 2 == 0 {
+                "added-a"
+            } else {
+                "added-b"
+            }),
+            RowState::Changed {
+                added: false,
+                generation,
+            } => Some(if generation % 2 == 0 {
+                "mod-a"
+            } else {
+                "mod-b"
+            }),
+        },
+    );
+    let select = {
+        let key = key.clone();
+        p.on_select.reform(move |_: MouseEvent| key.clone())
+    };
+    let open = {
+        let key = key.clone();
+        p.on_open.reform(move |_: MouseEvent| key.clone())
+    };
+    html! {
+        <div class={class} data-key={key} style={p.template.clone()} onclick={select} ondblclick={open} role="row">
+            { for p.cols.iter().map(|&c| {
+                let text = cell(c, o, p.now);
+                let class = classes!(
+                    "td",
+                    c.numeric().then_some("num"),
+                    (c == Col::Status).then(|| format!("st-{}", text.to_ascii_lowercase())),
+                    (c == Col::Name).then_some("name"),
+                );
+                // Tooltips where text is long enough to be cut off.
+                let title = matches!(c, Col::Name | Col::Namespace | Col::Node | Col::Status).then(|| text.clone());
+                html! { <span class={class} {title}>{ text }</span> }
             }) }
         </div>
     }
