@@ -206,10 +206,18 @@ async function syncOnce(browser, base, streaming = false) {
 }
 
 // 3. frames under churn -----------------------------------------------------------
-async function frames(browser, base) {
+async function frames(browser, base, baseline = false) {
   const { context, page, problems } = await openPage(browser);
-  await page.goto(`${base}/ui/#r=v1/pods`);
-  await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 10 * 60 * 1000, 200);
+  if (baseline) {
+    // The same gestures over a static page of the table's height and stripes, in the
+    // same browser while the sim churns: what this machine does with no app at all.
+    await page.setContent(`<body style="margin:0"><div id="status" data-rv="0"></div><div class="table" aria-rowcount="${PODS}">`
+      + `<div id="scroller" style="height:800px;overflow:auto"><div style="height:${PODS * 28}px;`
+      + 'background:repeating-linear-gradient(transparent 0 28px,#121820 28px 56px)"></div></div></div></body>');
+  } else {
+    await page.goto(`${base}/ui/#r=v1/pods`);
+    await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 10 * 60 * 1000, 200);
+  }
   await page.evaluate(() => {
     const s = document.getElementById('scroller');
     s.scrollTop = s.scrollHeight / 2 - s.clientHeight / 2;
@@ -220,11 +228,11 @@ async function frames(browser, base) {
   // scroll gesture synthesized by the browser's input pipeline (compositor-threaded
   // like a real wheel), downwards for the whole run at SCROLL_SPEEDS in turn.
   const modes = [
-    ...Array(FRAME_RUNS).fill('still'),
-    ...Array.from({ length: SCROLL_RUNS }, (_, i) => `scrolling ${SCROLL_SPEEDS[i % SCROLL_SPEEDS.length]} px/s`),
-  ];
+    ...Array(baseline ? 0 : FRAME_RUNS).fill('still'),
+    ...Array.from({ length: baseline ? SCROLL_SPEEDS.length : SCROLL_RUNS }, (_, i) => `scrolling ${SCROLL_SPEEDS[i % SCROLL_SPEEDS.length]} px/s`),
+  ].map((m) => (baseline ? `${m}, static page` : m));
   for (const [i, mode] of modes.entries()) {
-    const cdp = PROFILE && i === 0 ? await page.context().newCDPSession(page) : null;
+    const cdp = PROFILE && i === 0 && !baseline ? await page.context().newCDPSession(page) : null;
     if (cdp) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
@@ -277,7 +285,7 @@ async function frames(browser, base) {
     const scrolled = await page.evaluate(() => document.getElementById('scroller').scrollTop);
     if (gesture) await gesture;
     if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile);
-    if (PROFILE && i === 0) await traceSummary(page);
+    if (cdp) await traceSummary(page);
     const d = [...r.deltas].sort((a, b) => a - b);
     const q = (p) => d[Math.min(d.length - 1, Math.floor(p * d.length))];
     const w = [...r.work].sort((a, b) => a - b);
@@ -406,13 +414,15 @@ try {
     const cluster = await startCluster(PODS, CHURN);
     try {
       const runs = await frames(browser, cluster.base);
+      if (SCROLL_RUNS) runs.push(...await frames(browser, cluster.base, true));
       out.frames = runs;
       lines.push(`Frame times, ${runs[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s (changes seen ${spread(runs.map((r) => r.changesPerSec))}/s), ${FRAME_SECS} s of requestAnimationFrame deltas per run: ${FRAME_RUNS} still in the middle of the table, ${SCROLL_RUNS} scrolling down (synthesized mouse scroll gestures at ${SCROLL_SPEEDS.join(' and ')} px/s):`, '');
       lines.push('| run | frames | p50 ms | p95 ms | max ms | deltas > 25 ms | long animation frames (> 50 ms) | app renders/s | app work p50 / p95 / max ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---|');
       const row = (name, f) => `| ${name} | ${f((r) => r.frames, 0)} | ${f((r) => r.p50, 1)} | ${f((r) => r.p95, 1)} | ${f((r) => r.max, 1)} | ${f((r) => r.over16, 0)} | ${runs[0].longFrames === null ? 'n/a' : f((r) => r.longFrames, 0)} | ${f((r) => r.renders / FRAME_SECS, 0)} | ${f((r) => r.workP50, 2)} / ${f((r) => r.workP95, 2)} / ${f((r) => r.workMax, 1)} |`;
-      runs.forEach((r, i) => lines.push(row(`${i + 1} (${r.mode})`, (g, n) => g(r).toFixed(n))));
+      const fmt = (x, n) => (Number.isFinite(x) ? x.toFixed(n) : 'n/a');
+      runs.forEach((r, i) => lines.push(row(`${i + 1} (${r.mode})`, (g, n) => fmt(g(r), n))));
       const still = runs.filter((r) => r.mode === 'still');
-      if (still.length) lines.push(row('median (still)', (g, n) => median(still.map(g)).toFixed(n)));
+      if (still.length) lines.push(row('median (still)', (g, n) => fmt(median(still.map(g)), n)));
       lines.push('');
     } finally {
       cluster.stop();
