@@ -45,6 +45,9 @@ const SCROLL_SPEEDS = (env.SCROLL_SPEEDS || '5600,16800').split(',').map(Number)
 const ONLY = new Set((env.ONLY || 'decode,sync,frames').split(','));
 const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
 const PROFILE = env.PROFILE === '1';
+// TRACE=1: a browser-wide trace of the first frames run (all processes and threads),
+// summarised by thread and event, in $ARTIFACTS/frames.trace.json.
+const TRACE = env.TRACE === '1';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => {
@@ -232,6 +235,7 @@ async function frames(browser, base, baseline = false) {
     ...Array.from({ length: baseline ? SCROLL_SPEEDS.length : SCROLL_RUNS }, (_, i) => `scrolling ${SCROLL_SPEEDS[i % SCROLL_SPEEDS.length]} px/s`),
   ].map((m) => (baseline ? `${m}, static page` : m));
   for (const [i, mode] of modes.entries()) {
+    const tracing = TRACE && i === 0 && !baseline ? await startTrace(browser) : null;
     const cdp = PROFILE && i === 0 && !baseline ? await page.context().newCDPSession(page) : null;
     if (cdp) {
       await cdp.send('Profiler.enable');
@@ -286,6 +290,7 @@ async function frames(browser, base, baseline = false) {
     if (gesture) await gesture;
     if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile);
     if (cdp) await traceSummary(page);
+    if (tracing) await tracing.stop();
     const d = [...r.deltas].sort((a, b) => a - b);
     const q = (p) => d[Math.min(d.length - 1, Math.floor(p * d.length))];
     const w = [...r.work].sort((a, b) => a - b);
@@ -313,6 +318,47 @@ async function frames(browser, base, baseline = false) {
   failOnProblems(problems, 'app (frames)');
   await context.close();
   return runs;
+}
+
+/** Starts a browser-wide trace; `stop()` writes it and logs busy time by thread and the
+ *  main events of the busiest threads. */
+async function startTrace(browser) {
+  const cdp = await browser.newBrowserCDPSession();
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+  await cdp.send('Tracing.start', {
+    categories: 'devtools.timeline,blink,cc,viz,gpu,disabled-by-default-devtools.timeline.frame,toplevel',
+    transferMode: 'ReportEvents',
+  });
+  return {
+    async stop() {
+      const finished = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+      await cdp.send('Tracing.end');
+      await finished;
+      mkdirSync(ARTIFACTS, { recursive: true });
+      writeFileSync(join(ARTIFACTS, 'frames.trace.json'), JSON.stringify(events));
+      const names = new Map();
+      for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
+      const procs = new Map();
+      for (const e of events) if (e.ph === 'M' && e.name === 'process_name') procs.set(e.pid, e.args.name);
+      // Busy time: top-level tasks only ('toplevel' category), per thread.
+      const busy = new Map();
+      const byEvent = new Map();
+      for (const e of events) {
+        if (e.ph !== 'X' || !e.dur) continue;
+        const thread = `${procs.get(e.pid) || e.pid}/${names.get(`${e.pid}:${e.tid}`) || e.tid}`;
+        if ((e.cat || '').split(',').includes('toplevel')) busy.set(thread, (busy.get(thread) || 0) + e.dur / 1000);
+        const k = `${thread} ${e.name}`;
+        byEvent.set(k, (byEvent.get(k) || 0) + e.dur / 1000);
+      }
+      log(`trace (${FRAME_SECS} s, all processes): busy ms by thread (top-level tasks):`);
+      [...busy.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)
+        .forEach(([t, ms]) => log(`  ${ms.toFixed(0).padStart(7)} ms  ${t}`));
+      log('inclusive ms by thread and event:');
+      [...byEvent.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)
+        .forEach(([k, ms]) => log(`  ${ms.toFixed(0).padStart(7)} ms  ${k.slice(0, 120)}`));
+    },
+  };
 }
 
 /** Traces 3 s of the renderer and logs where the main thread's time went by event. */
