@@ -212,11 +212,11 @@ async function syncOnce(browser, base, streaming = false) {
 async function frames(browser, base, baseline = false) {
   const { context, page, problems } = await openPage(browser);
   if (baseline) {
-    // The same gestures over a static page of the table's height and stripes, in the
-    // same browser while the sim churns: what this machine does with no app at all.
-    await page.setContent(`<body style="margin:0"><div id="status" data-rv="0"></div><div class="table" aria-rowcount="${PODS}">`
-      + `<div id="scroller" style="height:800px;overflow:auto"><div style="height:${PODS * 28}px;`
-      + 'background:repeating-linear-gradient(transparent 0 28px,#121820 28px 56px)"></div></div></div></body>');
+    // The same gestures over a static page of the table's height (plain: no text, no
+    // stripes), in the same browser while the sim churns: what this machine does with
+    // no app at all.
+    await page.setContent(`<body style="margin:0;background:#0f1419"><div id="status" data-rv="0"></div><div class="table" aria-rowcount="${PODS}">`
+      + `<div id="scroller" style="height:800px;overflow:auto"><div style="height:${PODS * 28}px"></div></div></div></body>`);
   } else {
     await page.goto(`${base}/ui/#r=v1/pods`);
     await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 10 * 60 * 1000, 200);
@@ -235,7 +235,7 @@ async function frames(browser, base, baseline = false) {
     ...Array.from({ length: baseline ? SCROLL_SPEEDS.length : SCROLL_RUNS }, (_, i) => `scrolling ${SCROLL_SPEEDS[i % SCROLL_SPEEDS.length]} px/s`),
   ].map((m) => (baseline ? `${m}, static page` : m));
   for (const [i, mode] of modes.entries()) {
-    const tracing = TRACE && i === 0 && !baseline ? await startTrace(browser) : null;
+    const tracing = TRACE && i === 0 && baseline === (env.TRACE_BASELINE === '1') ? await startTrace(browser) : null;
     const cdp = PROFILE && i === 0 && !baseline ? await page.context().newCDPSession(page) : null;
     if (cdp) {
       await cdp.send('Profiler.enable');

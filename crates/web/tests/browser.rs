@@ -298,6 +298,7 @@ async fn hostile_object_data_renders_as_text() {
         RowsProps {
             objects: Rc::new(vec![o.clone()]),
             first: 0,
+            base: 0,
             cols: Rc::new(cols),
             template: AttrValue::default(),
             states: Rc::new(vec![RowState::Normal]),

@@ -69,11 +69,15 @@ struct ScrollAnchor {
 }
 
 impl ScrollAnchor {
-    /// The scroll position that keeps the anchor row where it was on screen, if rows
-    /// came or went above it (what browsers' scroll anchoring does for ordinary pages).
-    fn moved_to(&self, model: &TableModel) -> Option<f64> {
+    /// The scroll position that keeps the anchor row where it was on screen, and by
+    /// how many rows it moved, if rows came or went above it (what browsers' scroll
+    /// anchoring does for ordinary pages).
+    fn moved_to(&self, model: &TableModel) -> Option<(f64, i64)> {
         let index = model.place_of(&self.row);
-        (index != self.index).then_some(index as f64 * ROW_HEIGHT + self.offset)
+        (index != self.index).then_some((
+            index as f64 * ROW_HEIGHT + self.offset,
+            index as i64 - self.index as i64,
+        ))
     }
 }
 
@@ -110,6 +114,11 @@ pub struct App {
     scroll_top: f64,
     /// A scroll position to set once the render has sized the table for it.
     scroll_to: Option<f64>,
+    /// The row index the row window is placed at. It moves only with the rows the
+    /// anchor absorbs, so rows keep their place in the window layer both when the user
+    /// scrolls and when rows come and go above (nothing in it is repainted but rows
+    /// that enter or change).
+    window_base: i64,
     /// When the user last scrolled (ms, `performance.now()`).
     user_scrolled_at: f64,
     viewport: f64,
@@ -202,6 +211,7 @@ impl App {
         self.selected_obj = None;
         self.detail_open = false;
         self.scroll_top = 0.0;
+        self.window_base = 0;
         if let Some(el) = self.scroller_ref.cast::<HtmlElement>() {
             el.set_scroll_top(0);
         }
@@ -392,9 +402,10 @@ impl App {
             }
         }
         self.model.sweep(now);
-        if let Some(top) = anchor.and_then(|a| a.moved_to(&self.model)) {
+        if let Some((top, shift)) = anchor.and_then(|a| a.moved_to(&self.model)) {
             self.scroll_top = top;
             self.scroll_to = Some(top);
+            self.window_base += shift;
         }
         self.status = feed.driver.status();
         let selected = self.selected.as_deref().and_then(|key| {
@@ -707,6 +718,7 @@ impl App {
                     <Rows
                         objects={Rc::new(rows[first..last].to_vec())}
                         first={first}
+                        base={self.window_base}
                         cols={self.cols.clone()}
                         template={template}
                         states={Rc::new(rows[first..last].iter().map(|o| self.model.row_state(&table::key_of(o), time::now_ms())).collect::<Vec<_>>())}
@@ -767,6 +779,7 @@ impl Component for App {
             frame_measured: false,
             scroll_top: 0.0,
             scroll_to: None,
+            window_base: 0,
             user_scrolled_at: f64::NEG_INFINITY,
             viewport: 600.0,
             selected: None,

@@ -60,6 +60,8 @@ pub struct RowsProps {
     pub objects: Rc<Vec<Arc<Object>>>,
     /// Index of the first of them in the whole table.
     pub first: usize,
+    /// The row index the window is placed at; rows sit at their index less this.
+    pub base: i64,
     pub cols: Rc<Vec<Col>>,
     /// `grid-template-columns:...`
     pub template: AttrValue,
@@ -71,19 +73,22 @@ pub struct RowsProps {
     pub on_open: Callback<String>,
 }
 
-/// The rendered window of the virtualized table. Each row is a component of its own,
-/// so a scroll or a change re-renders only the rows that entered or changed.
+/// The rendered window of the virtualized table: a layer placed at row `base`, each
+/// row absolutely placed in it. A row that stays keeps its place in the layer while
+/// the window scrolls, so only rows that enter or change are painted. Each row is a
+/// component of its own, so only those are rendered.
 #[function_component(Rows)]
 pub fn rows(p: &RowsProps) -> Html {
-    let top = p.first as f64 * super::ROW_HEIGHT;
+    let origin = p.base as f64 * super::ROW_HEIGHT;
     html! {
-        <div class="window" style={format!("transform:translateY({top}px)")}>
+        <div class="window" style={format!("transform:translateY({origin}px)")}>
             { for p.objects.iter().enumerate().map(|(i, o)| {
                 let key = key_of(o);
                 let selected = p.selected.as_deref() == Some(key.as_str());
+                let slot = (p.first + i) as i64 - p.base;
                 html! {
                     <Row key={key} object={o.clone()} state={p.states.get(i).copied().unwrap_or(RowState::Normal)}
-                         {selected} cols={p.cols.clone()} template={p.template.clone()} now={p.now}
+                         {selected} {slot} cols={p.cols.clone()} template={p.template.clone()} now={p.now}
                          on_select={p.on_select.clone()} on_open={p.on_open.clone()} />
                 }
             }) }
@@ -98,6 +103,8 @@ pub struct RowProps {
     pub object: Arc<Object>,
     pub state: RowState,
     pub selected: bool,
+    /// Where in the window: rows from its origin.
+    pub slot: i64,
     pub cols: Rc<Vec<Col>>,
     pub template: AttrValue,
     pub now: f64,
@@ -112,6 +119,8 @@ pub fn row(p: &RowProps) -> Html {
     let key = key_of(o);
     let class = classes!(
         "row",
+        // Stripes by place in the window, which a row keeps while it stays in view.
+        (p.slot.rem_euclid(2) == 1).then_some("odd"),
         p.selected.then_some("selected"),
         match p.state {
             RowState::Normal => None,
@@ -143,7 +152,8 @@ pub fn row(p: &RowProps) -> Html {
         p.on_open.reform(move |_: MouseEvent| key.clone())
     };
     html! {
-        <div class={class} data-key={key} style={p.template.clone()} onclick={select} ondblclick={open} role="row">
+        <div class={class} data-key={key} style={format!("{};top:{}px", p.template, p.slot as f64 * super::ROW_HEIGHT)}
+             onclick={select} ondblclick={open} role="row">
             { for p.cols.iter().map(|&c| {
                 let text = cell(c, o, p.now);
                 let class = classes!(
