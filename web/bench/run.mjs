@@ -18,7 +18,8 @@
 // SCROLL_RUNS (2: frames while scrolling), SCROLL_SPEEDS (5600,16800 px/s, in turn),
 // ONLY (decode,sync,frames: a subset), ARTIFACTS, PROFILE (1: a CPU profile of the
 // first frames run, written to $ARTIFACTS/frames.cpuprofile and summarised; build the
-// dist with function names for it to say much).
+// dist with function names for it to say much), TRACE (1: a browser-wide trace of the
+// first frames run; TRACE_BASELINE=1 traces the first static-page run instead).
 import { spawn } from 'node:child_process';
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -289,7 +290,6 @@ async function frames(browser, base, baseline = false) {
     const scrolled = await page.evaluate(() => document.getElementById('scroller').scrollTop);
     if (gesture) await gesture;
     if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile);
-    if (cdp) await traceSummary(page);
     if (tracing) await tracing.stop();
     const d = [...r.deltas].sort((a, b) => a - b);
     const q = (p) => d[Math.min(d.length - 1, Math.floor(p * d.length))];
@@ -359,34 +359,6 @@ async function startTrace(browser) {
         .forEach(([k, ms]) => log(`  ${ms.toFixed(0).padStart(7)} ms  ${k.slice(0, 120)}`));
     },
   };
-}
-
-/** Traces 3 s of the renderer and logs where the main thread's time went by event. */
-async function traceSummary(page) {
-  const cdp = await page.context().newCDPSession(page);
-  const events = [];
-  cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
-  const finished = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,blink,cc,v8', transferMode: 'ReportEvents' });
-  await sleep(3000);
-  await cdp.send('Tracing.end');
-  await finished;
-  // The main thread: the one with the most 'Layout' events.
-  const count = new Map();
-  for (const e of events) if (e.name === 'Layout') count.set(`${e.pid}:${e.tid}`, (count.get(`${e.pid}:${e.tid}`) || 0) + 1);
-  const main = [...count.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const total = new Map();
-  for (const e of events) {
-    if (`${e.pid}:${e.tid}` !== main || e.ph !== 'X' || !e.dur) continue;
-    const t = total.get(e.name) || { ms: 0, n: 0 };
-    t.ms += e.dur / 1000;
-    t.n += 1;
-    total.set(e.name, t);
-  }
-  writeFileSync(join(ARTIFACTS, 'frames.trace.json'), JSON.stringify(events));
-  log('trace (3 s, main thread, inclusive ms by event):');
-  [...total.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 40)
-    .forEach(([n, t]) => log(`  ${t.ms.toFixed(0).padStart(7)} ms ${String(t.n).padStart(6)}x  ${n}`));
 }
 
 /** Writes a CPU profile and logs the functions with the most self time. */

@@ -14,8 +14,8 @@
 //!
 //! Every child is killed by its pid and reaped when its guard drops, on every path.
 
-use crate::util::{cargo, command, run};
-use crate::web::{free_port, http_get, target_dir};
+use crate::util::{command, run};
+use crate::web::{free_port, http_get, release_bins};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -87,26 +87,8 @@ fn wait_ready(port: u16, what: &str, kids: &mut Kids, secs: u64) -> Result<(), S
 }
 
 fn build() -> Result<(PathBuf, PathBuf), String> {
-    run(cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "kubelive-sim",
-        "--bin",
-        "kubelive-sim",
-        "-p",
-        "kubelive",
-        "--bin",
-        "kubelive",
-    ]))?;
-    let release = target_dir().join("release");
-    let (sim, cli) = (release.join("kubelive-sim"), release.join("kubelive"));
-    for b in [&sim, &cli] {
-        if !b.exists() {
-            return Err(format!("{} was not built", b.display()));
-        }
-    }
-    Ok((sim, cli))
+    let bins = release_bins(&[("kubelive-sim", "kubelive-sim"), ("kubelive", "kubelive")])?;
+    Ok((bins[0].clone(), bins[1].clone()))
 }
 
 /// `kubectl config --kubeconfig F ...`.

@@ -277,20 +277,27 @@ impl Drop for TempDir {
 }
 
 pub(crate) fn sim_binary() -> Result<PathBuf, String> {
-    run(cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "kubelive-sim",
-        "--bin",
-        "kubelive-sim",
-    ]))?;
-    let bin = target_dir().join("release").join("kubelive-sim");
-    if bin.exists() {
-        Ok(bin)
-    } else {
-        Err(format!("{} was not built", bin.display()))
+    Ok(release_bins(&[("kubelive-sim", "kubelive-sim")])?.remove(0))
+}
+
+/// Builds `(package, binary)` pairs in release, in one cargo call; their paths.
+pub(crate) fn release_bins(bins: &[(&str, &str)]) -> Result<Vec<PathBuf>, String> {
+    let mut args = vec!["build", "--release"];
+    for (package, bin) in bins {
+        args.extend(["-p", package, "--bin", bin]);
     }
+    run(cargo(&args))?;
+    let release = target_dir().join("release");
+    bins.iter()
+        .map(|(_, bin)| {
+            let path = release.join(bin);
+            if path.exists() {
+                Ok(path)
+            } else {
+                Err(format!("{} was not built", path.display()))
+            }
+        })
+        .collect()
 }
 
 /// Starts the sim and `kubectl proxy --www dist --www-prefix /ui/` in front of it.

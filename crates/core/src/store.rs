@@ -112,11 +112,15 @@ impl Store {
     /// Stores `object`, marking it confirmed by `epoch`.
     pub(crate) fn upsert(&mut self, object: Arc<Object>, epoch: u32) -> Change {
         let hash = key_hash(object.namespace(), object.name());
-        let found = self.table.find_mut(hash, |e| {
-            e.object.name() == object.name() && e.object.namespace() == object.namespace()
-        });
-        match found {
-            Some(entry) => {
+        // One probe for both outcomes (a find, then an insert on a miss, is two).
+        let entry = self.table.entry(
+            hash,
+            |e| e.object.name() == object.name() && e.object.namespace() == object.namespace(),
+            entry_hash,
+        );
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(mut held) => {
+                let entry = held.get_mut();
                 entry.epoch = epoch;
                 if entry.object.uid() != object.uid() {
                     let old = std::mem::replace(&mut entry.object, object);
@@ -128,9 +132,8 @@ impl Store {
                     Change::Modified { old }
                 }
             }
-            None => {
-                self.table
-                    .insert_unique(hash, Entry { object, epoch }, entry_hash);
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(Entry { object, epoch });
                 Change::Added
             }
         }

@@ -5,7 +5,7 @@
 
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
 use kubelive_web::app::parts::{
-    Detail, DetailProps, EventLog, EventLogProps, LogEntry, Rows, RowsProps, StatusBar,
+    Detail, DetailProps, EventLog, EventLogProps, LogEntry, Rows, RowsProps, ShownRow, StatusBar,
     StatusBarProps,
 };
 use kubelive_web::driver::{Driver, DriverRef};
@@ -296,12 +296,11 @@ async fn hostile_object_data_renders_as_text() {
     yew::Renderer::<Rows>::with_root_and_props(
         root.clone(),
         RowsProps {
-            objects: Rc::new(vec![o.clone()]),
+            rows: Rc::new(vec![ShownRow::new(o.clone(), |_| RowState::Normal)]),
             first: 0,
             base: 0,
             cols: Rc::new(cols),
             template: AttrValue::default(),
-            states: Rc::new(vec![RowState::Normal]),
             selected: None,
             now: 1_704_067_260.0,
             on_select: Default::default(),

@@ -13,7 +13,7 @@ use crate::time;
 use crate::url::ViewState;
 use discovery::ResourceType;
 use kubelive_core::{Collection, ColumnKind, Config, Event as CoreEvent, Object};
-use parts::{Detail, EventLog, Rows, StatusBar};
+use parts::{Detail, EventLog, Rows, ShownRow, StatusBar};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -708,6 +708,13 @@ impl App {
         });
         let on_scroll = link.callback(|_: Event| Msg::Scroll);
         let empty = rows.is_empty() && !self.model.is_stale();
+        let now = time::now_ms();
+        let shown: Rc<Vec<ShownRow>> = Rc::new(
+            rows[first..last]
+                .iter()
+                .map(|o| ShownRow::new(o.clone(), |key| self.model.row_state(key, now)))
+                .collect(),
+        );
         html! {
             <section class="table" role="grid" aria-rowcount={rows.len().to_string()}>
                 <div class="thead" style={template.clone()}>{ for header }</div>
@@ -716,12 +723,11 @@ impl App {
                     // the table's height changing under churn lays out only the spacer.
                     <div class="spacer" style={format!("height:{total_h}px")}></div>
                     <Rows
-                        objects={Rc::new(rows[first..last].to_vec())}
+                        rows={shown}
                         first={first}
                         base={self.window_base}
                         cols={self.cols.clone()}
                         template={template}
-                        states={Rc::new(rows[first..last].iter().map(|o| self.model.row_state(&table::key_of(o), time::now_ms())).collect::<Vec<_>>())}
                         selected={self.selected.clone()}
                         now={time::unix_now().floor()}
                         on_select={self.on_select.clone()}

@@ -54,10 +54,27 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
     }
 }
 
+/// A row to render, with what the table model knows of it (looked up once a render).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShownRow {
+    pub object: Arc<Object>,
+    /// `namespace/name`.
+    pub key: Rc<str>,
+    pub state: RowState,
+}
+
+impl ShownRow {
+    pub fn new(object: Arc<Object>, state: impl FnOnce(&str) -> RowState) -> ShownRow {
+        let key: Rc<str> = key_of(&object).into();
+        let state = state(&key);
+        ShownRow { object, key, state }
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct RowsProps {
     /// The visible window of rows.
-    pub objects: Rc<Vec<Arc<Object>>>,
+    pub rows: Rc<Vec<ShownRow>>,
     /// Index of the first of them in the whole table.
     pub first: usize,
     /// The row index the window is placed at; rows sit at their index less this.
@@ -65,7 +82,6 @@ pub struct RowsProps {
     pub cols: Rc<Vec<Col>>,
     /// `grid-template-columns:...`
     pub template: AttrValue,
-    pub states: Rc<Vec<RowState>>,
     pub selected: Option<String>,
     /// Unix seconds, for ages.
     pub now: f64,
@@ -82,12 +98,11 @@ pub fn rows(p: &RowsProps) -> Html {
     let origin = p.base as f64 * super::ROW_HEIGHT;
     html! {
         <div class="window" style={format!("transform:translateY({origin}px)")}>
-            { for p.objects.iter().enumerate().map(|(i, o)| {
-                let key = key_of(o);
-                let selected = p.selected.as_deref() == Some(key.as_str());
+            { for p.rows.iter().enumerate().map(|(i, r)| {
+                let selected = p.selected.as_deref() == Some(&*r.key);
                 let slot = (p.first + i) as i64 - p.base;
                 html! {
-                    <Row key={key} object={o.clone()} state={p.states.get(i).copied().unwrap_or(RowState::Normal)}
+                    <Row key={r.key.clone()} id={r.key.clone()} object={r.object.clone()} state={r.state}
                          {selected} {slot} cols={p.cols.clone()} template={p.template.clone()} now={p.now}
                          on_select={p.on_select.clone()} on_open={p.on_open.clone()} />
                 }
@@ -101,6 +116,8 @@ pub struct RowProps {
     /// Compared by pointer first: the table shares the store's `Arc`s, so an
     /// unchanged row costs a pointer comparison.
     pub object: Arc<Object>,
+    /// `namespace/name` (also the row's Yew key).
+    pub id: Rc<str>,
     pub state: RowState,
     pub selected: bool,
     /// Where in the window: rows from its origin.
@@ -116,7 +133,6 @@ pub struct RowProps {
 #[function_component(Row)]
 pub fn row(p: &RowProps) -> Html {
     let o = &p.object;
-    let key = key_of(o);
     let class = classes!(
         "row",
         // Stripes by place in the window, which a row keeps while it stays in view.
@@ -144,15 +160,15 @@ pub fn row(p: &RowProps) -> Html {
         },
     );
     let select = {
-        let key = key.clone();
-        p.on_select.reform(move |_: MouseEvent| key.clone())
+        let key = p.id.clone();
+        p.on_select.reform(move |_: MouseEvent| key.to_string())
     };
     let open = {
-        let key = key.clone();
-        p.on_open.reform(move |_: MouseEvent| key.clone())
+        let key = p.id.clone();
+        p.on_open.reform(move |_: MouseEvent| key.to_string())
     };
     html! {
-        <div class={class} data-key={key} style={format!("{};top:{}px", p.template, p.slot as f64 * super::ROW_HEIGHT)}
+        <div class={class} data-key={AttrValue::from(p.id.clone())} style={format!("{};top:{}px", p.template, p.slot as f64 * super::ROW_HEIGHT)}
              onclick={select} ondblclick={open} role="row">
             { for p.cols.iter().map(|&c| {
                 let text = cell(c, o, p.now);
