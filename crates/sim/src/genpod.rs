@@ -65,8 +65,10 @@ pub struct PodState {
     pub started_ms: u64,
     /// When Ready/ContainersReady last changed.
     pub transition_ms: u64,
-    /// When the container last ended (OOMKilled before a restart, or at completion).
+    /// When the container ended (the pod completed or failed).
     pub finished_ms: Option<u64>,
+    /// When the container was last OOMKilled (before its latest restart).
+    pub oom_ms: Option<u64>,
     /// `track=canary`, `tier=frontend` instead of `tier=backend`.
     pub canary: bool,
     /// Graceful deletion under way: (deletionTimestamp in ms, grace seconds).
@@ -116,6 +118,7 @@ impl PodState {
             started_ms: now_ms + 2000,
             transition_ms: now_ms + 2000,
             finished_ms: None,
+            oom_ms: None,
             canary: false,
             deletion: None,
         }
@@ -155,6 +158,7 @@ impl PodState {
             started_ms: p.created_ms + 2000,
             transition_ms: p.created_ms + 2000,
             finished_ms: None,
+            oom_ms: None,
             canary: false,
             deletion: None,
         }
@@ -279,8 +283,8 @@ impl PodState {
             Var::HostIp => write!(out, "192.168.0.{}", 10 + self.node_name().len()),
             Var::Ip => write!(out, "{}", self.pod_ip()),
             Var::State => self.write_state(out, suffix),
-            Var::Last => match (self.finished_ms, self.restarts) {
-                (Some(f), n) if n > 0 => write!(
+            Var::Last => match self.oom_ms {
+                Some(f) => write!(
                     out,
                     "{{\"terminated\":{{\"exitCode\":137,\"reason\":\"OOMKilled\",\"finishedAt\":\"{}\"}}}}",
                     timestamp(f)

@@ -562,6 +562,17 @@ impl Cluster {
         self.stores[resources::index_of(&rt)].len()
     }
 
+    /// Whether objects of `rt` changed after version `rv` (within the retained history;
+    /// true if that history is gone).
+    pub fn changed_since(&self, rt: ResourceType, rv: u64) -> bool {
+        let res = resources::index_of(&rt);
+        if rv < self.compacted_rv && rv < self.rv {
+            return true;
+        }
+        let first = self.history.partition_point(|c| c.rv <= rv);
+        self.history.range(first..).any(|c| c.res == res)
+    }
+
     /// Number of list snapshots held (for tests and benches).
     pub fn snapshot_count(&self) -> usize {
         self.snapshots.len()
@@ -845,6 +856,16 @@ impl Cluster {
             body: Body::Pod(Arc::new(state)),
         };
         self.insert_new(res, o, now_ms)
+    }
+
+    /// The compact state of a pod made by [`Cluster::create_pod`] (None if absent or
+    /// stored as JSON).
+    pub fn pod_state(&self, namespace: &str, name: &str) -> Option<&PodState> {
+        let res = resources::index_of(&resources::PODS);
+        match &self.stores[res].get(Key::new(namespace, name))?.body {
+            Body::Pod(p) => Some(p),
+            Body::Json(_) => None,
+        }
     }
 
     /// Changes a pod created by [`Cluster::create_pod`] with `f` (an update). Refused for a
