@@ -192,10 +192,6 @@ impl PodState {
         }
     }
 
-    fn node_name(&self) -> String {
-        format!("node-{}", self.node)
-    }
-
     fn pod_ip(&self) -> String {
         format!("10.{}.{}.{}", self.ip[0], self.ip[1], self.ip[2])
     }
@@ -203,7 +199,7 @@ impl PodState {
     /// The value of a pod's selectable field ([`crate::fields`]).
     pub fn field(&self, path: &str) -> Cow<'_, str> {
         match path {
-            "spec.nodeName" => Cow::Owned(self.node_name()),
+            "spec.nodeName" => Cow::Owned(format!("node-{}", self.node)),
             "spec.restartPolicy" => Cow::Borrowed("Always"),
             "spec.schedulerName" => Cow::Borrowed("default-scheduler"),
             "spec.serviceAccountName" => Cow::Borrowed("default"),
@@ -225,24 +221,41 @@ impl PodState {
     /// Writes the pod's fields (everything between the braces, after `kind`/`apiVersion`).
     pub fn write_fields(&self, out: &mut String, name: &str, rv: u64) {
         let t = template();
+        // What appears more than once is formatted once.
+        let cx = Ctx {
+            created: timestamp(self.created_ms),
+            trans: timestamp(self.transition_ms),
+            ip: self.pod_ip(),
+            image: self.image(),
+        };
+        out.reserve(4400);
         for seg in &t.segs {
             match seg {
                 Seg::Lit(s) => out.push_str(s),
-                Seg::Var(v) => self.write_var(out, *v, name, rv, t),
+                Seg::Var(v) => self.write_var(out, *v, name, rv, t, &cx),
             }
         }
     }
 
-    fn write_var(&self, out: &mut String, v: Var, name: &str, rv: u64, t: &Template) {
+    fn write_var(&self, out: &mut String, v: Var, name: &str, rv: u64, t: &Template, cx: &Ctx) {
         let d = &self.deploy;
         let suffix = std::str::from_utf8(&self.suffix).unwrap_or("xxxxx");
         let _ = match v {
-            Var::Name => write!(out, "{name}"),
+            Var::Name => {
+                out.push_str(name);
+                Ok(())
+            }
             Var::Rs => write!(out, "{}-{}", d.app, d.hash),
-            Var::Ns => write!(out, "{}", d.namespace),
+            Var::Ns => {
+                out.push_str(&d.namespace);
+                Ok(())
+            }
             Var::Uid => write!(out, "{}", self.uid_string()),
             Var::Rv => write!(out, "{rv}"),
-            Var::Created => write!(out, "{}", timestamp(self.created_ms)),
+            Var::Created => {
+                out.push_str(&cx.created);
+                Ok(())
+            }
             Var::Started0 => write!(out, "{}", timestamp(self.created_ms + 2000)),
             Var::Deletion => match self.deletion {
                 Some((at, grace)) => write!(
@@ -264,24 +277,49 @@ impl PodState {
                     ""
                 }
             ),
-            Var::RsUid => write!(out, "{}", d.rs_uid),
+            Var::RsUid => {
+                out.push_str(&d.rs_uid);
+                Ok(())
+            }
             Var::Fv1 => {
                 t.fv1.write(out, &[&d.app, &d.rs_uid]);
                 Ok(())
             }
             Var::Fv2 => {
-                t.fv2.write(out, &[&self.pod_ip()]);
+                t.fv2.write(out, &[&cx.ip]);
                 Ok(())
             }
-            Var::App => write!(out, "{}", d.app),
-            Var::Image => write!(out, "{}", self.image()),
+            Var::App => {
+                out.push_str(&d.app);
+                Ok(())
+            }
+            Var::Image => {
+                out.push_str(&cx.image);
+                Ok(())
+            }
             Var::Node => write!(out, "node-{}", self.node),
-            Var::Phase => write!(out, "{}", self.phase.as_str()),
-            Var::Ready => write!(out, "{}", if self.ready { "True" } else { "False" }),
-            Var::ReadyBool => write!(out, "{}", self.ready),
-            Var::Trans => write!(out, "{}", timestamp(self.transition_ms)),
-            Var::HostIp => write!(out, "192.168.0.{}", 10 + self.node_name().len()),
-            Var::Ip => write!(out, "{}", self.pod_ip()),
+            Var::Phase => {
+                out.push_str(self.phase.as_str());
+                Ok(())
+            }
+            Var::Ready => {
+                out.push_str(if self.ready { "True" } else { "False" });
+                Ok(())
+            }
+            Var::ReadyBool => {
+                out.push_str(if self.ready { "true" } else { "false" });
+                Ok(())
+            }
+            Var::Trans => {
+                out.push_str(&cx.trans);
+                Ok(())
+            }
+            // "node-N" is 6 or 7 characters long.
+            Var::HostIp => write!(out, "192.168.0.{}", if self.node < 10 { 16 } else { 17 }),
+            Var::Ip => {
+                out.push_str(&cx.ip);
+                Ok(())
+            }
             Var::State => self.write_state(out, suffix),
             Var::Last => match self.oom_ms {
                 Some(f) => write!(
@@ -289,7 +327,10 @@ impl PodState {
                     "{{\"terminated\":{{\"exitCode\":137,\"reason\":\"OOMKilled\",\"finishedAt\":\"{}\"}}}}",
                     timestamp(f)
                 ),
-                _ => write!(out, "{{}}"),
+                _ => {
+                    out.push_str("{}");
+                    Ok(())
+                }
             },
             Var::Restarts => write!(out, "{}", self.restarts),
             Var::ImageId => write!(
@@ -298,7 +339,14 @@ impl PodState {
                 d.namespace, d.app, d.hash
             ),
             Var::Cid => write!(out, "{suffix:0>64}"),
-            Var::StartedBool => write!(out, "{}", self.phase == Phase::Running),
+            Var::StartedBool => {
+                out.push_str(if self.phase == Phase::Running {
+                    "true"
+                } else {
+                    "false"
+                });
+                Ok(())
+            }
         };
     }
 
@@ -325,6 +373,14 @@ impl PodState {
             }
         }
     }
+}
+
+/// Values a pod's document repeats, formatted once per write.
+struct Ctx {
+    created: String,
+    trans: String,
+    ip: String,
+    image: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
