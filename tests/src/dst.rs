@@ -544,6 +544,10 @@ impl<'a> Run<'a> {
                 same_instant = 0;
             }
             self.now = t;
+            // The server changes pods on its own too (a graceful deletion ends): let it
+            // run what is due and record the state before anything else at this instant.
+            self.cluster.advance(t);
+            self.snapshot_if(false);
             if !self.quiet && t >= workload_end {
                 self.go_quiet()?;
             }

@@ -458,3 +458,49 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod stress {
+    use super::*;
+    use crate::util::Rng;
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Item(String, String);
+    impl Keyed for Item {
+        fn key(&self) -> Key<'_> {
+            Key::new(&self.0, &self.1)
+        }
+    }
+
+    #[test]
+    fn lower_bound_iteration_sees_everything_after_many_snapshots() {
+        let mut rng = Rng::new(11);
+        let mut t: Tree<Item> = Tree::new();
+        let mut snaps = Vec::new();
+        let mut live: Vec<(String, String)> = Vec::new();
+        for step in 0..20000 {
+            if live.len() < 5 || rng.chance(0.5) {
+                let ns = format!("ns-{}", rng.below(3));
+                let name = format!("app-0-6c4f9b28dd-{}", rng.alnum(5));
+                t.insert(Item(ns.clone(), name.clone()));
+                live.push((ns, name));
+            } else {
+                let k = rng.below(live.len() as u64) as usize;
+                let (ns, name) = live.swap_remove(k);
+                t.remove(Key::new(&ns, &name));
+            }
+            if step % 7 == 0 {
+                snaps.push(t.clone());
+                if snaps.len() > 10 {
+                    snaps.remove(0);
+                }
+            }
+            let all = t.iter().filter(|i| i.0 == "ns-0").count();
+            let from = t
+                .iter_from(Bound::Included(Key::raw("ns-0/")))
+                .take_while(|i| i.0 == "ns-0")
+                .count();
+            assert_eq!(all, from, "step {step}");
+        }
+    }
+}
