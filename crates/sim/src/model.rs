@@ -391,7 +391,14 @@ pub struct Cluster {
     /// Graceful deletions to finish: (when, sequence) -> (resource, namespace, name, uid).
     finalizing: BTreeMap<(u64, u64), (usize, String, String, String)>,
     next_finalize: u64,
+    /// Watch events' objects written once for every watch that sends them: (change
+    /// version, old state?) -> JSON with kind/apiVersion. The newest few thousand.
+    rendered: HashMap<(u64, bool), Arc<str>>,
+    rendered_order: VecDeque<(u64, bool)>,
 }
+
+/// How many rendered watch objects the cache keeps (~4 KB each).
+const RENDERED_CACHE: usize = 2048;
 
 const MAX_EVENTS_PER_POLL: usize = 256;
 
@@ -432,14 +439,14 @@ fn empty_object(rt: &ResourceType, rv: u64, annotations: Option<&str>) -> String
     )
 }
 
-fn event_line(ty: &str, rt: &ResourceType, obj: &Obj) -> Vec<u8> {
-    let mut s = String::with_capacity(4400);
-    s.push_str("{\"type\":\"");
-    s.push_str(ty);
-    s.push_str("\",\"object\":");
-    obj.write_json(&mut s, Some(rt));
-    s.push_str("}\n");
-    s.into_bytes()
+fn event_line(ty: &str, object_json: &str) -> Vec<u8> {
+    let mut s = Vec::with_capacity(object_json.len() + 32);
+    s.extend_from_slice(b"{\"type\":\"");
+    s.extend_from_slice(ty.as_bytes());
+    s.extend_from_slice(b"\",\"object\":");
+    s.extend_from_slice(object_json.as_bytes());
+    s.extend_from_slice(b"}\n");
+    s
 }
 
 fn error_line(status_json: &str) -> Vec<u8> {
@@ -521,6 +528,8 @@ impl Cluster {
             namespaces: HashMap::new(),
             finalizing: BTreeMap::new(),
             next_finalize: 0,
+            rendered: HashMap::new(),
+            rendered_order: VecDeque::new(),
         }
     }
 
@@ -1180,6 +1189,28 @@ impl Cluster {
         t
     }
 
+    /// The JSON of a change's object as watch events carry it (`old`: the state before
+    /// the change, at the change's version), written once for all watches.
+    fn rendered(&mut self, rt: &ResourceType, rv: u64, obj: &Obj, old: bool) -> Arc<str> {
+        if let Some(j) = self.rendered.get(&(rv, old)) {
+            return j.clone();
+        }
+        let json: Arc<str> = if old {
+            obj.at_rv(rv).to_json(Some(rt))
+        } else {
+            obj.to_json(Some(rt))
+        }
+        .into();
+        self.rendered.insert((rv, old), json.clone());
+        self.rendered_order.push_back((rv, old));
+        while self.rendered_order.len() > RENDERED_CACHE {
+            if let Some(k) = self.rendered_order.pop_front() {
+                self.rendered.remove(&k);
+            }
+        }
+        json
+    }
+
     /// Keeps a snapshot of `store` as of `rv` for the pages after this one.
     fn keep_snapshot(&mut self, res: usize, rv: u64, store: &Store) {
         if self.snapshots.contains_key(&(res, rv)) {
@@ -1768,7 +1799,7 @@ impl Cluster {
                 }
                 last = Some(o.key().joined());
                 if w.q.matches(o) {
-                    lines.push(event_line("ADDED", &rt, o));
+                    lines.push(event_line("ADDED", &o.to_json(Some(&rt))));
                 }
             }
             if done {
@@ -1796,8 +1827,10 @@ impl Cluster {
                     w.finish = Some(WatchOutput::End);
                 } else {
                     let start = (w.cursor + 1 - first_rv) as usize;
+                    // (event type, change version, the change's new state or its old one)
+                    let mut due: Vec<(&'static str, u64, Arc<Obj>, bool)> = Vec::new();
                     for c in self.history.range(start..) {
-                        if c.rv > served || lines.len() >= MAX_EVENTS_PER_POLL {
+                        if c.rv > served || lines.len() + due.len() >= MAX_EVENTS_PER_POLL {
                             break;
                         }
                         w.cursor = c.rv;
@@ -1806,26 +1839,26 @@ impl Cluster {
                         }
                         let now_m = w.q.matches(&c.obj);
                         let old_m = c.old.as_ref().is_some_and(|o| w.q.matches(o));
-                        match (c.kind, old_m, now_m) {
-                            (ChangeKind::Added, _, true) => {
-                                lines.push(event_line("ADDED", &rt, &c.obj))
-                            }
-                            (ChangeKind::Deleted, _, true) => {
-                                lines.push(event_line("DELETED", &rt, &c.obj))
-                            }
-                            (ChangeKind::Modified, true, true) => {
-                                lines.push(event_line("MODIFIED", &rt, &c.obj))
-                            }
-                            (ChangeKind::Modified, false, true) => {
-                                lines.push(event_line("ADDED", &rt, &c.obj))
-                            }
+                        let ty = match (c.kind, old_m, now_m) {
+                            (ChangeKind::Added, _, true) => "ADDED",
+                            (ChangeKind::Deleted, _, true) => "DELETED",
+                            (ChangeKind::Modified, true, true) => "MODIFIED",
+                            (ChangeKind::Modified, false, true) => "ADDED",
                             (ChangeKind::Modified, true, false) => {
+                                // Out of the selection: DELETED with the last state it
+                                // matched, at this change's version.
                                 if let Some(p) = &c.old {
-                                    lines.push(event_line("DELETED", &rt, &p.at_rv(c.rv)));
+                                    due.push(("DELETED", c.rv, p.clone(), true));
                                 }
+                                continue;
                             }
-                            _ => {}
-                        }
+                            _ => continue,
+                        };
+                        due.push((ty, c.rv, c.obj.clone(), false));
+                    }
+                    for (ty, rv, obj, old) in due {
+                        let json = self.rendered(&rt, rv, &obj, old);
+                        lines.push(event_line(ty, &json));
                     }
                 }
             }
