@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
-use crate::util::{timestamp, Rng};
+use crate::util::{timestamp, write_timestamp, Rng};
 use crate::workload::{pod, PodParams};
 
 /// A pod's lifecycle phase; it only moves forward (Pending -> Running -> Succeeded/Failed).
@@ -76,7 +76,15 @@ pub struct PodState {
 }
 
 fn uuid_of(a: u64, b: u64) -> String {
-    format!(
+    let mut s = String::with_capacity(36);
+    let _ = write_uuid(&mut s, a, b);
+    s
+}
+
+/// The uid as [`Rng::uuid`] formats it.
+fn write_uuid(out: &mut String, a: u64, b: u64) -> std::fmt::Result {
+    write!(
+        out,
         "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
         a >> 32,
         (a >> 16) & 0xffff,
@@ -250,13 +258,16 @@ impl PodState {
                 out.push_str(&d.namespace);
                 Ok(())
             }
-            Var::Uid => write!(out, "{}", self.uid_string()),
+            Var::Uid => write_uuid(out, self.uid.0, self.uid.1),
             Var::Rv => write!(out, "{rv}"),
             Var::Created => {
                 out.push_str(&cx.created);
                 Ok(())
             }
-            Var::Started0 => write!(out, "{}", timestamp(self.created_ms + 2000)),
+            Var::Started0 => {
+                write_timestamp(out, self.created_ms + 2000);
+                Ok(())
+            }
             Var::Deletion => match self.deletion {
                 Some((at, grace)) => write!(
                     out,
