@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
-use crate::util::{timestamp, write_timestamp, Rng};
+use crate::util::{timestamp, write_timestamp, write_uuid, Rng};
 use crate::workload::{pod, PodParams};
 
 /// A pod's lifecycle phase; it only moves forward (Pending -> Running -> Succeeded/Failed).
@@ -73,25 +73,6 @@ pub struct PodState {
     pub canary: bool,
     /// Graceful deletion under way: (deletionTimestamp in ms, grace seconds).
     pub deletion: Option<(u64, u32)>,
-}
-
-fn uuid_of(a: u64, b: u64) -> String {
-    let mut s = String::with_capacity(36);
-    let _ = write_uuid(&mut s, a, b);
-    s
-}
-
-/// The uid as [`Rng::uuid`] formats it.
-fn write_uuid(out: &mut String, a: u64, b: u64) -> std::fmt::Result {
-    write!(
-        out,
-        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
-        a >> 32,
-        (a >> 16) & 0xffff,
-        a & 0xfff,
-        0x8000 | (b >> 48) & 0x3fff,
-        b & 0xffff_ffff_ffff
-    )
 }
 
 impl PodState {
@@ -183,7 +164,9 @@ impl PodState {
     }
 
     pub fn uid_string(&self) -> String {
-        uuid_of(self.uid.0, self.uid.1)
+        let mut s = String::with_capacity(36);
+        write_uuid(&mut s, self.uid.0, self.uid.1);
+        s
     }
 
     pub fn created(&self) -> String {
@@ -258,7 +241,10 @@ impl PodState {
                 out.push_str(&d.namespace);
                 Ok(())
             }
-            Var::Uid => write_uuid(out, self.uid.0, self.uid.1),
+            Var::Uid => {
+                write_uuid(out, self.uid.0, self.uid.1);
+                Ok(())
+            }
             Var::Rv => write!(out, "{rv}"),
             Var::Created => {
                 out.push_str(&cx.created);

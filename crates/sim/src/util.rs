@@ -45,15 +45,24 @@ impl Rng {
     pub fn uuid(&mut self) -> String {
         let a = self.next_u64();
         let b = self.next_u64();
-        format!(
-            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
-            a >> 32,
-            (a >> 16) & 0xffff,
-            a & 0xfff,
-            0x8000 | (b >> 48) & 0x3fff,
-            b & 0xffff_ffff_ffff
-        )
+        let mut s = String::with_capacity(36);
+        write_uuid(&mut s, a, b);
+        s
     }
+}
+
+/// Appends the UUID-shaped string [`Rng::uuid`] makes of two draws `a`, `b`.
+pub fn write_uuid(out: &mut String, a: u64, b: u64) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        out,
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        0x8000 | (b >> 48) & 0x3fff,
+        b & 0xffff_ffff_ffff
+    );
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

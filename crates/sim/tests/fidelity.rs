@@ -2,15 +2,11 @@
 //! scale (issue 16): one test per row, pinning the bytes, each citing the apiserver source
 //! the behaviour comes from.
 
+mod common;
+
+use common::{cluster, get, json_of, watch};
 use kubelive_sim::*;
 use serde_json::{json, Value};
-
-fn cluster() -> Cluster {
-    Cluster::new(ClusterConfig {
-        seed: 7,
-        ..ClusterConfig::default()
-    })
-}
 
 fn mk_pod(c: &mut Cluster, ns: &str, name: &str, phase: &str, now: u64) -> ObjRef {
     c.create(
@@ -19,24 +15,6 @@ fn mk_pod(c: &mut Cluster, ns: &str, name: &str, phase: &str, now: u64) -> ObjRe
         now,
     )
     .unwrap()
-}
-
-fn get(c: &mut Cluster, path: &str, now: u64) -> Response {
-    match c.handle(&Get::new(path), now) {
-        Reply::Response(r) => r,
-        other => panic!("expected a response for {path}, got {other:?}"),
-    }
-}
-
-fn json_of(r: &Response) -> Value {
-    serde_json::from_slice(&r.body).unwrap_or_else(|e| panic!("{e}: {}", r.text()))
-}
-
-fn watch(c: &mut Cluster, path: &str, now: u64) -> WatchId {
-    match c.handle(&Get::new(path), now) {
-        Reply::Watch(id) => id,
-        other => panic!("expected a watch for {path}, got {other:?}"),
-    }
 }
 
 /// Polls until nothing is due at `now`: the chunks, and how the watch ended if it did.
