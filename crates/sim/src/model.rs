@@ -361,8 +361,13 @@ fn parse_opts(query: &str) -> Result<Opts, String> {
 }
 
 /// How many list snapshots the server keeps (the oldest go first; a continue token whose
-/// snapshot is gone is answered from the history).
+/// snapshot is gone is answered from the history). A snapshot costs nothing until the
+/// store changes under it, then up to a path per change: few, and not for long, bounds
+/// what they hold under churn.
 const MAX_SNAPSHOTS: usize = 64;
+
+/// How long a list snapshot is kept at most (ms): a paginated list is read in seconds.
+const SNAPSHOT_TTL_MS: u64 = 60_000;
 
 /// The simulated apiserver.
 #[derive(Debug)]
@@ -374,7 +379,8 @@ pub struct Cluster {
     stores: Vec<Store>,
     /// Stores as of the versions paginated lists started at: (resource, version).
     snapshots: BTreeMap<(usize, u64), Store>,
-    snapshot_order: VecDeque<(usize, u64)>,
+    /// Snapshots oldest first, with the time each was taken.
+    snapshot_order: VecDeque<(u64, (usize, u64))>,
     history: VecDeque<Change>,
     compacted_rv: u64,
     /// The watch cache starts here after a restart.
@@ -628,6 +634,7 @@ impl Cluster {
                 }
             }
         }
+        self.drop_snapshots();
         while let Some(entry) = self.finalizing.first_entry() {
             if entry.key().0 > now_ms {
                 break;
@@ -673,7 +680,7 @@ impl Cluster {
         }
         let floor = self.compacted_rv;
         self.snapshots.retain(|(_, rv), _| *rv >= floor);
-        self.snapshot_order.retain(|(_, rv)| *rv >= floor);
+        self.snapshot_order.retain(|(_, (_, rv))| *rv >= floor);
     }
 
     /// Compacts all history now: older versions and outstanding continue tokens expire.
@@ -1218,11 +1225,19 @@ impl Cluster {
             return;
         }
         self.snapshots.insert((res, rv), store.clone());
-        self.snapshot_order.push_back((res, rv));
-        while self.snapshot_order.len() > MAX_SNAPSHOTS {
-            if let Some(k) = self.snapshot_order.pop_front() {
-                self.snapshots.remove(&k);
+        self.snapshot_order.push_back((self.now_ms, (res, rv)));
+        self.drop_snapshots();
+    }
+
+    /// Drops the snapshots past the count or the age the server keeps.
+    fn drop_snapshots(&mut self) {
+        let now = self.now_ms;
+        while let Some(&(at, k)) = self.snapshot_order.front() {
+            if self.snapshot_order.len() <= MAX_SNAPSHOTS && at + SNAPSHOT_TTL_MS > now {
+                break;
             }
+            self.snapshot_order.pop_front();
+            self.snapshots.remove(&k);
         }
     }
 
