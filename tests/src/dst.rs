@@ -544,6 +544,10 @@ impl<'a> Run<'a> {
                 same_instant = 0;
             }
             self.now = t;
+            // The server changes pods on its own too (a graceful deletion ends): let it
+            // run what is due and record the state before anything else at this instant.
+            self.cluster.advance(t);
+            self.snapshot_if(false);
             if !self.quiet && t >= workload_end {
                 self.go_quiet()?;
             }
@@ -688,7 +692,9 @@ impl<'a> Run<'a> {
             if *r == rv {
                 return;
             }
-            if !pods_changed {
+            // The server also changes pods by itself (a graceful deletion ends when its
+            // grace period is over): only reuse the last state if it did not.
+            if !pods_changed && !self.cluster.changed_since(PODS, *r) {
                 self.snapshots.push((rv, prev.clone()));
                 return;
             }
@@ -1107,9 +1113,16 @@ impl<'a> Run<'a> {
         if out.is_empty() {
             return Ok(true);
         }
-        let open = self.feed_body(id, &out)?;
-        self.check_relists()?;
-        Ok(open)
+        // The sim puts several events in one chunk at times (as a real server does):
+        // feed them a line at a time, so that the checks of each event (a Synced's count
+        // and store) see the store as it stood when the engine emitted it.
+        for line in out.split_inclusive(|&c| c == b'\n') {
+            if !self.feed_body(id, line)? {
+                return Ok(false);
+            }
+            self.check_relists()?;
+        }
+        Ok(true)
     }
 
     fn note_line(&mut self, conn: &mut Conn, info: &LineInfo) {

@@ -321,6 +321,8 @@ const SENTINEL: &str = "zz-sentinel";
 /// Creates the sentinel pod: the last change before the snapshot.
 fn sentinel(server: &Server) {
     server.with_cluster(|c, now| {
+        // Pods still Terminating would be DELETED after the sentinel: end them first.
+        c.finish_graceful_deletions(now);
         c.create(
             PODS,
             json!({"metadata": {"name": SENTINEL, "namespace": "ns-0", "labels": {"app": "sentinel"}},

@@ -17,8 +17,12 @@
 //! | `html=P` | a list/watch request gets an HTML 502 page from a "proxy" |
 //! | `malformed=P` | a watch emits one malformed document and ends |
 //! | `drip=BYTES/MS` | slow drip: watch bytes come at most BYTES per MS milliseconds |
+//! | `proxy-cut-every=MS` | a flaky proxy cuts every watch after about MS of life (± 50%): mid-document, after an HTML error page, or after a truncated line |
+//! | `silent=P` | each watch goes silent (open, no bytes, never ends) at a random moment in its first `silent-within` ms, with probability P |
+//! | `silent-within=MS` | the window for `silent=P` (default 10000) |
 //! | `compact@S` | compaction at S seconds of simulated time (repeatable) |
 //! | `restart@S` | server restart (store kept, watches dropped) at S seconds |
+//! | `silent@S` | at S seconds every open watch (and every later one) goes silent: the connection stays open, nothing more is sent, no bookmarks, no end |
 //!
 //! `none` or an empty SPEC is no faults. Example: `cut=0.2,split=0.5,429=0.05,compact@30`.
 
@@ -29,6 +33,19 @@ pub enum Action {
     Compact,
     /// Restart the server: store kept, watches dropped abruptly, watch cache re-initialised.
     Restart,
+    /// Every watch goes silent: open, no more bytes, never ends by itself.
+    Silent,
+}
+
+/// How a flaky proxy ends a watch response (`proxy-cut-every`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutStyle {
+    /// Part of a document, then the connection is reset.
+    MidDocument,
+    /// The proxy's HTML error page in the body, then the connection is reset.
+    HtmlPage,
+    /// Part of a line, then a clean end of the body.
+    TruncatedLine,
 }
 
 /// Seeded, scriptable faults. All probabilities are in `0.0..=1.0`.
@@ -49,6 +66,11 @@ pub struct FaultPlan {
     pub malformed: f64,
     /// (bytes per piece, milliseconds between pieces)
     pub drip: Option<(usize, u64)>,
+    /// Every watch is cut by a "proxy" after about this many ms of life (± 50%).
+    pub proxy_cut_every_ms: Option<u64>,
+    /// Probability that a watch goes silent, somewhere in its first `silent_within_ms`.
+    pub silent: f64,
+    pub silent_within_ms: u64,
     /// (simulated ms, action), applied once each when time passes them.
     pub at: Vec<(u64, Action)>,
 }
@@ -70,6 +92,9 @@ impl Default for FaultPlan {
             html: 0.0,
             malformed: 0.0,
             drip: None,
+            proxy_cut_every_ms: None,
+            silent: 0.0,
+            silent_within_ms: 10_000,
             at: Vec::new(),
         }
     }
@@ -113,6 +138,7 @@ impl FaultPlan {
                 let a = match action {
                     "compact" => Action::Compact,
                     "restart" => Action::Restart,
+                    "silent" => Action::Silent,
                     _ => return Err(format!("unknown fault action {action:?}")),
                 };
                 p.at.push((ms, a));
@@ -136,6 +162,9 @@ impl FaultPlan {
                 "retry-after" => p.retry_after = int(k, v)?,
                 "html" => p.html = prob(k, v)?,
                 "malformed" => p.malformed = prob(k, v)?,
+                "proxy-cut-every" => p.proxy_cut_every_ms = Some(int(k, v)?.max(1)),
+                "silent" => p.silent = prob(k, v)?,
+                "silent-within" => p.silent_within_ms = int(k, v)?.max(1),
                 "drip" => {
                     let v = v.ok_or("fault drip: needs BYTES/MS")?;
                     let (b, ms) = v.split_once('/').ok_or("fault drip: needs BYTES/MS")?;
@@ -167,5 +196,11 @@ mod tests {
         assert_eq!(FaultPlan::parse("none").unwrap(), FaultPlan::none());
         assert!(FaultPlan::parse("cut=2").is_err());
         assert!(FaultPlan::parse("bogus").is_err());
+        let p = FaultPlan::parse("proxy-cut-every=1000,silent=0.5,silent-within=2000,silent@30")
+            .unwrap();
+        assert_eq!(p.proxy_cut_every_ms, Some(1000));
+        assert_eq!((p.silent, p.silent_within_ms), (0.5, 2000));
+        assert_eq!(p.at, vec![(30_000, Action::Silent)]);
+        assert!(FaultPlan::parse("proxy-cut-every").is_err());
     }
 }

@@ -10,19 +10,25 @@
 //! The protocol facts it follows are in `docs/protocol.md`.
 
 pub mod faults;
+pub mod fields;
+pub mod genpod;
 pub mod model;
+pub mod object;
 pub mod resources;
 pub mod selector;
 pub mod server;
 pub mod status;
+pub mod tree;
 pub mod util;
 pub mod workload;
 
-pub use faults::{Action, FaultPlan};
+pub use faults::{Action, CutStyle, FaultPlan};
+pub use genpod::{DeployInfo, Phase, PodState};
 pub use model::{
-    watch_response_head, Cluster, ClusterConfig, Get, MutationError, Obj, ObjRef, Reply, Response,
+    watch_response_head, Cluster, ClusterConfig, Get, MutationError, ObjRef, Reply, Response,
     StreamingLists, WatchId, WatchOutput,
 };
+pub use object::Obj;
 pub use resources::{ResourceType, CONFIGMAPS, DEPLOYMENTS, NAMESPACES, PODS, WIDGETS};
 pub use util::Rng;
 pub use workload::{pod, pod_json, watch_event_stream, PodParams, Workload, WorkloadConfig};

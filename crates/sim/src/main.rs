@@ -14,7 +14,8 @@ const USAGE: &str =
   --port 0 picks a free port. The first stdout line is `kubelive-sim listening on <url>`.
   --faults SPEC, comma-separated: cut=P abort=P cut-within=BYTES split=P nobookmarks[=P]
     lag=N lag-chance=P 429=P 500=P 503=P retry-after=S html=P malformed=P drip=BYTES/MS
-    compact@SECS restart@SECS   (e.g. --faults cut=0.2,split=0.5,429=0.05,compact@30)";
+    proxy-cut-every=MS silent=P silent-within=MS compact@SECS restart@SECS silent@SECS
+    (e.g. --faults cut=0.2,split=0.5,429=0.05,compact@30)";
 
 fn parse(args: &[String]) -> Result<ServerConfig, String> {
     let mut cfg = ServerConfig::default();

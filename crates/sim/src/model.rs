@@ -8,8 +8,15 @@
 //!   `poll_watch(id, now_ms)` until it returns [`WatchOutput::End`] or [`WatchOutput::Abort`].
 //!   [`WatchOutput::Pending`] says when to poll next at the latest; poll again sooner after
 //!   any mutation. Dropping a client connection: `close_watch(id)`.
-//! * Mutations (`create`, `update`, `modify`, `delete`, `recreate`), `compact_now`, `restart`,
-//!   `set_lag` change the server; `truth` reads its current state for invariant checks.
+//! * Mutations (`create`, `update`, `modify`, `delete`, `delete_graceful`, `recreate`,
+//!   `create_pod`, `update_pod`), `compact_now`, `restart`, `set_lag` change the server;
+//!   `truth` reads its current state for invariant checks.
+//!
+//! Storage is MVCC as in the apiserver's watch cache: each resource type is a persistent
+//! ordered map with subtree counts ([`crate::tree`]). A paginated list keeps a snapshot of
+//! the version it started at (O(1)), so each page costs O(log N + page) however many
+//! objects and changes there are; a continue token whose snapshot was dropped is answered
+//! exactly by undoing the history since its version (the slow path).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
@@ -17,10 +24,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::faults::{Action, FaultPlan};
+use crate::faults::{Action, CutStyle, FaultPlan};
+use crate::genpod::PodState;
+use crate::object::{json_body, Body, Obj};
 use crate::resources::{self, ResourceType, Target, CONFIGMAPS};
-use crate::selector::{FieldSelector, FieldValues, LabelSelector};
+use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{self, FieldError};
+use crate::tree::{Key, Keyed, Tree};
 use crate::util::{b64url_decode, b64url_encode, json_str, timestamp, url_decode, Rng};
 
 /// How the server treats `sendInitialEvents` (streaming lists).
@@ -65,18 +75,39 @@ impl Default for ClusterConfig {
     }
 }
 
-/// A GET request: the path with its query string, e.g. `/api/v1/pods?limit=5`.
+/// A GET request: the path with its query string, e.g. `/api/v1/pods?limit=5`, and the
+/// request headers that matter to the answer (e.g. `Accept`). Build with [`Get::new`] and
+/// [`Get::with_header`]; more fields may come.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Get {
     pub path_and_query: String,
+    pub headers: Vec<(String, String)>,
 }
 
 impl Get {
     pub fn new(path_and_query: impl Into<String>) -> Self {
         Get {
             path_and_query: path_and_query.into(),
+            headers: Vec::new(),
         }
     }
+    /// Adds a request header.
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+    /// The value of a request header (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        find_header(&self.headers, name)
+    }
+}
+
+fn find_header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
 /// A complete HTTP response.
@@ -101,10 +132,7 @@ impl Response {
     }
     /// The value of a header (case-insensitive name).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        find_header(&self.headers, name)
     }
     /// The body as text (lossy).
     pub fn text(&self) -> String {
@@ -142,39 +170,16 @@ pub fn watch_response_head() -> Response {
 /// What an open watch has for its client now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WatchOutput {
-    /// Send each element as one chunk (flush each), then poll again.
+    /// Send each element as one chunk (flush each), then poll again. Chunks and events
+    /// need not match: a chunk may hold several events, an event may span chunks.
     Chunks(Vec<Vec<u8>>),
-    /// Nothing now. Poll again at `wake_at_ms` at the latest, or after any mutation.
+    /// Nothing now. Poll again at `wake_at_ms` at the latest, or after any mutation. A
+    /// silent watch (the `silent` faults) stays here until the client closes it.
     Pending { wake_at_ms: u64 },
     /// End the body cleanly (terminating chunk). The watch is gone.
     End,
     /// Cut the connection without the terminating chunk. The watch is gone.
     Abort,
-}
-
-/// A stored object: the fields the server needs plus its compact JSON (list item form,
-/// i.e. without `kind`/`apiVersion`, with `metadata.resourceVersion` set).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Obj {
-    pub namespace: String,
-    pub name: String,
-    pub uid: String,
-    pub rv: u64,
-    pub labels: Vec<(String, String)>,
-    pub phase: Option<String>,
-    /// `metadata.creationTimestamp` (kept across updates).
-    pub created: String,
-    pub json: String,
-}
-
-impl Obj {
-    fn fields(&self) -> FieldValues<'_> {
-        FieldValues {
-            name: &self.name,
-            namespace: &self.namespace,
-            phase: self.phase.as_deref(),
-        }
-    }
 }
 
 /// Identity of an object after a mutation.
@@ -218,7 +223,6 @@ struct Change {
     rv: u64,
     at_ms: u64,
     res: usize,
-    key: String,
     kind: ChangeKind,
     /// New state; for Deleted, the last state with the deletion's resourceVersion.
     obj: Arc<Obj>,
@@ -226,8 +230,11 @@ struct Change {
     old: Option<Arc<Obj>>,
 }
 
+type Store = Tree<Arc<Obj>>;
+
 #[derive(Debug, Clone)]
 struct Query {
+    rt: ResourceType,
     res: usize,
     namespace: Option<String>,
     labels: LabelSelector,
@@ -236,13 +243,31 @@ struct Query {
 
 impl Query {
     fn matches(&self, o: &Obj) -> bool {
-        self.namespace.as_deref().is_none_or(|ns| ns == o.namespace)
-            && self.labels.matches(&o.labels)
-            && self.fields.matches(o.fields())
+        self.namespace
+            .as_deref()
+            .is_none_or(|ns| ns == &*o.namespace)
+            && self.labels.matches_with(|k| o.label(k))
+            && self.fields.matches(|f| o.field(f))
     }
     fn selectors_empty(&self) -> bool {
         self.labels.is_empty() && self.fields.is_empty()
     }
+    /// The key range of the query: a namespace's keys, or all.
+    fn range(&self) -> (Option<String>, Option<String>) {
+        match &self.namespace {
+            Some(ns) => (Some(format!("{ns}/")), Some(format!("{ns}0"))),
+            None => (None, None),
+        }
+    }
+}
+
+/// The objects of a synthetic initial list still to send (a streaming list's or a plain
+/// watch's ADDED events), read from a snapshot a batch at a time.
+#[derive(Debug)]
+struct Initial {
+    tree: Store,
+    /// The key of the last object sent.
+    after: Option<String>,
 }
 
 #[derive(Debug)]
@@ -253,7 +278,7 @@ struct Watch {
     start_rv: u64,
     /// Plain watch from a version the server has not reached: silent until it does.
     wait_until_rv: Option<u64>,
-    initial: VecDeque<Arc<Obj>>,
+    initial: Option<Initial>,
     end_bookmark: bool,
     deadline_ms: u64,
     bookmarks: bool,
@@ -262,12 +287,18 @@ struct Watch {
     lagging: bool,
     /// (when, ERROR Status JSON): deliver then end.
     error_at: Option<(u64, String)>,
+    /// Chunk framing: several events to a chunk, events across chunks.
+    rng: Rng,
     // Faults.
     cut_at: Option<(u64, bool)>,
     bytes_sent: u64,
     malformed_at: Option<u64>,
     events_made: u64,
     split: bool,
+    /// A flaky proxy cuts the watch at this time, this way.
+    proxy_cut: Option<(u64, CutStyle)>,
+    /// From this time on the watch sends nothing and never ends.
+    silent_at: Option<u64>,
     pending: VecDeque<Vec<u8>>,
     next_drip_ms: u64,
     finish: Option<WatchOutput>,
@@ -289,12 +320,11 @@ struct Opts {
     send_initial: Option<bool>,
 }
 
-fn parse_bool(v: &str) -> Result<bool, String> {
-    match v {
-        "true" | "1" | "True" | "TRUE" | "t" | "T" => Ok(true),
-        "false" | "0" | "False" | "FALSE" | "f" | "F" | "" => Ok(false),
-        _ => Err(format!("invalid boolean value: {v:?}")),
-    }
+/// A query parameter as a boolean, as apimachinery's `Convert_Slice_string_To_bool`
+/// reads it: only `0` and `false` (any case) are false; present with any other value,
+/// even empty (`?watch`), is true.
+fn query_bool(v: &str) -> bool {
+    !(v == "0" || v.eq_ignore_ascii_case("false"))
 }
 
 fn parse_opts(query: &str) -> Result<Opts, String> {
@@ -303,7 +333,7 @@ fn parse_opts(query: &str) -> Result<Opts, String> {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let v = url_decode(v);
         match url_decode(k).as_str() {
-            "watch" => o.watch = parse_bool(&v)?,
+            "watch" => o.watch = query_bool(&v),
             "resourceVersion" => o.rv = v,
             "resourceVersionMatch" => o.rv_match = v,
             "limit" => {
@@ -322,13 +352,22 @@ fn parse_opts(query: &str) -> Result<Opts, String> {
                         .max(0) as u64,
                 )
             }
-            "allowWatchBookmarks" => o.bookmarks = parse_bool(&v)?,
-            "sendInitialEvents" => o.send_initial = Some(parse_bool(&v)?),
+            "allowWatchBookmarks" => o.bookmarks = query_bool(&v),
+            "sendInitialEvents" => o.send_initial = Some(query_bool(&v)),
             _ => {}
         }
     }
     Ok(o)
 }
+
+/// How many list snapshots the server keeps (the oldest go first; a continue token whose
+/// snapshot is gone is answered from the history). A snapshot costs nothing until the
+/// store changes under it, then up to a path per change: few, and not for long, bounds
+/// what they hold under churn.
+const MAX_SNAPSHOTS: usize = 64;
+
+/// How long a list snapshot is kept at most (ms): a paginated list is read in seconds.
+const SNAPSHOT_TTL_MS: u64 = 60_000;
 
 /// The simulated apiserver.
 #[derive(Debug)]
@@ -337,7 +376,11 @@ pub struct Cluster {
     rng: Rng,
     now_ms: u64,
     rv: u64,
-    stores: Vec<BTreeMap<String, Arc<Obj>>>,
+    stores: Vec<Store>,
+    /// Stores as of the versions paginated lists started at: (resource, version).
+    snapshots: BTreeMap<(usize, u64), Store>,
+    /// Snapshots oldest first, with the time each was taken.
+    snapshot_order: VecDeque<(u64, (usize, u64))>,
     history: VecDeque<Change>,
     compacted_rv: u64,
     /// The watch cache starts here after a restart.
@@ -350,86 +393,93 @@ pub struct Cluster {
     lag: Option<u64>,
     watches: HashMap<u64, Watch>,
     next_watch: u64,
+    /// One shared string per namespace name.
+    namespaces: HashMap<Box<str>, Arc<str>>,
+    /// Graceful deletions to finish: (when, sequence) -> (resource, namespace, name, uid).
+    finalizing: BTreeMap<(u64, u64), (usize, String, String, String)>,
+    next_finalize: u64,
+    /// Watch events' objects written once for every watch that sends them: (change
+    /// version, old state?) -> JSON with kind/apiVersion. The newest few thousand.
+    rendered: HashMap<(u64, bool), Arc<str>>,
+    rendered_order: VecDeque<(u64, bool)>,
 }
+
+/// How many rendered watch objects the cache keeps (~4 KB each).
+const RENDERED_CACHE: usize = 2048;
 
 const MAX_EVENTS_PER_POLL: usize = 256;
 
-fn key_of(namespace: &str, name: &str) -> String {
-    if namespace.is_empty() {
-        name.to_string()
-    } else {
-        format!("{namespace}/{name}")
-    }
+/// Whether a resource type is served from a CustomResourceDefinition (its list items
+/// carry `kind`/`apiVersion`, its empty objects are unstructured).
+fn is_custom(rt: &ResourceType) -> bool {
+    !rt.group.is_empty() && rt.group.contains('.') && !rt.group.ends_with(".k8s.io")
 }
 
-/// `{"kind":..,"apiVersion":..,` + the item's fields: the object as a watch event carries it.
-fn with_type(rt: &ResourceType, item_json: &str) -> String {
-    let mut s = String::with_capacity(item_json.len() + 48);
-    s.push_str("{\"kind\":\"");
-    s.push_str(rt.kind);
-    s.push_str("\",\"apiVersion\":\"");
-    s.push_str(&rt.api_version());
-    s.push('"');
-    let rest = &item_json[1..];
-    if !rest.starts_with('}') {
-        s.push(',');
+/// The empty object of a kind as the watch cache builds a bookmark's (a typed object's
+/// zero-value fields included; `creationTimestamp` is a struct, so `null`), with
+/// `extra_meta` (e.g. annotations) after the resourceVersion.
+fn empty_object(rt: &ResourceType, rv: u64, annotations: Option<&str>) -> String {
+    let ann = annotations
+        .map(|a| format!(",\"annotations\":{a}"))
+        .unwrap_or_default();
+    if is_custom(rt) {
+        // Unstructured: a map, so keys are sorted and nothing is added.
+        return format!(
+            "{{\"apiVersion\":\"{}\",\"kind\":\"{}\",\"metadata\":{{{}\"resourceVersion\":\"{rv}\"}}}}",
+            rt.api_version(),
+            rt.kind,
+            annotations
+                .map(|a| format!("\"annotations\":{a},"))
+                .unwrap_or_default(),
+        );
     }
-    s.push_str(rest);
+    let rest = match rt.kind {
+        "Pod" => ",\"spec\":{\"containers\":null},\"status\":{}",
+        "Namespace" => ",\"spec\":{},\"status\":{}",
+        "Deployment" => ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{\"creationTimestamp\":null},\"spec\":{\"containers\":null}},\"strategy\":{}},\"status\":{}",
+        _ => "",
+    };
+    format!(
+        "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"creationTimestamp\":null{ann}}}{rest}}}",
+        rt.kind,
+        rt.api_version()
+    )
+}
+
+fn event_line(ty: &str, object_json: &str) -> Vec<u8> {
+    let mut s = Vec::with_capacity(object_json.len() + 32);
+    s.extend_from_slice(b"{\"type\":\"");
+    s.extend_from_slice(ty.as_bytes());
+    s.extend_from_slice(b"\",\"object\":");
+    s.extend_from_slice(object_json.as_bytes());
+    s.extend_from_slice(b"}\n");
     s
-}
-
-fn event_line(ty: &str, rt: &ResourceType, item_json: &str) -> Vec<u8> {
-    let mut s = String::with_capacity(item_json.len() + 80);
-    s.push_str("{\"type\":\"");
-    s.push_str(ty);
-    s.push_str("\",\"object\":");
-    s.push_str(&with_type(rt, item_json));
-    s.push_str("}\n");
-    s.into_bytes()
 }
 
 fn error_line(status_json: &str) -> Vec<u8> {
     format!("{{\"type\":\"ERROR\",\"object\":{status_json}}}\n").into_bytes()
 }
 
-/// A periodic bookmark (with the zero-value fields a real server adds).
+/// A periodic bookmark: the kind's empty object at `rv`.
 fn bookmark_line(rt: &ResourceType, rv: u64) -> Vec<u8> {
-    let extra = if rt.kind == "Pod" {
-        ",\"spec\":{\"containers\":null},\"status\":{}"
-    } else {
-        ""
-    };
     format!(
-        "{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"creationTimestamp\":null}}{extra}}}}}\n",
-        rt.kind,
-        rt.api_version()
+        "{{\"type\":\"BOOKMARK\",\"object\":{}}}\n",
+        empty_object(rt, rv, None)
     )
     .into_bytes()
 }
 
-/// The initial-events-end bookmark, exactly as protocol.md shows it.
+/// The initial-events-end bookmark: the kind's empty object with the annotation
+/// (`staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go` builds it with `newFunc()`).
 fn end_bookmark_line(rt: &ResourceType, rv: u64) -> Vec<u8> {
     format!(
-        "{{\"type\":\"BOOKMARK\",\"object\":{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{rv}\",\"annotations\":{{\"k8s.io/initial-events-end\":\"true\"}}}}}}}}\n",
-        rt.kind,
-        rt.api_version()
+        "{{\"type\":\"BOOKMARK\",\"object\":{}}}\n",
+        empty_object(rt, rv, Some("{\"k8s.io/initial-events-end\":\"true\"}"))
     )
     .into_bytes()
 }
 
-fn with_rv(obj: &Obj, rv: u64) -> Obj {
-    let mut o = obj.clone();
-    o.rv = rv;
-    if let Ok(mut v) = serde_json::from_str::<Value>(&obj.json) {
-        if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
-            m.insert("resourceVersion".into(), Value::String(rv.to_string()));
-        }
-        o.json = v.to_string();
-    }
-    o
-}
-
-fn continue_token(rv: u64, start: &str) -> String {
+fn continue_token(rv: i64, start: &str) -> String {
     let j = format!(
         "{{\"v\":\"meta.k8s.io/v1\",\"rv\":{rv},\"start\":{}}}",
         json_str(start)
@@ -437,14 +487,17 @@ fn continue_token(rv: u64, start: &str) -> String {
     b64url_encode(j.as_bytes())
 }
 
-fn parse_continue(tok: &str) -> Result<(u64, String), String> {
+/// (version, start key) of a continue token; version -1 is "the current one" (a token
+/// handed out with an expired continue's 410).
+fn parse_continue(tok: &str) -> Result<(i64, String), String> {
     let bytes = b64url_decode(tok).ok_or("illegal base64 data")?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
     if v["v"] != "meta.k8s.io/v1" {
         return Err("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into());
     }
     let rv = v["rv"]
-        .as_u64()
+        .as_i64()
+        .filter(|rv| *rv != 0)
         .ok_or("continue key is not valid: incorrect encoded start resourceVersion")?;
     let start = v["start"]
         .as_str()
@@ -466,7 +519,9 @@ impl Cluster {
             rng,
             now_ms: 0,
             rv: 1,
-            stores: vec![BTreeMap::new(); resources::ALL.len()],
+            stores: vec![Tree::new(); resources::ALL.len()],
+            snapshots: BTreeMap::new(),
+            snapshot_order: VecDeque::new(),
             history: VecDeque::new(),
             compacted_rv: 1,
             restart_floor: 1,
@@ -477,6 +532,11 @@ impl Cluster {
             lag,
             watches: HashMap::new(),
             next_watch: 1,
+            namespaces: HashMap::new(),
+            finalizing: BTreeMap::new(),
+            next_finalize: 0,
+            rendered: HashMap::new(),
+            rendered_order: VecDeque::new(),
         }
     }
 
@@ -518,6 +578,22 @@ impl Cluster {
         self.stores[resources::index_of(&rt)].len()
     }
 
+    /// Whether objects of `rt` changed after version `rv` (within the retained history;
+    /// true if that history is gone).
+    pub fn changed_since(&self, rt: ResourceType, rv: u64) -> bool {
+        let res = resources::index_of(&rt);
+        if rv < self.compacted_rv && rv < self.rv {
+            return true;
+        }
+        let first = self.history.partition_point(|c| c.rv <= rv);
+        self.history.range(first..).any(|c| c.res == res)
+    }
+
+    /// Number of list snapshots held (for tests and benches).
+    pub fn snapshot_count(&self) -> usize {
+        self.snapshots.len()
+    }
+
     /// Replaces the fault plan (scheduled actions already past are not replayed).
     pub fn set_faults(&mut self, faults: FaultPlan) {
         self.lag = faults.lag;
@@ -530,7 +606,8 @@ impl Cluster {
         self.lag = lag;
     }
 
-    /// Runs what is due at `now_ms`: scheduled compactions and scripted fault actions.
+    /// Runs what is due at `now_ms`: scheduled compactions, scripted fault actions, and
+    /// graceful deletions whose grace period is over.
     pub fn advance(&mut self, now_ms: u64) {
         if now_ms < self.now_ms {
             return;
@@ -550,7 +627,42 @@ impl Cluster {
             match a {
                 Action::Compact => self.compact_now(),
                 Action::Restart => self.restart(),
+                Action::Silent => {
+                    for w in self.watches.values_mut() {
+                        w.silent_at = Some(w.silent_at.map_or(t, |s| s.min(t)));
+                    }
+                }
             }
+        }
+        self.drop_snapshots();
+        while let Some(entry) = self.finalizing.first_entry() {
+            if entry.key().0 > now_ms {
+                break;
+            }
+            let (at, _) = *entry.key();
+            let (res, ns, name, uid) = entry.remove();
+            self.finish_deletion(res, &ns, &name, &uid, at.max(self.now_ms));
+        }
+    }
+
+    /// Removes an object whose graceful deletion is over (unless it is gone already or
+    /// a new object has its name).
+    fn finish_deletion(&mut self, res: usize, ns: &str, name: &str, uid: &str, at_ms: u64) {
+        let still = self.stores[res]
+            .get(Key::new(ns, name))
+            .is_some_and(|o| o.deleting() && o.uid() == uid);
+        if still {
+            let _ = self.delete_now(res, ns, name, at_ms);
+        }
+    }
+
+    /// Ends every graceful deletion under way now (their objects are DELETED), as if
+    /// every grace period were over: for a test that needs the server quiet.
+    pub fn finish_graceful_deletions(&mut self, now_ms: u64) {
+        self.advance(now_ms);
+        let due = std::mem::take(&mut self.finalizing);
+        for (res, ns, name, uid) in due.into_values() {
+            self.finish_deletion(res, &ns, &name, &uid, self.now_ms);
         }
     }
 
@@ -566,6 +678,9 @@ impl Cluster {
         {
             self.history.pop_front();
         }
+        let floor = self.compacted_rv;
+        self.snapshots.retain(|(_, rv), _| *rv >= floor);
+        self.snapshot_order.retain(|(_, (_, rv))| *rv >= floor);
     }
 
     /// Compacts all history now: older versions and outstanding continue tokens expire.
@@ -606,6 +721,9 @@ impl Cluster {
             "the apiserver's own write failed: {written:?}"
         );
         self.restart_floor = self.rv;
+        // The new watch cache has no snapshots.
+        self.snapshots.clear();
+        self.snapshot_order.clear();
     }
 
     fn served_rv(&self, lagging: bool) -> u64 {
@@ -613,6 +731,15 @@ impl Cluster {
             (true, Some(l)) => self.rv.saturating_sub(l).max(self.compacted_rv),
             _ => self.rv,
         }
+    }
+
+    fn intern(&mut self, ns: &str) -> Arc<str> {
+        if let Some(a) = self.namespaces.get(ns) {
+            return a.clone();
+        }
+        let a: Arc<str> = ns.into();
+        self.namespaces.insert(ns.into(), a.clone());
+        a
     }
 
     // ---------------------------------------------------------------- mutations
@@ -667,49 +794,28 @@ impl Cluster {
             String::new()
         };
         let uid = match keep {
-            Some(k) => k.uid.clone(),
+            Some(k) => k.uid().into_owned(),
             None => self.rng.uuid(),
         };
         meta.insert("uid".into(), Value::String(uid.clone()));
-        meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
+        meta.remove("resourceVersion");
         let created = match keep {
-            Some(k) => k.created.clone(),
+            Some(k) => k.created(),
             None => timestamp(now_ms),
         };
         meta.insert("creationTimestamp".into(), Value::String(created.clone()));
-        let labels: Vec<(String, String)> = meta
-            .get("labels")
-            .and_then(Value::as_object)
-            .map(|l| {
-                l.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let phase = if rt.kind == "Pod" {
-            m.get("status")
-                .and_then(|s| s.get("phase"))
-                .and_then(Value::as_str)
-                .map(String::from)
-        } else {
-            None
-        };
+        let body = json_body(rt, &v, &uid, &created);
         Ok(Obj {
-            namespace,
-            name,
-            uid,
+            namespace: self.intern(&namespace),
+            name: name.into_boxed_str(),
             rv,
-            labels,
-            phase,
-            created,
-            json: v.to_string(),
+            body: Body::Json(Box::new(body)),
         })
     }
 
     fn record(
         &mut self,
         res: usize,
-        key: String,
         kind: ChangeKind,
         obj: Arc<Obj>,
         old: Option<Arc<Obj>>,
@@ -719,7 +825,6 @@ impl Cluster {
             rv: obj.rv,
             at_ms: now_ms.max(self.now_ms),
             res,
-            key,
             kind,
             obj,
             old,
@@ -728,11 +833,32 @@ impl Cluster {
 
     fn objref(o: &Obj) -> ObjRef {
         ObjRef {
-            namespace: o.namespace.clone(),
-            name: o.name.clone(),
-            uid: o.uid.clone(),
+            namespace: o.namespace.to_string(),
+            name: o.name.to_string(),
+            uid: o.uid().into_owned(),
             resource_version: o.rv,
         }
+    }
+
+    /// Stores a new object made at version `self.rv + 1`.
+    fn insert_new(&mut self, res: usize, o: Obj, now_ms: u64) -> Result<ObjRef, MutationError> {
+        if self.stores[res].get(o.key()).is_some() {
+            return Err(MutationError::AlreadyExists);
+        }
+        self.rv += 1;
+        let o = Arc::new(o);
+        self.stores[res].insert(o.clone());
+        self.record(res, ChangeKind::Added, o.clone(), None, now_ms);
+        Ok(Self::objref(&o))
+    }
+
+    /// Replaces the object at `o`'s key with `o` (made at version `self.rv + 1`).
+    fn replace(&mut self, res: usize, o: Obj, now_ms: u64) -> ObjRef {
+        self.rv += 1;
+        let o = Arc::new(o);
+        let old = self.stores[res].insert(o.clone());
+        self.record(res, ChangeKind::Modified, o.clone(), old, now_ms);
+        Self::objref(&o)
     }
 
     /// Creates an object (`kind`/`apiVersion` optional; `metadata.name` or `generateName`
@@ -746,15 +872,63 @@ impl Cluster {
         self.advance(now_ms);
         let res = resources::index_of(&rt);
         let o = self.build_obj(&rt, obj, self.rv + 1, None, now_ms)?;
-        let key = key_of(&o.namespace, &o.name);
-        if self.stores[res].contains_key(&key) {
-            return Err(MutationError::AlreadyExists);
+        self.insert_new(res, o, now_ms)
+    }
+
+    /// Creates a pod from its compact state (the workload's pods): same list/watch
+    /// behaviour as any pod, a fraction of the memory.
+    pub fn create_pod(&mut self, state: PodState, now_ms: u64) -> Result<ObjRef, MutationError> {
+        self.advance(now_ms);
+        let res = resources::index_of(&resources::PODS);
+        let ns = self.intern(&state.deploy.namespace);
+        let o = Obj {
+            namespace: ns,
+            name: state.name().into_boxed_str(),
+            rv: self.rv + 1,
+            body: Body::Pod(Arc::new(state)),
+        };
+        self.insert_new(res, o, now_ms)
+    }
+
+    /// The compact state of a pod made by [`Cluster::create_pod`] (None if absent or
+    /// stored as JSON).
+    pub fn pod_state(&self, namespace: &str, name: &str) -> Option<&PodState> {
+        let res = resources::index_of(&resources::PODS);
+        match &self.stores[res].get(Key::new(namespace, name))?.body {
+            Body::Pod(p) => Some(p),
+            Body::Json(_) => None,
         }
-        self.rv += 1;
-        let o = Arc::new(o);
-        self.stores[res].insert(key.clone(), o.clone());
-        self.record(res, key, ChangeKind::Added, o.clone(), None, now_ms);
-        Ok(Self::objref(&o))
+    }
+
+    /// Changes a pod created by [`Cluster::create_pod`] with `f` (an update). Refused for a
+    /// pod stored as JSON, or one being deleted.
+    pub fn update_pod(
+        &mut self,
+        namespace: &str,
+        name: &str,
+        now_ms: u64,
+        f: impl FnOnce(&mut PodState),
+    ) -> Result<ObjRef, MutationError> {
+        self.advance(now_ms);
+        let res = resources::index_of(&resources::PODS);
+        let old = self.stores[res]
+            .get(Key::new(namespace, name))
+            .cloned()
+            .ok_or(MutationError::NotFound)?;
+        let Body::Pod(p) = &old.body else {
+            return Err(MutationError::Invalid("not a generated pod".into()));
+        };
+        if p.deletion.is_some() {
+            return Err(MutationError::Invalid("the pod is being deleted".into()));
+        }
+        let mut state = (**p).clone();
+        f(&mut state);
+        let o = Obj {
+            rv: self.rv + 1,
+            body: Body::Pod(Arc::new(state)),
+            ..(*old).clone()
+        };
+        Ok(self.replace(res, o, now_ms))
     }
 
     /// Replaces an existing object (uid and creationTimestamp are kept).
@@ -772,16 +946,12 @@ impl Cluster {
             ""
         };
         let name = obj["metadata"]["name"].as_str().unwrap_or("");
-        let key = key_of(ns, name);
         let old = self.stores[res]
-            .get(&key)
+            .get(Key::new(ns, name))
             .cloned()
             .ok_or(MutationError::NotFound)?;
-        let o = Arc::new(self.build_obj(&rt, obj, self.rv + 1, Some(&old), now_ms)?);
-        self.rv += 1;
-        self.stores[res].insert(key.clone(), o.clone());
-        self.record(res, key, ChangeKind::Modified, o.clone(), Some(old), now_ms);
-        Ok(Self::objref(&o))
+        let o = self.build_obj(&rt, obj, self.rv + 1, Some(&old), now_ms)?;
+        Ok(self.replace(res, o, now_ms))
     }
 
     /// Changes an existing object in place with `f` (a read-modify-write update).
@@ -807,7 +977,8 @@ impl Cluster {
         self.update(rt, v, now_ms)
     }
 
-    /// Deletes an object; watchers get DELETED with its last state at the deletion's version.
+    /// Deletes an object at once (`--grace-period=0 --force`); watchers get DELETED with
+    /// its last state at the deletion's version.
     pub fn delete(
         &mut self,
         rt: ResourceType,
@@ -817,21 +988,78 @@ impl Cluster {
     ) -> Result<ObjRef, MutationError> {
         self.advance(now_ms);
         let res = resources::index_of(&rt);
-        let key = key_of(if rt.namespaced { namespace } else { "" }, name);
+        let ns = if rt.namespaced { namespace } else { "" };
+        self.delete_now(res, ns, name, now_ms)
+    }
+
+    fn delete_now(
+        &mut self,
+        res: usize,
+        namespace: &str,
+        name: &str,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
         let old = self.stores[res]
-            .remove(&key)
+            .remove(Key::new(namespace, name))
             .ok_or(MutationError::NotFound)?;
         self.rv += 1;
-        let gone = Arc::new(with_rv(&old, self.rv));
-        self.record(
-            res,
-            key,
-            ChangeKind::Deleted,
-            gone.clone(),
-            Some(old),
-            now_ms,
-        );
+        let gone = Arc::new(old.at_rv(self.rv));
+        self.record(res, ChangeKind::Deleted, gone.clone(), Some(old), now_ms);
         Ok(Self::objref(&gone))
+    }
+
+    /// Deletes gracefully, as a pod's delete does: the object gets `deletionTimestamp`
+    /// (now + grace) and `deletionGracePeriodSeconds` (a MODIFIED; kubectl shows
+    /// Terminating), and is removed (DELETED) once the grace period is over. Its name
+    /// stays taken until then. Grace 0 deletes at once. Deleting an object already being
+    /// deleted changes nothing.
+    pub fn delete_graceful(
+        &mut self,
+        rt: ResourceType,
+        namespace: &str,
+        name: &str,
+        grace_s: u64,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
+        if grace_s == 0 {
+            return self.delete(rt, namespace, name, now_ms);
+        }
+        self.advance(now_ms);
+        let res = resources::index_of(&rt);
+        let ns = if rt.namespaced { namespace } else { "" };
+        let old = self.stores[res]
+            .get(Key::new(ns, name))
+            .cloned()
+            .ok_or(MutationError::NotFound)?;
+        if old.deleting() {
+            return Ok(Self::objref(&old));
+        }
+        let until = self.now_ms + grace_s * 1000;
+        let o = match &old.body {
+            Body::Pod(p) => {
+                let mut state = (**p).clone();
+                state.deletion = Some((until, grace_s as u32));
+                Obj {
+                    rv: self.rv + 1,
+                    body: Body::Pod(Arc::new(state)),
+                    ..(*old).clone()
+                }
+            }
+            Body::Json(_) => {
+                let mut v: Value = serde_json::from_str(&old.to_json(None))
+                    .map_err(|e| MutationError::Invalid(e.to_string()))?;
+                v["metadata"]["deletionTimestamp"] = Value::String(timestamp(until));
+                v["metadata"]["deletionGracePeriodSeconds"] = Value::from(grace_s);
+                self.build_obj(&rt, v, self.rv + 1, Some(&old), now_ms)?
+            }
+        };
+        let r = self.replace(res, o, now_ms);
+        self.next_finalize += 1;
+        self.finalizing.insert(
+            (until, self.next_finalize),
+            (res, ns.to_string(), name.to_string(), r.uid.clone()),
+        );
+        Ok(r)
     }
 
     /// Deletes and creates again with the same name and content, and a new uid.
@@ -852,17 +1080,17 @@ impl Cluster {
     /// The current object as JSON (item form, no kind/apiVersion).
     pub fn get_value(&self, rt: ResourceType, namespace: &str, name: &str) -> Option<Value> {
         let res = resources::index_of(&rt);
-        let key = key_of(if rt.namespaced { namespace } else { "" }, name);
+        let ns = if rt.namespaced { namespace } else { "" };
         self.stores[res]
-            .get(&key)
-            .and_then(|o| serde_json::from_str(&o.json).ok())
+            .get(Key::new(ns, name))
+            .and_then(|o| serde_json::from_str(&o.to_json(None)).ok())
     }
 
     /// Names (namespace, name) of the current objects of a type, in key order.
     pub fn names(&self, rt: ResourceType) -> Vec<(String, String)> {
         self.stores[resources::index_of(&rt)]
-            .values()
-            .map(|o| (o.namespace.clone(), o.name.clone()))
+            .iter()
+            .map(|o| (o.namespace.to_string(), o.name.to_string()))
             .collect()
     }
 
@@ -876,7 +1104,7 @@ impl Cluster {
     ) -> Result<Vec<(String, String, String, String)>, String> {
         let q = Self::truth_query(collection_path, label_selector, field_selector)?;
         Ok(self.stores[q.res]
-            .values()
+            .iter()
             .filter(|o| q.matches(o))
             .map(|o| Self::truth_entry(o))
             .collect())
@@ -899,14 +1127,12 @@ impl Cluster {
             ));
         }
         let q = Self::truth_query(collection_path, label_selector, field_selector)?;
-        let mut out = Vec::new();
-        self.visit_at(&q, rv, None, |o| {
-            if q.matches(o) {
-                out.push(Self::truth_entry(o));
-            }
-            true
-        });
-        Ok(out)
+        Ok(self
+            .store_at(q.res, rv)
+            .iter()
+            .filter(|o| q.matches(o))
+            .map(|o| Self::truth_entry(o))
+            .collect())
     }
 
     fn truth_query(
@@ -923,85 +1149,95 @@ impl Cluster {
             res: resources::index_of(&rt),
             namespace,
             labels: LabelSelector::parse(label_selector)?,
-            fields: FieldSelector::parse(field_selector, rt.kind == "Pod")?,
+            fields: FieldSelector::parse(field_selector, &rt)?,
+            rt,
         })
     }
 
     fn truth_entry(o: &Obj) -> (String, String, String, String) {
         (
-            o.namespace.clone(),
-            o.name.clone(),
-            o.uid.clone(),
+            o.namespace.to_string(),
+            o.name.to_string(),
+            o.uid().into_owned(),
             o.rv.to_string(),
         )
     }
 
     // ---------------------------------------------------------------- reads
 
-    /// Visits objects of `q.res` as of version `rv` (must be >= compacted), in key order,
-    /// starting after `after`. `f` returns false to stop.
-    fn visit_at(
-        &self,
-        q: &Query,
-        rv: u64,
-        after: Option<&str>,
-        mut f: impl FnMut(&Arc<Obj>) -> bool,
-    ) {
-        let store = &self.stores[q.res];
-        // State at rv for keys changed since: the `old` of the first change after rv.
-        let mut overlay: BTreeMap<&str, Option<&Arc<Obj>>> = BTreeMap::new();
-        if rv < self.rv {
-            let first = self.history.partition_point(|c| c.rv <= rv);
-            for c in self.history.range(first..) {
-                if c.res == q.res {
-                    overlay.entry(c.key.as_str()).or_insert(c.old.as_ref());
+    /// The store of resource `res` as of version `rv` (>= compacted): the current one, a
+    /// snapshot, or one rebuilt by undoing the history after `rv` (from the nearest newer
+    /// snapshot if there is one).
+    fn store_at(&self, res: usize, rv: u64) -> Store {
+        if rv >= self.rv {
+            return self.stores[res].clone();
+        }
+        if let Some(t) = self.snapshots.get(&(res, rv)) {
+            return t.clone();
+        }
+        let (mut t, upto) = match self.snapshots.range((res, rv)..(res, u64::MAX)).next() {
+            Some(((_, srv), t)) => (t.clone(), *srv),
+            None => (self.stores[res].clone(), self.rv),
+        };
+        let first = self.history.partition_point(|c| c.rv <= rv);
+        let last = self.history.partition_point(|c| c.rv <= upto);
+        for c in self.history.range(first..last).rev() {
+            if c.res != res {
+                continue;
+            }
+            match &c.old {
+                Some(o) => {
+                    t.insert(o.clone());
+                }
+                None => {
+                    t.remove(c.obj.key());
                 }
             }
         }
-        let prefix = q.namespace.as_ref().map(|ns| format!("{ns}/"));
-        let lower: Bound<&str> = match (after, prefix.as_deref()) {
-            (Some(a), Some(p)) if a >= p => Bound::Excluded(a),
-            (Some(a), None) => Bound::Excluded(a),
-            (_, Some(p)) => Bound::Included(p),
-            (None, None) => Bound::Unbounded,
-        };
-        let mut s = store.range::<str, _>((lower, Bound::Unbounded)).peekable();
-        let mut ov = overlay
-            .range::<&str, _>((lower.map(|x| x), Bound::Unbounded))
-            .peekable();
-        loop {
-            let next_store = s.peek().map(|(k, _)| k.as_str());
-            let next_ov = ov.peek().map(|(k, _)| **k);
-            let (key, obj): (&str, Option<&Arc<Obj>>) = match (next_store, next_ov) {
-                (None, None) => break,
-                (Some(a), Some(b)) if a == b => {
-                    s.next();
-                    let (k, v) = ov.next().unwrap_or((&"", &None));
-                    (*k, *v)
-                }
-                (Some(a), Some(b)) if b < a => {
-                    let (k, v) = ov.next().unwrap_or((&"", &None));
-                    (*k, *v)
-                }
-                (Some(_), _) => {
-                    let (k, v) = s.next().unwrap_or_else(|| unreachable!());
-                    (k.as_str(), Some(v))
-                }
-                (None, Some(_)) => {
-                    let (k, v) = ov.next().unwrap_or((&"", &None));
-                    (*k, *v)
-                }
-            };
-            if let Some(p) = prefix.as_deref() {
-                if !key.starts_with(p) {
-                    break;
-                }
+        t
+    }
+
+    /// The JSON of a change's object as watch events carry it (`old`: the state before
+    /// the change, at the change's version), written once for all watches.
+    fn rendered(&mut self, rt: &ResourceType, rv: u64, obj: &Obj, old: bool) -> Arc<str> {
+        if let Some(j) = self.rendered.get(&(rv, old)) {
+            return j.clone();
+        }
+        let json: Arc<str> = if old {
+            obj.at_rv(rv).to_json(Some(rt))
+        } else {
+            obj.to_json(Some(rt))
+        }
+        .into();
+        self.rendered.insert((rv, old), json.clone());
+        self.rendered_order.push_back((rv, old));
+        while self.rendered_order.len() > RENDERED_CACHE {
+            if let Some(k) = self.rendered_order.pop_front() {
+                self.rendered.remove(&k);
             }
-            if let Some(o) = obj {
-                if q.matches(o) && !f(o) {
-                    break;
-                }
+        }
+        json
+    }
+
+    /// Keeps a snapshot of `store` as of `rv` for the pages after this one.
+    fn keep_snapshot(&mut self, res: usize, rv: u64, store: &Store) {
+        if self.snapshots.contains_key(&(res, rv)) {
+            return;
+        }
+        self.snapshots.insert((res, rv), store.clone());
+        self.snapshot_order.push_back((self.now_ms, (res, rv)));
+        self.drop_snapshots();
+    }
+
+    /// Drops the snapshots past the count or the age the server keeps.
+    fn drop_snapshots(&mut self) {
+        let now = self.now_ms;
+        while let Some(&(at, k)) = self.snapshot_order.front() {
+            if self.snapshot_order.len() <= MAX_SNAPSHOTS && at + SNAPSHOT_TTL_MS > now {
+                break;
             }
+            self.snapshot_order.pop_front();
+            self.snapshots.remove(&k);
         }
     }
 
@@ -1046,9 +1282,10 @@ impl Cluster {
         }
         let q = match (
             LabelSelector::parse(&o.labels),
-            FieldSelector::parse(&o.fields, rt.kind == "Pod"),
+            FieldSelector::parse(&o.fields, &rt),
         ) {
             (Ok(labels), Ok(fields)) => Query {
+                rt,
                 res: resources::index_of(&rt),
                 namespace,
                 labels,
@@ -1078,10 +1315,18 @@ impl Cluster {
         let (p429, p500, p503, phtml, ra) = (f.err429, f.err500, f.err503, f.html, f.retry_after);
         let ra_s = ra.to_string();
         if self.rng.chance(p429) {
-            return Some(
-                Response::json(429, status::too_many_requests(ra))
-                    .with_header("Retry-After", &ra_s),
-            );
+            // The priority-and-fairness (and max-in-flight) filter's answer, not a Status:
+            // `tooManyRequests` in staging/src/k8s.io/apiserver/pkg/server/filters/
+            // maxinflight.go writes it with Go's http.Error.
+            return Some(Response {
+                status: 429,
+                headers: vec![
+                    ("Retry-After".into(), ra_s),
+                    ("Content-Type".into(), "text/plain; charset=utf-8".into()),
+                    ("X-Content-Type-Options".into(), "nosniff".into()),
+                ],
+                body: status::TOO_MANY_REQUESTS_TEXT.as_bytes().to_vec(),
+            });
         }
         if self.rng.chance(p500) {
             return Some(
@@ -1113,6 +1358,12 @@ impl Cluster {
                     errs.push(FieldError::forbidden(
                         "resourceVersionMatch",
                         "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                    ));
+                }
+                if !o.bookmarks {
+                    errs.push(FieldError::forbidden(
+                        "allowWatchBookmarks",
+                        "sendInitialEvents requires setting allowWatchBookmarks to true",
                     ));
                 }
                 if self.cfg.streaming_lists == StreamingLists::Rejected {
@@ -1182,9 +1433,9 @@ impl Cluster {
     }
 
     fn get_object(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Response {
-        let key = key_of(namespace.unwrap_or(""), name);
-        match self.stores[resources::index_of(rt)].get(&key) {
-            Some(o) => Response::json(200, with_type(rt, &o.json)),
+        let k = Key::new(namespace.unwrap_or(""), name);
+        match self.stores[resources::index_of(rt)].get(k) {
+            Some(o) => Response::json(200, o.to_json(Some(rt))),
             None => Response::json(
                 404,
                 status::not_found_object(&rt.qualified(), rt.group, rt.plural, name),
@@ -1222,8 +1473,13 @@ impl Cluster {
                     ))
                 }
             };
+            // -1: the token of an expired continue, an inconsistent list from the newest.
+            let rv = u64::try_from(rv).unwrap_or(self.rv);
             if rv < self.compacted_rv {
-                let fresh = continue_token(self.rv, &start);
+                // The etcd3 store's answer to a compacted continue: a fresh token for the
+                // same key at version -1 (staging/src/k8s.io/apiserver/pkg/storage/etcd3/
+                // store.go, handleCompactedErrorForPaging).
+                let fresh = continue_token(-1, &start);
                 return Reply::Response(Response::json(410, status::continue_expired(&fresh)));
             }
             if rv > self.rv {
@@ -1267,51 +1523,68 @@ impl Cluster {
                 (served, None)
             }
         };
-        let mut items: Vec<&str> = Vec::new();
-        let mut more = false;
-        let mut remaining = 0u64;
-        let mut last_key = String::new();
-        let count_remaining = q.selectors_empty();
-        let mut held: Vec<Arc<Obj>> = Vec::new();
-        self.visit_at(&q, list_rv, after.as_deref(), |obj| {
-            if limit == 0 || (held.len() as u64) < limit {
-                held.push(obj.clone());
-                true
-            } else {
-                more = true;
-                remaining += 1;
-                count_remaining
-            }
+        let store = self.store_at(q.res, list_rv);
+        let (lo, hi) = q.range();
+        let lower = match (after.as_deref(), lo.as_deref()) {
+            (Some(a), Some(p)) if a >= p => Bound::Excluded(Key::raw(a)),
+            (Some(a), None) => Bound::Excluded(Key::raw(a)),
+            (_, Some(p)) => Bound::Included(Key::raw(p)),
+            (None, None) => Bound::Unbounded,
+        };
+        let upper = hi.as_deref().map(Key::raw);
+        let typed = is_custom(&rt).then_some(&rt);
+        let mut body = String::with_capacity(4096);
+        body.push_str("{\"kind\":\"");
+        body.push_str(rt.list_kind);
+        body.push_str("\",\"apiVersion\":\"");
+        body.push_str(&rt.api_version());
+        body.push_str("\",\"metadata\":{\"resourceVersion\":\"");
+        body.push_str(&list_rv.to_string());
+        body.push('"');
+        let mut items = String::with_capacity(if limit > 0 {
+            limit as usize * 4300
+        } else {
+            4096
         });
-        if let Some(last) = held.last() {
-            last_key = key_of(&last.namespace, &last.name);
+        let mut count = 0u64;
+        let mut last: Option<&Arc<Obj>> = None;
+        for obj in store.iter_from(lower) {
+            if upper.is_some_and(|u| obj.key().cmp_key(&u).is_ge()) {
+                break;
+            }
+            if limit > 0 && count >= limit {
+                break;
+            }
+            if !q.matches(obj) {
+                continue;
+            }
+            if count > 0 {
+                items.push(',');
+            }
+            obj.write_json(&mut items, typed);
+            count += 1;
+            last = Some(obj);
         }
-        for h in &held {
-            items.push(&h.json);
-        }
-        let mut body =
-            String::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 160);
-        body.push_str(&format!(
-            "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{list_rv}\"",
-            rt.list_kind,
-            rt.api_version()
-        ));
-        if more {
-            body.push_str(&format!(
-                ",\"continue\":\"{}\"",
-                continue_token(list_rv, &format!("{last_key}\0"))
-            ));
-            if count_remaining {
-                body.push_str(&format!(",\"remainingItemCount\":{remaining}"));
+        if let (true, Some(last)) = (limit > 0 && count >= limit, last) {
+            // More if any key of the range follows the last item (as the apiserver's
+            // `hasMore`): a rank difference, not a walk over the rest.
+            let rest = store.count_range(
+                Bound::Excluded(last.key()),
+                upper.map_or(Bound::Unbounded, Bound::Excluded),
+            );
+            if rest > 0 {
+                let last_key = last.key().joined();
+                body.push_str(",\"continue\":\"");
+                body.push_str(&continue_token(list_rv as i64, &format!("{last_key}\0")));
+                body.push('"');
+                if q.selectors_empty() {
+                    body.push_str(&format!(",\"remainingItemCount\":{rest}"));
+                }
+                self.keep_snapshot(q.res, list_rv, &store);
             }
         }
         body.push_str("},\"items\":[");
-        for (i, it) in items.iter().enumerate() {
-            if i > 0 {
-                body.push(',');
-            }
-            body.push_str(it);
-        }
+        body.push_str(&items);
         body.push_str("]}");
         Reply::Response(Response::json(200, body))
     }
@@ -1324,9 +1597,11 @@ impl Cluster {
         let lagging =
             !consistent && self.lag.is_some() && self.rng.chance(self.cfg.faults.lag_chance);
         let served = self.served_rv(lagging);
+        // No timeout (or 0): the server's own, MinRequestTimeout (1800 s) times a random
+        // factor in [1, 2) (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go).
         let timeout_ms = match o.timeout {
-            Some(t) => t * 1000,
-            None => self.rng.range(1800, 3600) * 1000,
+            Some(t) if t > 0 => t * 1000,
+            _ => self.rng.range(1800, 3599) * 1000,
         };
         let f = self.cfg.faults.clone();
         let mut w = Watch {
@@ -1334,7 +1609,7 @@ impl Cluster {
             cursor: served,
             start_rv: served,
             wait_until_rv: None,
-            initial: VecDeque::new(),
+            initial: None,
             end_bookmark: false,
             deadline_ms: now_ms + timeout_ms,
             bookmarks: o.bookmarks && !self.rng.chance(f.no_bookmarks),
@@ -1342,11 +1617,14 @@ impl Cluster {
             final_bookmark_done: false,
             lagging,
             error_at: None,
+            rng: Rng::new(self.rng.next_u64()),
             cut_at: None,
             bytes_sent: 0,
             malformed_at: None,
             events_made: 0,
             split: self.rng.chance(f.split),
+            proxy_cut: None,
+            silent_at: None,
             pending: VecDeque::new(),
             next_drip_ms: now_ms,
             finish: None,
@@ -1360,16 +1638,28 @@ impl Cluster {
         if self.rng.chance(f.malformed) {
             w.malformed_at = Some(self.rng.below(20));
         }
-        let synthetic = |this: &Self, w: &mut Watch, at: u64| {
-            let mut v = VecDeque::new();
-            this.visit_at(&w.q, at, None, |obj| {
-                v.push_back(obj.clone());
-                true
-            });
-            w.initial = v;
-            w.cursor = at;
-            w.start_rv = at;
-        };
+        if let Some(every) = f.proxy_cut_every_ms {
+            // About `every` of life, ± 50%.
+            let life = every / 2 + self.rng.below(every.max(1));
+            let style = match self.rng.below(3) {
+                0 => CutStyle::MidDocument,
+                1 => CutStyle::HtmlPage,
+                _ => CutStyle::TruncatedLine,
+            };
+            w.proxy_cut = Some((now_ms + life, style));
+        }
+        if self.rng.chance(f.silent) {
+            w.silent_at = Some(now_ms + self.rng.below(f.silent_within_ms.max(1)));
+        }
+        if self
+            .cfg
+            .faults
+            .at
+            .iter()
+            .any(|(t, a)| *a == Action::Silent && *t <= now_ms)
+        {
+            w.silent_at = Some(now_ms);
+        }
         let explicit = !o.rv.is_empty() && o.rv != "0";
         let n = if explicit {
             match Self::parse_rv(&o.rv) {
@@ -1378,6 +1668,14 @@ impl Cluster {
             }
         } else {
             None
+        };
+        let synthetic = |this: &Self, w: &mut Watch, at: u64| {
+            w.initial = Some(Initial {
+                tree: this.store_at(w.q.res, at),
+                after: None,
+            });
+            w.cursor = at;
+            w.start_rv = at;
         };
         if streaming {
             // Streaming list: state not older than N (or current), ADDED for each, then the end bookmark.
@@ -1432,8 +1730,21 @@ impl Cluster {
         if w.killed {
             return WatchOutput::Abort;
         }
+        if w.silent_at.is_some_and(|t| now_ms >= t) {
+            // Open, says nothing, never ends: only the client can give up on it.
+            self.watches.insert(id.0, w);
+            return WatchOutput::Pending {
+                wake_at_ms: now_ms + 3_600_000,
+            };
+        }
         if w.pending.is_empty() && w.finish.is_none() {
             self.produce(&mut w, now_ms);
+        }
+        if let Some((at, style)) = w.proxy_cut {
+            if now_ms >= at && w.finish.is_none() {
+                w.proxy_cut = None;
+                Self::proxy_cut(&mut w, style);
+            }
         }
         let out = self.deliver(&mut w, now_ms);
         match out {
@@ -1445,9 +1756,33 @@ impl Cluster {
         out
     }
 
+    /// A flaky proxy between client and server ends the response now: what it leaves in
+    /// the body, and how the body ends.
+    fn proxy_cut(w: &mut Watch, style: CutStyle) {
+        let next: Vec<u8> = w.pending.iter().flatten().copied().collect();
+        w.pending.clear();
+        let partial = |line: &[u8]| -> Vec<u8> {
+            if line.len() > 2 {
+                line[..line.len() / 2].to_vec()
+            } else {
+                b"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"".to_vec()
+            }
+        };
+        let (bytes, end) = match style {
+            CutStyle::MidDocument => (partial(&next), WatchOutput::Abort),
+            CutStyle::HtmlPage => (
+                status::HTML_ERROR_PAGE.as_bytes().to_vec(),
+                WatchOutput::Abort,
+            ),
+            CutStyle::TruncatedLine => (partial(&next), WatchOutput::End),
+        };
+        w.pending.push_back(bytes);
+        w.finish = Some(end);
+    }
+
     /// Fills `w.pending` with the chunks due now (or sets `w.finish`).
     fn produce(&mut self, w: &mut Watch, now_ms: u64) {
-        let rt = resources::ALL[w.q.res];
+        let rt = w.q.rt;
         if let Some((t, ref st)) = w.error_at {
             if now_ms >= t {
                 w.pending.push_back(error_line(st));
@@ -1460,13 +1795,36 @@ impl Cluster {
             return;
         }
         let mut lines: Vec<Vec<u8>> = Vec::new();
-        while lines.len() < MAX_EVENTS_PER_POLL {
-            let Some(o) = w.initial.pop_front() else {
-                break;
+        if let Some(init) = &mut w.initial {
+            let (lo, hi) = w.q.range();
+            let lower = match (init.after.as_deref(), lo.as_deref()) {
+                (Some(a), _) => Bound::Excluded(Key::raw(a)),
+                (None, Some(p)) => Bound::Included(Key::raw(p)),
+                (None, None) => Bound::Unbounded,
             };
-            lines.push(event_line("ADDED", &rt, &o.json));
+            let upper = hi.as_deref().map(Key::raw);
+            let mut done = true;
+            let mut last = None;
+            for o in init.tree.iter_from(lower) {
+                if upper.is_some_and(|u| o.key().cmp_key(&u).is_ge()) {
+                    break;
+                }
+                if lines.len() >= MAX_EVENTS_PER_POLL {
+                    done = false;
+                    break;
+                }
+                last = Some(o.key().joined());
+                if w.q.matches(o) {
+                    lines.push(event_line("ADDED", &o.to_json(Some(&rt))));
+                }
+            }
+            if done {
+                w.initial = None;
+            } else if let Some(k) = last {
+                init.after = Some(k);
+            }
         }
-        if w.initial.is_empty() {
+        if w.initial.is_none() {
             if w.end_bookmark {
                 w.end_bookmark = false;
                 lines.push(end_bookmark_line(&rt, w.cursor));
@@ -1485,8 +1843,10 @@ impl Cluster {
                     w.finish = Some(WatchOutput::End);
                 } else {
                     let start = (w.cursor + 1 - first_rv) as usize;
+                    // (event type, change version, the change's new state or its old one)
+                    let mut due: Vec<(&'static str, u64, Arc<Obj>, bool)> = Vec::new();
                     for c in self.history.range(start..) {
-                        if c.rv > served || lines.len() >= MAX_EVENTS_PER_POLL {
+                        if c.rv > served || lines.len() + due.len() >= MAX_EVENTS_PER_POLL {
                             break;
                         }
                         w.cursor = c.rv;
@@ -1495,27 +1855,26 @@ impl Cluster {
                         }
                         let now_m = w.q.matches(&c.obj);
                         let old_m = c.old.as_ref().is_some_and(|o| w.q.matches(o));
-                        match (c.kind, old_m, now_m) {
-                            (ChangeKind::Added, _, true) => {
-                                lines.push(event_line("ADDED", &rt, &c.obj.json))
-                            }
-                            (ChangeKind::Deleted, _, true) => {
-                                lines.push(event_line("DELETED", &rt, &c.obj.json))
-                            }
-                            (ChangeKind::Modified, true, true) => {
-                                lines.push(event_line("MODIFIED", &rt, &c.obj.json))
-                            }
-                            (ChangeKind::Modified, false, true) => {
-                                lines.push(event_line("ADDED", &rt, &c.obj.json))
-                            }
+                        let ty = match (c.kind, old_m, now_m) {
+                            (ChangeKind::Added, _, true) => "ADDED",
+                            (ChangeKind::Deleted, _, true) => "DELETED",
+                            (ChangeKind::Modified, true, true) => "MODIFIED",
+                            (ChangeKind::Modified, false, true) => "ADDED",
                             (ChangeKind::Modified, true, false) => {
-                                let prev = c.old.as_ref().map(|o| with_rv(o, c.rv));
-                                if let Some(p) = prev {
-                                    lines.push(event_line("DELETED", &rt, &p.json));
+                                // Out of the selection: DELETED with the last state it
+                                // matched, at this change's version.
+                                if let Some(p) = &c.old {
+                                    due.push(("DELETED", c.rv, p.clone(), true));
                                 }
+                                continue;
                             }
-                            _ => {}
-                        }
+                            _ => continue,
+                        };
+                        due.push((ty, c.rv, c.obj.clone(), false));
+                    }
+                    for (ty, rv, obj, old) in due {
+                        let json = self.rendered(&rt, rv, &obj, old);
+                        lines.push(event_line(ty, &json));
                     }
                 }
             }
@@ -1539,30 +1898,43 @@ impl Cluster {
                 }
             }
         }
+        let mut out: Vec<Vec<u8>> = Vec::new();
         for line in lines {
             if w.malformed_at == Some(w.events_made) {
-                w.pending.push_back(b"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\n".to_vec());
+                out.push(b"{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\n".to_vec());
                 w.finish = Some(WatchOutput::End);
-                return;
+                break;
             }
             w.events_made += 1;
             if w.split && line.len() > 1 {
-                let pieces = 1 + self.rng.below(3) as usize;
+                let pieces = 1 + w.rng.below(3) as usize;
                 let mut cuts: Vec<usize> = (0..pieces)
-                    .map(|_| 1 + self.rng.below(line.len() as u64 - 1) as usize)
+                    .map(|_| 1 + w.rng.below(line.len() as u64 - 1) as usize)
                     .collect();
                 cuts.sort_unstable();
                 cuts.dedup();
                 let mut prev = 0;
                 for c in cuts {
-                    w.pending.push_back(line[prev..c].to_vec());
+                    out.push(line[prev..c].to_vec());
                     prev = c;
                 }
-                w.pending.push_back(line[prev..].to_vec());
-            } else {
-                w.pending.push_back(line);
+                out.push(line[prev..].to_vec());
+                continue;
+            }
+            // A real server's chunks follow its write buffer, not the events: several
+            // events may share a chunk, one event may span two.
+            let roll = w.rng.below(100);
+            match out.last_mut() {
+                Some(prev) if roll < 30 => prev.extend_from_slice(&line),
+                _ if roll >= 90 && line.len() > 1 => {
+                    let at = 1 + w.rng.below(line.len() as u64 - 1) as usize;
+                    out.push(line[..at].to_vec());
+                    out.push(line[at..].to_vec());
+                }
+                _ => out.push(line),
             }
         }
+        w.pending.extend(out);
     }
 
     fn deliver(&mut self, w: &mut Watch, now_ms: u64) -> WatchOutput {
@@ -1628,6 +2000,12 @@ impl Cluster {
         if let Some((t, _)) = w.error_at {
             wake = wake.min(t);
         }
+        if let Some((t, _)) = w.proxy_cut {
+            wake = wake.min(t);
+        }
+        if let Some(t) = w.silent_at {
+            wake = wake.min(t);
+        }
         if w.bookmarks {
             wake = wake.min(w.next_bookmark_ms);
             if !w.final_bookmark_done {
@@ -1635,9 +2013,12 @@ impl Cluster {
             }
         }
         if (w.wait_until_rv.is_none() && w.cursor < self.served_rv(w.lagging))
-            || !w.initial.is_empty()
+            || w.initial.is_some()
         {
             wake = now_ms;
+        }
+        if let Some((at, _)) = self.finalizing.first_key_value().map(|(k, v)| (k.0, v)) {
+            wake = wake.min(at.max(now_ms));
         }
         WatchOutput::Pending {
             wake_at_ms: wake.max(now_ms),

@@ -1,5 +1,8 @@
 //! Label and field selectors, parsed like the apiserver does.
 
+use crate::fields;
+use crate::resources::ResourceType;
+
 /// One requirement of a label selector.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LabelReq {
@@ -129,12 +132,16 @@ impl LabelSelector {
     }
 
     pub fn matches(&self, labels: &[(String, String)]) -> bool {
-        let get = |k: &str| {
+        self.matches_with(|k| {
             labels
                 .iter()
                 .find(|(lk, _)| lk == k)
                 .map(|(_, v)| v.as_str())
-        };
+        })
+    }
+
+    /// Matches against a label lookup (`get(key)` is the label's value, if set).
+    pub fn matches_with<'a>(&self, get: impl Fn(&str) -> Option<&'a str>) -> bool {
         self.0.iter().all(|r| match r {
             LabelReq::Eq(k, v) => get(k) == Some(v.as_str()),
             LabelReq::NotEq(k, v) => get(k) != Some(v.as_str()),
@@ -146,30 +153,15 @@ impl LabelSelector {
     }
 }
 
-/// A field the sim can select on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Field {
-    Name,
-    Namespace,
-    /// `status.phase` (pods only).
-    Phase,
-}
-
 /// A parsed field selector: `field=value`, `field==value`, `field!=value`, comma = AND.
+/// The fields allowed depend on the kind ([`crate::fields`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FieldSelector(pub Vec<(Field, bool, String)>);
-
-/// What a field selector looks at in an object.
-#[derive(Debug, Clone, Copy)]
-pub struct FieldValues<'a> {
-    pub name: &'a str,
-    pub namespace: &'a str,
-    pub phase: Option<&'a str>,
-}
+pub struct FieldSelector(pub Vec<(&'static str, bool, String)>);
 
 impl FieldSelector {
-    /// `phase_allowed`: whether `status.phase` is a known field for the resource.
-    pub fn parse(s: &str, phase_allowed: bool) -> Result<Self, String> {
+    /// Parses `s` for resource type `rt`; an unsupported field is refused with the
+    /// apiserver's message.
+    pub fn parse(s: &str, rt: &ResourceType) -> Result<Self, String> {
         let s = s.trim();
         let mut out = Vec::new();
         if s.is_empty() {
@@ -187,12 +179,13 @@ impl FieldSelector {
                     "invalid selector: '{s}'; can't understand '{part}'"
                 ));
             };
-            let field = match k.trim() {
-                "metadata.name" => Field::Name,
-                "metadata.namespace" => Field::Namespace,
-                "status.phase" if phase_allowed => Field::Phase,
-                other => return Err(format!("field label not supported: {other}")),
-            };
+            let k = k.trim();
+            fields::check(rt, k)?;
+            let field = fields::selectable(rt)
+                .iter()
+                .find(|f| **f == k)
+                .copied()
+                .unwrap_or("metadata.name");
             out.push((field, eq, v.trim().to_string()));
         }
         Ok(FieldSelector(out))
@@ -202,15 +195,11 @@ impl FieldSelector {
         self.0.is_empty()
     }
 
-    pub fn matches(&self, f: FieldValues<'_>) -> bool {
-        self.0.iter().all(|(field, eq, v)| {
-            let actual = match field {
-                Field::Name => f.name,
-                Field::Namespace => f.namespace,
-                Field::Phase => f.phase.unwrap_or(""),
-            };
-            (actual == v) == *eq
-        })
+    /// `value(field)` gives the object's value of a selectable field.
+    pub fn matches<S: AsRef<str>>(&self, value: impl Fn(&'static str) -> S) -> bool {
+        self.0
+            .iter()
+            .all(|(field, eq, v)| (value(field).as_ref() == v) == *eq)
     }
 }
 
@@ -255,21 +244,19 @@ mod tests {
 
     #[test]
     fn fields() {
-        let fv = FieldValues {
-            name: "p1",
-            namespace: "ns",
-            phase: Some("Running"),
+        use crate::resources::{NAMESPACES, PODS};
+        let value = |f: &str| match f {
+            "metadata.name" => "p1",
+            "metadata.namespace" => "ns",
+            "status.phase" => "Running",
+            _ => "",
         };
-        assert!(FieldSelector::parse("metadata.name=p1", true)
-            .unwrap()
-            .matches(fv));
-        assert!(!FieldSelector::parse("metadata.namespace!=ns", true)
-            .unwrap()
-            .matches(fv));
-        assert!(FieldSelector::parse("status.phase==Running", true)
-            .unwrap()
-            .matches(fv));
-        assert!(FieldSelector::parse("status.phase=Running", false).is_err());
-        assert!(FieldSelector::parse("spec.x=1", true).is_err());
+        let sel = |s: &str| FieldSelector::parse(s, &PODS).unwrap();
+        assert!(sel("metadata.name=p1").matches(value));
+        assert!(!sel("metadata.namespace!=ns").matches(value));
+        assert!(sel("status.phase==Running").matches(value));
+        assert!(sel("spec.nodeName=").matches(value));
+        assert!(FieldSelector::parse("metadata.namespace=a", &NAMESPACES).is_err());
+        assert!(FieldSelector::parse("spec.x=1", &PODS).is_err());
     }
 }

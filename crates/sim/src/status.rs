@@ -75,20 +75,30 @@ pub fn not_found_path() -> String {
     )
 }
 
-/// 404 NotFound for one object.
+/// 404 NotFound for one object. `StatusDetails.group` is `omitempty`
+/// (`NewNotFound`, staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go): no
+/// `"group"` for the core group.
 pub fn not_found_object(qualified: &str, group: &str, kind_plural: &str, name: &str) -> String {
+    let group = if group.is_empty() {
+        String::new()
+    } else {
+        format!(",\"group\":{}", json_str(group))
+    };
     status_json(
         404,
         "NotFound",
         &format!("{qualified} {} not found", json_str(name)),
         Some(&format!(
-            "{{\"name\":{},\"group\":{},\"kind\":{}}}",
+            "{{\"name\":{}{group},\"kind\":{}}}",
             json_str(name),
-            json_str(group),
             json_str(kind_plural)
         )),
     )
 }
+
+/// The body of the priority-and-fairness / max-in-flight filter's 429 (plain text, Go's
+/// `http.Error` adds the newline).
+pub const TOO_MANY_REQUESTS_TEXT: &str = "Too many requests, please try again later.\n";
 
 /// 405 for verbs the sim does not serve.
 pub fn method_not_allowed() -> String {

@@ -45,15 +45,24 @@ impl Rng {
     pub fn uuid(&mut self) -> String {
         let a = self.next_u64();
         let b = self.next_u64();
-        format!(
-            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
-            a >> 32,
-            (a >> 16) & 0xffff,
-            a & 0xfff,
-            0x8000 | (b >> 48) & 0x3fff,
-            b & 0xffff_ffff_ffff
-        )
+        let mut s = String::with_capacity(36);
+        write_uuid(&mut s, a, b);
+        s
     }
+}
+
+/// Appends the UUID-shaped string [`Rng::uuid`] makes of two draws `a`, `b`.
+pub fn write_uuid(out: &mut String, a: u64, b: u64) {
+    use std::fmt::Write as _;
+    let _ = write!(
+        out,
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        0x8000 | (b >> 48) & 0x3fff,
+        b & 0xffff_ffff_ffff
+    );
 }
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -112,6 +121,13 @@ pub fn set_epoch_unix_s(secs: u64) {
 
 /// RFC 3339 timestamp (seconds precision, `Z`) for a simulated time in ms.
 pub fn timestamp(now_ms: u64) -> String {
+    let mut s = String::with_capacity(20);
+    write_timestamp(&mut s, now_ms);
+    s
+}
+
+/// Appends [`timestamp`]`(now_ms)` to `out` (no allocation of its own).
+pub fn write_timestamp(out: &mut String, now_ms: u64) {
     let secs = EPOCH.load(std::sync::atomic::Ordering::Relaxed) + now_ms / 1000;
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
@@ -126,12 +142,24 @@ pub fn timestamp(now_ms: u64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
+    let two = |out: &mut String, v: u64| {
+        out.push((b'0' + (v / 10 % 10) as u8) as char);
+        out.push((b'0' + (v % 10) as u8) as char);
+    };
+    let y = y.max(0) as u64;
+    two(out, y / 100);
+    two(out, y % 100);
+    out.push('-');
+    two(out, m as u64);
+    out.push('-');
+    two(out, d as u64);
+    out.push('T');
+    two(out, rem / 3600);
+    out.push(':');
+    two(out, (rem / 60) % 60);
+    out.push(':');
+    two(out, rem % 60);
+    out.push('Z');
 }
 
 /// Percent-decoding for query strings (`+` is a space).

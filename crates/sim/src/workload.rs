@@ -1,8 +1,11 @@
 //! A workload generator: realistic objects (pods of Deployments, ~4 KB each like
 //! `kubectl get pod -o json`), seeded churn, and a watch-event byte stream for benches.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
+use crate::genpod::{DeployInfo, Phase, PodState};
 use crate::model::Cluster;
 use crate::resources::{CONFIGMAPS, DEPLOYMENTS, NAMESPACES, PODS, WIDGETS};
 use crate::util::{timestamp, Rng};
@@ -304,26 +307,24 @@ impl Default for WorkloadConfig {
     }
 }
 
-#[derive(Debug, Clone)]
-struct Deploy {
-    namespace: String,
-    name: String,
-    hash: String,
-    rs_uid: String,
-}
-
-/// Seeded churn over a [`Cluster`]: creates, status updates, restarts, label changes that
-/// move pods in and out of selectors, deletes, and recreates with the same name.
+/// Seeded churn over a [`Cluster`], as a cluster's controllers and kubelets make it: new
+/// pods start Pending and become Running; readiness flips; containers restart (the phase
+/// stays); some pods complete or fail; label changes move pods in and out of selectors;
+/// pods are deleted gracefully (Terminating for a few seconds, then gone) and their
+/// Deployment replaces them with a new name. Phases only move forward.
 #[derive(Debug, Clone)]
 pub struct Workload {
     rng: Rng,
     cfg: WorkloadConfig,
-    deploys: Vec<Deploy>,
-    /// (namespace, name, deployment index) of live pods.
-    pods: Vec<(String, String, usize)>,
+    deploys: Vec<Arc<DeployInfo>>,
+    /// (name, deployment index) of live pods (not being deleted).
+    pods: Vec<(String, usize)>,
     last_ms: u64,
     carry: f64,
 }
+
+/// Grace period of the workload's pod deletions: short, so churn keeps moving.
+const MAX_GRACE_S: u64 = 3;
 
 impl Workload {
     pub fn new(seed: u64, cfg: WorkloadConfig) -> Self {
@@ -341,7 +342,8 @@ impl Workload {
         &self.cfg
     }
 
-    /// Creates namespaces, Deployments, their pods, a ConfigMap per Deployment and a few widgets.
+    /// Creates namespaces, Deployments, their pods, a ConfigMap per Deployment and a few
+    /// widgets. The pods are compact ([`PodState`]): a million fit in well under 2 GB.
     pub fn populate(&mut self, c: &mut Cluster, now_ms: u64) {
         self.last_ms = now_ms;
         let nss: Vec<String> = (0..self.cfg.namespaces.max(1))
@@ -350,39 +352,39 @@ impl Workload {
         for ns in &nss {
             let _ = c.create(NAMESPACES, json!({"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}), now_ms);
         }
+        let ns_arcs: Vec<Arc<str>> = nss.iter().map(|n| Arc::from(n.as_str())).collect();
         let n_deploys = self.cfg.pods.div_ceil(10).max(1);
         for d in 0..n_deploys {
-            let ns = nss[d % nss.len()].clone();
+            let ns = &nss[d % nss.len()];
             let name = format!("app-{d}");
             let hash = format!("{:x}", 0x006c_4f9b_0000_u64 + self.rng.below(0xffff));
             let replicas = 10.min(self.cfg.pods - (d * 10).min(self.cfg.pods)) as u32;
             let _ = c.create(
                 DEPLOYMENTS,
-                deployment(&ns, &name, replicas, &hash, now_ms),
+                deployment(ns, &name, replicas, &hash, now_ms),
                 now_ms,
             );
             let _ = c.create(CONFIGMAPS, json!({"metadata": {"name": format!("{name}-config"), "namespace": ns, "labels": {"app": name}}, "data": {"LOG_LEVEL": "info", "config.yaml": "listen: :8080\n"}}), now_ms);
-            self.deploys.push(Deploy {
-                namespace: ns,
-                name,
-                hash,
-                rs_uid: self.rng.uuid(),
-            });
+            self.deploys.push(Arc::new(DeployInfo {
+                namespace: ns_arcs[d % nss.len()].clone(),
+                app: name.into_boxed_str(),
+                hash: hash.into_boxed_str(),
+                rs_uid: self.rng.uuid().into_boxed_str(),
+            }));
         }
+        self.pods.reserve(self.cfg.pods);
         for i in 0..self.cfg.pods {
-            self.create_pod(c, i / 10 % self.deploys.len(), now_ms);
+            self.create_pod(c, i / 10 % self.deploys.len(), now_ms, true);
         }
         for (i, ns) in nss.iter().enumerate().take(3) {
             let _ = c.create(WIDGETS, json!({"metadata": {"name": format!("widget-{i}"), "namespace": ns, "labels": {"color": "blue"}}, "spec": {"size": i + 1, "color": "blue"}, "status": {"ready": true}}), now_ms);
         }
     }
 
-    fn create_pod(&mut self, c: &mut Cluster, d: usize, now_ms: u64) {
-        let dep = self.deploys[d].clone();
-        let mut p = PodParams::random(&mut self.rng, &dep.namespace, &dep.name, &dep.hash, now_ms);
-        p.replicaset_uid = dep.rs_uid.clone();
-        if let Ok(r) = c.create(PODS, pod(&p), now_ms) {
-            self.pods.push((r.namespace, r.name, d));
+    fn create_pod(&mut self, c: &mut Cluster, d: usize, now_ms: u64, settled: bool) {
+        let state = PodState::random(&mut self.rng, &self.deploys[d], now_ms, settled);
+        if let Ok(r) = c.create_pod(state, now_ms) {
+            self.pods.push((r.name, d));
         }
     }
 
@@ -405,6 +407,15 @@ impl Workload {
         n
     }
 
+    /// Deletes pod `k` gracefully; its Deployment makes a new one.
+    fn replace(&mut self, c: &mut Cluster, k: usize, now_ms: u64) {
+        let (name, d) = self.pods.swap_remove(k);
+        let grace = 1 + self.rng.below(MAX_GRACE_S);
+        let ns = self.deploys[d].namespace.clone();
+        let _ = c.delete_graceful(PODS, &ns, &name, grace, now_ms);
+        self.create_pod(c, d, now_ms, false);
+    }
+
     /// One random change.
     pub fn step(&mut self, c: &mut Cluster, now_ms: u64) {
         if self.deploys.is_empty() {
@@ -413,80 +424,62 @@ impl Workload {
         let roll = self.rng.below(100);
         if self.pods.is_empty() || roll < 10 {
             let d = self.rng.below(self.deploys.len() as u64) as usize;
-            self.create_pod(c, d, now_ms);
+            self.create_pod(c, d, now_ms, false);
             return;
         }
         let k = self.rng.below(self.pods.len() as u64) as usize;
-        let (ns, name, _) = self.pods[k].clone();
-        let restart_ts = timestamp(now_ms);
+        let (name, d) = self.pods[k].clone();
+        let ns = self.deploys[d].namespace.clone();
+        let Some(phase) = c.pod_state(&ns, &name).map(|p| p.phase) else {
+            // Gone or changed by someone else as JSON: no longer the workload's to drive.
+            self.pods.swap_remove(k);
+            return;
+        };
         match roll {
-            10..=19 => {
-                self.pods.swap_remove(k);
-                let _ = c.delete(PODS, &ns, &name, now_ms);
-            }
-            20..=23 => {
-                let _ = c.recreate(PODS, &ns, &name, now_ms);
-            }
+            10..=23 => self.replace(c, k, now_ms),
             24..=33 => {
                 // Label change: moves the pod in or out of `tier=backend` / `canary` selectors.
                 let canary = self.rng.chance(0.5);
-                let _ = c.modify(PODS, &ns, &name, now_ms, |v| {
-                    let labels = &mut v["metadata"]["labels"];
-                    if canary {
-                        labels["track"] = json!("canary");
-                        labels["tier"] = json!("frontend");
-                    } else if let Some(m) = labels.as_object_mut() {
-                        m.remove("track");
-                        m.insert("tier".into(), json!("backend"));
-                    }
+                let _ = c.update_pod(&ns, &name, now_ms, |p| p.canary = canary);
+            }
+            34..=43 if phase == Phase::Running => {
+                // The container restarts (OOMKilled); the pod stays Running.
+                let _ = c.update_pod(&ns, &name, now_ms, |p| {
+                    p.restarts += 1;
+                    p.oom_ms = Some(now_ms);
+                    p.started_ms = now_ms;
                 });
             }
-            34..=43 => {
-                // Restart of the container.
-                let _ = c.modify(PODS, &ns, &name, now_ms, |v| {
-                    let cs = &mut v["status"]["containerStatuses"][0];
-                    let n = cs["restartCount"].as_u64().unwrap_or(0) + 1;
-                    cs["restartCount"] = json!(n);
-                    cs["state"] = json!({"running": {"startedAt": restart_ts}});
-                    cs["lastState"] = json!({"terminated": {"exitCode": 137, "reason": "OOMKilled", "finishedAt": restart_ts}});
-                });
-            }
-            _ => {
-                // Status change: readiness and phase flips.
-                let phases = [
-                    "Running",
-                    "Running",
-                    "Running",
-                    "Pending",
-                    "Failed",
-                    "Succeeded",
-                ];
-                let phase = *self.rng.pick(&phases);
-                let ready = phase == "Running" && self.rng.chance(0.8);
-                let _ = c.modify(PODS, &ns, &name, now_ms, |v| {
-                    let st = &mut v["status"];
-                    st["phase"] = json!(phase);
-                    let r = if ready { "True" } else { "False" };
-                    if let Some(conds) = st["conditions"].as_array_mut() {
-                        for cnd in conds.iter_mut() {
-                            if cnd["type"] == "Ready" || cnd["type"] == "ContainersReady" {
-                                cnd["status"] = json!(r);
-                                cnd["lastTransitionTime"] = json!(restart_ts);
-                            }
-                        }
-                    }
-                    let cs = &mut st["containerStatuses"][0];
-                    cs["ready"] = json!(ready);
-                    cs["started"] = json!(phase == "Running");
-                    cs["state"] = if phase == "Running" {
-                        json!({"running": {"startedAt": restart_ts}})
-                    } else if phase == "Pending" {
-                        json!({"waiting": {"reason": "ContainerCreating"}})
-                    } else {
-                        json!({"terminated": {"exitCode": if phase == "Failed" {1} else {0}, "reason": if phase == "Failed" {"Error"} else {"Completed"}, "finishedAt": restart_ts}})
+            _ => match phase {
+                Phase::Pending => {
+                    let ready = self.rng.chance(0.8);
+                    let _ = c.update_pod(&ns, &name, now_ms, |p| {
+                        p.phase = Phase::Running;
+                        p.ready = ready;
+                        p.started_ms = now_ms;
+                        p.transition_ms = now_ms;
+                    });
+                }
+                Phase::Running => {
+                    let end = match self.rng.below(10) {
+                        0 => Some(Phase::Succeeded),
+                        1 => Some(Phase::Failed),
+                        _ => None,
                     };
-                });
-            }
+                    let _ = c.update_pod(&ns, &name, now_ms, |p| {
+                        match end {
+                            Some(e) => {
+                                p.phase = e;
+                                p.ready = false;
+                                p.finished_ms = Some(now_ms);
+                            }
+                            None => p.ready = !p.ready,
+                        }
+                        p.transition_ms = now_ms;
+                    });
+                }
+                Phase::Succeeded | Phase::Failed => self.replace(c, k, now_ms),
+            },
         }
     }
 }

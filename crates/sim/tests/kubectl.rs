@@ -358,3 +358,126 @@ fn http_wire_format() {
     assert!(r.contains("Too large resource version"), "{r}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Field selectors per kind through kubectl: pods by `spec.nodeName`, and the
+/// apiserver's refusal of a field the kind does not support.
+#[test]
+fn kubectl_field_selectors() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("fields");
+    let sim = start_sim(&dir, &["--objects", "40", "--churn", "0"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    let all: serde_json::Value =
+        serde_json::from_str(&run(&k, &kc, &["get", "pods", "-A", "-o", "json"])).unwrap();
+    let node = all["items"][0]["spec"]["nodeName"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let want = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["spec"]["nodeName"] == node.as_str())
+        .count();
+    let sel = format!("spec.nodeName={node}");
+    let got: serde_json::Value = serde_json::from_str(&run(
+        &k,
+        &kc,
+        &["get", "pods", "-A", "--field-selector", &sel, "-o", "json"],
+    ))
+    .unwrap();
+    let items = got["items"].as_array().unwrap();
+    assert_eq!(items.len(), want);
+    assert!(items.iter().all(|i| i["spec"]["nodeName"] == node.as_str()));
+    let out = Command::new(&k)
+        .args(["get", "pods", "-A", "--field-selector", "status.hostIP=1"])
+        .env("KUBECONFIG", &kc)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("field label not supported: status.hostIP"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Reads a response for `secs`, noting when each piece came: (ms since the request,
+/// bytes), and whether the server closed the connection.
+fn timed_get(port: u16, path: &str, secs: u64) -> (Vec<(u128, Vec<u8>)>, bool) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    let t0 = Instant::now();
+    let mut pieces = Vec::new();
+    let mut buf = [0u8; 65536];
+    while t0.elapsed() < Duration::from_secs(secs) {
+        match s.read(&mut buf) {
+            Ok(0) => return (pieces, true),
+            Ok(n) => pieces.push((t0.elapsed().as_millis(), buf[..n].to_vec())),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return (pieces, true),
+            Err(_) => {}
+        }
+    }
+    (pieces, false)
+}
+
+/// The faults the freshness work needs, through the HTTP server: a proxy that cuts every
+/// watch after about a second, and a watch that goes silent and stays open.
+#[test]
+fn http_proxy_cut_and_silent_watches() {
+    let dir = tmpdir("cutsilent");
+    let sim = start_sim(
+        &dir,
+        &[
+            "--objects",
+            "5",
+            "--churn",
+            "20",
+            "--faults",
+            "proxy-cut-every=1000",
+        ],
+    );
+    for _ in 0..3 {
+        let (pieces, closed) = timed_get(sim.port, "/api/v1/pods?watch=true", 4);
+        assert!(closed, "cut within 4 s");
+        let last = pieces.last().map(|p| p.0).unwrap_or(0);
+        // Life is 500-1500 ms; the upper bound leaves room for a busy machine.
+        assert!((400..=3000).contains(&last), "cut after {last} ms");
+        let bytes: Vec<u8> = pieces.iter().flat_map(|p| p.1.iter().copied()).collect();
+        let body = String::from_utf8_lossy(&bytes).to_string();
+        assert!(body.contains("\"type\":\"ADDED\""), "{body}");
+    }
+    drop(sim);
+    let sim = start_sim(
+        &dir,
+        &["--objects", "5", "--churn", "20", "--faults", "silent@2"],
+    );
+    let (pieces, closed) = timed_get(
+        sim.port,
+        "/api/v1/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=3",
+        6,
+    );
+    assert!(
+        !closed,
+        "a silent watch is never ended by the server, even past its timeout"
+    );
+    let before: usize = pieces
+        .iter()
+        .filter(|p| p.0 < 1500)
+        .map(|p| p.1.len())
+        .sum();
+    let after: usize = pieces
+        .iter()
+        .filter(|p| p.0 >= 2500)
+        .map(|p| p.1.len())
+        .sum();
+    assert!(before > 0, "events flowed before");
+    assert_eq!(after, 0, "nothing after it went silent");
+    let _ = std::fs::remove_dir_all(&dir);
+}
