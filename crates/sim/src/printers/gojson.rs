@@ -213,14 +213,17 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// `b[i]` is `"`; returns the index after the closing quote.
 fn skip_string(b: &[u8], i: usize) -> Result<usize, ScanError> {
     let mut j = i + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 2,
-            b'"' => return Ok(j + 1),
-            _ => j += 1,
+    loop {
+        // Only a quote or a backslash matter inside a string.
+        match b[j.min(b.len())..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\')
+        {
+            Some(k) if b[j + k] == b'"' => return Ok(j + k + 1),
+            Some(k) => j += k + 2,
+            None => return Err(ScanError("unterminated string")),
         }
     }
-    Err(ScanError("unterminated string"))
 }
 
 /// Returns the index after the value starting at `i`.

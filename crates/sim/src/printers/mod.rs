@@ -386,8 +386,8 @@ enum MetaStyle {
     Typed,
 }
 
-/// Appends one `TableRow`: `{"cells":[..],"conditions":[..],"object":..}`. Returns the
-/// object's `metadata.resourceVersion` (for a one-row table's metadata).
+/// Appends one `TableRow`: `{"cells":[..],"conditions":[..],"object":..}`. With `want_rv`,
+/// returns the object's `metadata.resourceVersion` (a one-row table's metadata needs it).
 fn write_row(
     out: &mut String,
     format: TableFormat,
@@ -395,10 +395,20 @@ fn write_row(
     row: &Row,
     object_json: &str,
     now_unix_ms: i64,
+    want_rv: bool,
 ) -> Result<Option<String>, TableError> {
-    let meta = top_level_field(object_json, "metadata")?;
+    // The metadata's text only when something needs it (a list page of None or Object rows
+    // never scans the objects).
+    let meta = if want_rv || format.include == IncludeObject::Metadata {
+        top_level_field(object_json, "metadata")?
+    } else {
+        if !object_json.trim_start().starts_with('{') {
+            return Err(ScanError("the object is not a JSON object").into());
+        }
+        None
+    };
     let rv = match meta {
-        Some(m) if m.starts_with('{') => top_level_str(m, "resourceVersion")?,
+        Some(m) if want_rv && m.starts_with('{') => top_level_str(m, "resourceVersion")?,
         _ => None,
     };
     out.push_str("{\"cells\":");
@@ -479,6 +489,7 @@ impl<'c> TableListWriter<'c> {
             row,
             object_json,
             now_unix_ms,
+            false,
         ) {
             Ok(_) => {
                 self.rows += 1;
@@ -538,7 +549,15 @@ fn write_one_row_table(
     // The row goes first into its own buffer: the table's metadata (before it) needs the
     // row object's resourceVersion.
     let mut row_json = String::with_capacity(object_json.len() + 256);
-    let rv = write_row(&mut row_json, format, style, row, object_json, now_unix_ms)?;
+    let rv = write_row(
+        &mut row_json,
+        format,
+        style,
+        row,
+        object_json,
+        now_unix_ms,
+        true,
+    )?;
     out.push_str("{\"kind\":\"Table\",\"apiVersion\":\"");
     out.push_str(format.version.api_version());
     out.push_str("\",\"metadata\":");
