@@ -790,15 +790,21 @@ pub fn namespace(id: &Identity, terminating: bool) -> String {
     )
 }
 
+/// The managedFields set of a map's keys: `{".":{},"f:<key>":{},...}`.
+fn key_set<'a>(keys: impl Iterator<Item = &'a str>) -> serde_json::Value {
+    let mut set = serde_json::Map::new();
+    set.insert(".".into(), json!({}));
+    for k in keys {
+        set.insert(format!("f:{k}"), json!({}));
+    }
+    serde_json::Value::Object(set)
+}
+
 /// A ConfigMap with `data` (keys in sorted order, as a Go map).
 pub fn config_map(id: &Identity, app: &str, data: &[(&str, &str)]) -> String {
     let mut meta = Meta::new(id);
     meta.labels = vec![("app", app)];
-    let mut data_fields = serde_json::Map::new();
-    data_fields.insert(".".into(), json!({}));
-    for (k, _) in data {
-        data_fields.insert(format!("f:{k}"), json!({}));
-    }
+    let data_fields = key_set(data.iter().map(|(k, _)| *k));
     meta.managed = vec![managed(
         "kubectl-client-side-apply",
         "v1",
@@ -834,11 +840,7 @@ pub fn base64(data: &[u8]) -> String {
 
 fn secret(id: &Identity, type_: &str, data: &[(&str, Vec<u8>)]) -> String {
     let mut meta = Meta::new(id);
-    let mut data_fields = serde_json::Map::new();
-    data_fields.insert(".".into(), json!({}));
-    for (k, _) in data {
-        data_fields.insert(format!("f:{k}"), json!({}));
-    }
+    let data_fields = key_set(data.iter().map(|(k, _)| *k));
     meta.managed = vec![managed(
         "kubectl-create",
         "v1",
@@ -1022,6 +1024,8 @@ pub struct EventParams {
     pub pod_namespace: String,
     pub pod_name: String,
     pub pod_uid: String,
+    /// The pod's resourceVersion when the event was recorded.
+    pub pod_resource_version: Option<u64>,
     /// `spec.containers{name}` for container events, `""` for pod events.
     pub field_path: String,
     /// `Normal` or `Warning`.
@@ -1061,6 +1065,11 @@ pub fn event(p: &EventParams) -> String {
         .put("name", &p.pod_name)
         .put("uid", &p.pod_uid)
         .put("apiVersion", "v1")
+        .put_if(
+            p.pod_resource_version.is_some(),
+            "resourceVersion",
+            p.pod_resource_version.unwrap_or(0).to_string(),
+        )
         .put_if(!p.field_path.is_empty(), "fieldPath", &p.field_path)
         .done();
     let mut rest = vec![
@@ -1129,6 +1138,7 @@ pub struct PodRef {
     pub namespace: String,
     pub name: String,
     pub uid: String,
+    pub resource_version: Option<u64>,
     pub node: String,
     pub container: String,
     pub image: String,
@@ -1166,6 +1176,7 @@ pub fn pod_events(rng: &mut Rng, pod: &PodRef, story: PodStory, start_ms: u64) -
             pod_namespace: pod.namespace.clone(),
             pod_name: pod.name.clone(),
             pod_uid: pod.uid.clone(),
+            pod_resource_version: pod.resource_version,
             field_path: field_path.to_string(),
             type_,
             reason,

@@ -1522,6 +1522,7 @@ fn generated_pod_events() {
         namespace: "shop".into(),
         name: "web-5d8f7c9b7-x2x4z".into(),
         uid: "0b1c6c0e-6f1f-4a86-9a0e-2d4a3c1f8a11".into(),
+        resource_version: Some(1234),
         node: "node-1".into(),
         container: "web".into(),
         image: "nginx:1.27".into(),
@@ -1613,6 +1614,12 @@ fn generated_pod_events() {
         ]
     );
     assert_eq!(print(PodStory::Started, &mut rng).len(), 5);
+    let pulling = kinds::event(&kinds::pod_events(&mut rng, &pod, PodStory::Started, 0)[1]);
+    assert!(
+        pulling.contains(r#""involvedObject":{"kind":"Pod","namespace":"shop","name":"web-5d8f7c9b7-x2x4z","uid":"0b1c6c0e-6f1f-4a86-9a0e-2d4a3c1f8a11","apiVersion":"v1","resourceVersion":"1234","fieldPath":"spec.containers{web}"},"reason":"Pulling","message":"Pulling image \"nginx:1.27\"","source":{"component":"kubelet","host":"node-1"},"firstTimestamp":"#),
+        "{pulling}"
+    );
+    assert!(pulling.ends_with(r#","count":1,"type":"Normal","eventTime":null,"reportingComponent":"kubelet","reportingInstance":"node-1"}"#), "{pulling}");
 }
 
 #[test]
@@ -1846,6 +1853,7 @@ fn kubectl_prints_the_tables() {
         namespace: "shop".into(),
         name: "web-1".into(),
         uid: "u-1".into(),
+        resource_version: None,
         node: "node-1".into(),
         container: "web".into(),
         image: "nginx:1.27".into(),

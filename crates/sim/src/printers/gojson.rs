@@ -306,7 +306,8 @@ pub fn write_object_meta(out: &mut String, meta: &Value) {
         let present = match v {
             None | Some(Value::Null) => key == "creationTimestamp",
             Some(Value::String(s)) => !s.is_empty(),
-            Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+            // generation is an omitempty int64; deletionGracePeriodSeconds a pointer.
+            Some(Value::Number(n)) => key != "generation" || n.as_f64() != Some(0.0),
             Some(Value::Array(a)) => !a.is_empty(),
             Some(Value::Object(m)) => !m.is_empty(),
             Some(Value::Bool(_)) => true,
@@ -314,12 +315,7 @@ pub fn write_object_meta(out: &mut String, meta: &Value) {
         if !present {
             continue;
         }
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        write_str(out, key);
-        out.push(':');
+        write_key(out, &mut first, key);
         match (key, v) {
             ("creationTimestamp", None | Some(Value::Null)) => out.push_str("null"),
             ("ownerReferences", Some(Value::Array(refs))) => write_list(out, refs, &OWNER_REF),
@@ -353,6 +349,16 @@ const MANAGED_FIELDS: [&str; 7] = [
     "subresource",
 ];
 
+/// `,"key":` (no comma before the first field).
+fn write_key(out: &mut String, first: &mut bool, key: &str) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    write_str(out, key);
+    out.push(':');
+}
+
 fn write_list(out: &mut String, items: &[Value], order: &[&str]) {
     out.push('[');
     for (i, item) in items.iter().enumerate() {
@@ -365,12 +371,7 @@ fn write_list(out: &mut String, items: &[Value], order: &[&str]) {
             let Some(v) = item.get(*key).filter(|v| !v.is_null()) else {
                 continue;
             };
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            write_str(out, key);
-            out.push(':');
+            write_key(out, &mut first, key);
             write_value(out, v);
         }
         out.push('}');
@@ -435,14 +436,14 @@ mod tests {
     fn object_meta_in_struct_order() {
         let meta: Value = serde_json::from_str(
             r#"{"uid":"u","name":"w","labels":{"b":"2","a":"1"},"resourceVersion":"7","namespace":"ns",
-                "generation":0,"managedFields":[{"time":"t","manager":"m","fieldsV1":{"f:spec":{}},"operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1"}]}"#,
+                "generation":0,"deletionGracePeriodSeconds":0,"managedFields":[{"time":"t","manager":"m","fieldsV1":{"f:spec":{}},"operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1"}]}"#,
         )
         .unwrap();
         let mut out = String::new();
         write_object_meta(&mut out, &meta);
         assert_eq!(
             out,
-            r#"{"name":"w","namespace":"ns","uid":"u","resourceVersion":"7","creationTimestamp":null,"labels":{"a":"1","b":"2"},"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","time":"t","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{}}}]}"#
+            r#"{"name":"w","namespace":"ns","uid":"u","resourceVersion":"7","creationTimestamp":null,"deletionGracePeriodSeconds":0,"labels":{"a":"1","b":"2"},"managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","time":"t","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{}}}]}"#
         );
     }
 }
