@@ -6,14 +6,20 @@
 //! * [`FaultPlan`]: seeded, scriptable faults, parsed from the `--faults SPEC` syntax.
 //! * [`workload`]: realistic ~4 KB pods, Deployments, seeded churn, bench byte streams.
 //! * [`server`]: the HTTP/1.1 server used by the `kubelive-sim` binary.
+//! * [`printers`]: server-side printing (`as=Table`): the real printers' columns and cells,
+//!   CRD columns, and the Table documents of lists and watches.
+//! * [`kinds`]: realistic objects of the kinds users look at first (services, nodes, events,
+//!   secrets, ...), as compact JSON in the apiserver's field order.
 //!
 //! The protocol facts it follows are in `docs/protocol.md`.
 
 pub mod faults;
 pub mod fields;
 pub mod genpod;
+pub mod kinds;
 pub mod model;
 pub mod object;
+pub mod printers;
 pub mod resources;
 pub mod selector;
 pub mod server;
