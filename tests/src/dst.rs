@@ -12,6 +12,7 @@
 
 use crate::scan::{self, LineInfo, LineType};
 use crate::scenario::{Fault, Objects, Scenario};
+use crate::staleness::{Histogram, Pending, Tracker};
 use kubelive_core::{
     Collection, Config, Engine, Event, Instant, Phase, RelistReason, Request, RequestId,
     RequestKind, TransportError,
@@ -43,6 +44,8 @@ pub struct Stats {
     pub changes: u64,
     pub sim_ms: u64,
     pub failures_served: u64,
+    /// Per server change, the simulated ms until the store showed it (or newer).
+    pub staleness: Histogram,
 }
 
 impl Stats {
@@ -54,6 +57,7 @@ impl Stats {
         self.changes += o.changes;
         self.sim_ms += o.sim_ms;
         self.failures_served += o.failures_served;
+        self.staleness.add(&o.staleness);
     }
 }
 
@@ -322,6 +326,10 @@ pub struct Run<'a> {
     /// Server truth for the engine's query after each change: (version, objects).
     snapshots: Vec<(u64, Rc<Vec<Entry>>)>,
     peak_server: usize,
+    /// Changes to the query's result not yet shown by the store.
+    fresh: Tracker,
+    /// Changes before this time (the initial population) are not timed.
+    started_at: u64,
     /// Keys the server had for the query since the engine last synced: the store may
     /// hold no others (a relist keeps old objects until its sweep, never more).
     seen_since_sync: std::collections::HashSet<(String, String)>,
@@ -466,6 +474,8 @@ impl<'a> Run<'a> {
             uid_rv: HashMap::new(),
             snapshots: Vec::new(),
             peak_server: 0,
+            fresh: Tracker::default(),
+            started_at: start,
             seen_since_sync: Default::default(),
             last_seen: None,
             expired_served: 0,
@@ -695,26 +705,47 @@ impl<'a> Run<'a> {
         }
         let truth = self.truth();
         self.peak_server = self.peak_server.max(self.cluster.count(PODS));
-        // New keys (the sim keeps "ns/name" order): a merge walk, no allocation but
-        // for keys the previous snapshot did not have.
-        let key = |e: &Entry| {
-            let (ns, name) = (e.0.as_bytes(), e.1.as_bytes());
-            ns.iter()
-                .copied()
-                .chain(std::iter::once(b'/'))
-                .chain(name.iter().copied())
-                .collect::<Vec<u8>>()
+        // A merge walk over the previous snapshot (the sim keeps "ns/name" order):
+        // new keys for the memory check; new, changed and removed keys for staleness.
+        let ord = |a: &Entry, b: &Entry| {
+            let ka = a.0.bytes().chain(std::iter::once(b'/')).chain(a.1.bytes());
+            let kb = b.0.bytes().chain(std::iter::once(b'/')).chain(b.1.bytes());
+            ka.cmp(kb)
         };
         let prev: &[Entry] = last.as_ref().map(|(_, p)| p.as_slice()).unwrap_or(&[]);
-        let mut j = 0;
-        for e in &truth {
-            while j < prev.len() && (prev[j].0 != e.0 || prev[j].1 != e.1) && key(&prev[j]) < key(e)
-            {
-                j += 1;
-            }
-            let known = j < prev.len() && prev[j].0 == e.0 && prev[j].1 == e.1;
-            if !known {
-                self.seen_since_sync.insert((e.0.clone(), e.1.clone()));
+        let timed = last.is_some() && self.now >= self.started_at;
+        let (mut i, mut j) = (0, 0);
+        while i < truth.len() || j < prev.len() {
+            let o = match (truth.get(i), prev.get(j)) {
+                (Some(e), Some(p)) => ord(e, p),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match o {
+                std::cmp::Ordering::Less => {
+                    let e = &truth[i];
+                    self.seen_since_sync.insert((e.0.clone(), e.1.clone()));
+                    if timed {
+                        self.note_change(&e.0, &e.1, rv_num(&e.3).unwrap_or(rv), false);
+                    }
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    let p = &prev[j];
+                    if timed {
+                        self.note_change(&p.0.clone(), &p.1.clone(), rv, true);
+                    }
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let (e, p) = (&truth[i], &prev[j]);
+                    if timed && (e.2 != p.2 || e.3 != p.3) {
+                        let (ns, name) = (e.0.clone(), e.1.clone());
+                        self.note_change(&ns, &name, rv_num(&e.3).unwrap_or(rv), false);
+                    }
+                    i += 1;
+                    j += 1;
+                }
             }
         }
         self.snapshots.push((rv, Rc::new(truth)));
@@ -722,6 +753,22 @@ impl<'a> Run<'a> {
 
     fn snapshot(&mut self) {
         self.snapshot_if(true);
+    }
+
+    fn note_change(&mut self, ns: &str, name: &str, rv: u64, gone: bool) {
+        let at = self.now;
+        self.fresh.push(ns, name, Pending { at, rv, gone });
+    }
+
+    /// Times every change the store now shows.
+    fn settle_staleness(&mut self) {
+        if self.fresh.is_empty() {
+            return;
+        }
+        let now = self.now;
+        let hist = &mut self.stats.staleness;
+        self.fresh
+            .settle(self.engine.store(), now, |s| hist.record(s.shown - s.at));
     }
 
     fn truth(&self) -> Vec<Entry> {
@@ -1575,6 +1622,7 @@ impl<'a> Run<'a> {
     }
 
     fn check_store(&mut self) -> Result<(), Violation> {
+        self.settle_staleness();
         let store = self.engine.store();
         if store.len() != self.consumer.len() {
             return fail(
@@ -1689,6 +1737,15 @@ impl<'a> Run<'a> {
             );
         }
         self.compare_consumer()?;
+        self.settle_staleness();
+        if let Some(at) = self.fresh.oldest() {
+            return fail(
+                self.now,
+                format!(
+                    "the change made at {at} ms was never shown, yet the store equals the server"
+                ),
+            );
+        }
         let too_large = self.relists.get("too-large").copied().unwrap_or(0);
         if too_large > self.too_large_served {
             return fail(self.now, "too many too-large relists".into());
