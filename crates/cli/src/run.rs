@@ -223,9 +223,14 @@ fn collection(
                 }),
                 404 => Ok(None),
                 status => {
+                    let headers: Vec<(&str, &str)> = r
+                        .headers
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect();
                     let e = kubelive_core::ApiError::from_http(
                         status,
-                        r.header("retry-after"),
+                        kubelive_core::retry_after(&headers),
                         &r.body,
                     );
                     let msg = format!("GET {base}{path}: {e}");
