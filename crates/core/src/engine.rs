@@ -224,10 +224,12 @@ pub struct Status {
 /// Error bodies are read up to this much (a Status is small; a proxy's page may not be).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// An attempt that breaks this soon after its head, having delivered nothing, is a
+/// An attempt that breaks this soon after it was sent, having delivered nothing, is a
 /// failure that backs off (and escalates), so a server or proxy that ends every
 /// request at once causes no storm. One that lived longer, or made progress, is
-/// resumed at once: the rate of attempts is bounded by their own length.
+/// resumed at once: the rate of attempts is bounded by their own length. Counted from
+/// the send, as client-go counts its "very short watch" (some proxies hold the head
+/// until the first event).
 const SUSPICIOUS: Duration = Duration::from_secs(1);
 
 enum Body<D> {
@@ -267,7 +269,7 @@ struct Listing {
     page: u32,
     continue_token: Option<String>,
     body: Body<ListDecoder>,
-    head_at: Option<Instant>,
+    sent_at: Instant,
 }
 
 enum StreamKind {
@@ -283,14 +285,14 @@ struct Stream {
     body: Body<WatchDecoder>,
     /// The `timeoutSeconds` asked for: the server ends the stream then.
     timeout: Duration,
-    head_at: Option<Instant>,
+    sent_at: Instant,
     /// It delivered an event or a bookmark: its version was good.
     progressed: bool,
 }
 
 /// How far the current attempt got, for deciding what its failure means.
 struct Attempt {
-    head_at: Option<Instant>,
+    sent_at: Instant,
     progressed: bool,
 }
 
@@ -528,7 +530,6 @@ impl Engine {
         let d = self.config.deadlines;
         match &mut self.state {
             State::Listing(l) if l.request == id && matches!(l.body, Body::Awaiting) => {
-                l.head_at = Some(now);
                 l.body = if ok {
                     Body::Open(ListDecoder::new(self.config.limits, self.parse))
                 } else {
@@ -538,7 +539,6 @@ impl Engine {
                 self.timers.set(Timer::Stall, now + d.stall);
             }
             State::Streaming(s) if s.request == id && matches!(s.body, Body::Awaiting) => {
-                s.head_at = Some(now);
                 self.timers.stop(Timer::Head);
                 if !ok {
                     s.body = error_body(status, retry_after);
@@ -806,7 +806,7 @@ impl Engine {
                     kind: StreamKind::Initial,
                     body: Body::Awaiting,
                     timeout: Duration::from_secs(timeout),
-                    head_at: None,
+                    sent_at: now,
                     progressed: false,
                 });
             }
@@ -845,7 +845,7 @@ impl Engine {
             page,
             continue_token,
             body: Body::Awaiting,
-            head_at: None,
+            sent_at: now,
         });
     }
 
@@ -865,7 +865,7 @@ impl Engine {
             kind: StreamKind::Watch { rv, resumed },
             body: Body::Awaiting,
             timeout: Duration::from_secs(timeout),
-            head_at: None,
+            sent_at: now,
             progressed: false,
         });
     }
@@ -941,7 +941,7 @@ impl Engine {
         let State::Streaming(s) = &self.state else {
             return;
         };
-        if !s.progressed && quick(s.head_at, now) {
+        if !s.progressed && quick(s.sent_at, now) {
             self.fail(Failure::EmptyWatch, false, now);
             return;
         }
@@ -1036,7 +1036,7 @@ impl Engine {
                 },
                 // Items of an unfinished page are not progress: the page is fetched again.
                 Attempt {
-                    head_at: l.head_at,
+                    sent_at: l.sent_at,
                     progressed: false,
                 },
             ),
@@ -1046,7 +1046,7 @@ impl Engine {
                     StreamKind::Initial => Next::Fresh,
                 },
                 Attempt {
-                    head_at: s.head_at,
+                    sent_at: s.sent_at,
                     progressed: s.progressed,
                 },
             ),
@@ -1071,7 +1071,7 @@ impl Engine {
         let Failure::Api(error) = failure else {
             // The connection broke, the body was unreadable (HTML, a truncated line), a
             // deadline passed, or a watch closed at once with nothing.
-            if attempt.progressed || !quick(attempt.head_at, now) {
+            if attempt.progressed || !quick(attempt.sent_at, now) {
                 // Not a storm: the attempt delivered something (its version is still
                 // good) or lasted a while. Resume at once, as client-go does.
                 if in_streaming_list {
@@ -1266,10 +1266,10 @@ impl Engine {
     }
 }
 
-/// Whether an attempt broke so soon after its head (or before one) that retrying at
-/// once could be a storm.
-fn quick(head_at: Option<Instant>, now: Instant) -> bool {
-    head_at.is_none_or(|h| now.saturating_since(h) < SUSPICIOUS)
+/// Whether an attempt broke so soon after it was sent that retrying at once could be
+/// a storm.
+fn quick(sent_at: Instant, now: Instant) -> bool {
+    now.saturating_since(sent_at) < SUSPICIOUS
 }
 
 fn unreadable(status: &[u8]) -> ApiError {
