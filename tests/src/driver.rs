@@ -165,7 +165,8 @@ impl Summary {
         format!(
             "{} seeds in {:.1} s ({:.0} seeds/s): {:.1} simulated hours, {} changes, {} requests, \
              {} events, {} relists, {} 410s and {} other failures served; staleness p50 {} ms, \
-             p99 {} ms, max {} ms",
+             p99 {} ms, max {} ms; under fresh faults at most {} ms beyond excused waits; \
+             {} silent connections given up",
             self.seeds,
             self.elapsed.as_secs_f64(),
             self.seeds_per_sec(),
@@ -179,6 +180,8 @@ impl Summary {
             st.quantile(0.5),
             st.quantile(0.99),
             st.max(),
+            s.fresh_excess_max,
+            s.silences_noticed,
         )
     }
 }
