@@ -1862,12 +1862,10 @@ impl<'a> Run<'a> {
                             self.too_large_served
                         ));
                     }
-                    "fallback" => {
-                        // Each fallback needs its own reason: a 422, initial events that
-                        // stalled for 30 s, or live events before the end bookmark.
-                        if !std::mem::take(&mut self.fallback_ok) {
-                            return bad(format!("unjustified streaming-list fallback: {reason}"));
-                        }
+                    // Each fallback needs its own reason (used up here): a 422, initial
+                    // events that stalled for 30 s, or live events before the end bookmark.
+                    "fallback" if !std::mem::take(&mut self.fallback_ok) => {
+                        return bad(format!("unjustified streaming-list fallback: {reason}"));
                     }
                     "interrupted" if n > self.interrupted => {
                         return bad(format!(

@@ -332,6 +332,11 @@ pub fn status_line(s: &Status, now: kubelive_core::Instant) -> String {
         s.relists,
         s.errors,
     );
+    if let Some(t) = s.last_byte_at {
+        // How fresh the connection is: a silent one shows here before its deadline.
+        let secs = now.as_millis().saturating_sub(t.as_millis()) / 1000;
+        let _ = write!(line, " | last byte {secs}s ago");
+    }
     if let Some(e) = &s.last_error {
         let e: String = e.chars().take(120).collect();
         let _ = write!(line, " | last error: {e}");
