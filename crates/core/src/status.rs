@@ -1,6 +1,7 @@
 //! Errors the server reports: Kubernetes `Status` objects (as an HTTP body or an
 //! in-stream ERROR event) and the non-JSON bodies proxies send (plain text, HTML).
 
+use crate::time::days_from_civil;
 use core::time::Duration;
 use serde::Deserialize;
 use std::fmt;
@@ -219,17 +220,6 @@ pub fn http_date(s: &str) -> Option<i64> {
 fn year4(y: &str) -> Option<i64> {
     (y.len() == 4).then_some(())?;
     y.parse().ok()
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn classify(code: u16, reason: &str, too_large: bool) -> ApiErrorKind {
