@@ -37,6 +37,8 @@ pub enum Msg {
         id: RequestId,
         status: u16,
         headers: Vec<(String, String)>,
+        /// It came over a kept-alive connection (told with -v).
+        reused: bool,
     },
     Body {
         id: RequestId,
@@ -106,7 +108,7 @@ fn io_thread(
                 }
             },
         };
-        match exchange(&base, &pool, id, &path, &conn, stream, &send) {
+        match exchange(&base, &pool, id, &path, &conn, stream, !fresh, &send) {
             Outcome::Stale if !fresh => continue,
             Outcome::Stale => {
                 send(Msg::Error {
@@ -130,6 +132,7 @@ fn exchange(
     path: &str,
     conn: &Conn,
     mut stream: TcpStream,
+    reused: bool,
     send: &dyn Fn(Msg) -> bool,
 ) -> Outcome {
     let reset = |m: String| Msg::Error {
@@ -190,6 +193,7 @@ fn exchange(
                         id,
                         status,
                         headers,
+                        reused,
                     }) {
                         return Outcome::Done;
                     }
@@ -620,9 +624,15 @@ impl Driver {
                 id,
                 status,
                 headers,
+                reused,
             } => {
                 if self.verbose {
-                    note(&self.clock, &format!("< {status} {id}"));
+                    let how = if reused {
+                        " (kept-alive connection)"
+                    } else {
+                        ""
+                    };
+                    note(&self.clock, &format!("< {status} {id}{how}"));
                 }
                 self.reached_server = true;
                 let h: Vec<(&str, &str)> = headers
