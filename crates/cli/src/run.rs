@@ -82,164 +82,171 @@ enum Outcome {
     Stale,
 }
 
-fn io_thread(
+/// One request the driver hands to an I/O thread.
+struct Job {
     base: BaseUrl,
     pool: Arc<Pool>,
     id: RequestId,
     path: String,
     conn: Arc<Conn>,
     tx: SyncSender<Msg>,
-) {
-    let send = |m: Msg| -> bool { !conn.cancelled.load(Ordering::SeqCst) && tx.send(m).is_ok() };
-    loop {
-        let pooled = pool.take();
-        let fresh = pooled.is_none();
-        let stream = match pooled {
-            Some(s) => s,
-            None => match http::connect(&base, CONNECT_TIMEOUT) {
-                Ok(s) => s,
-                Err(e) => {
-                    send(Msg::Error {
-                        id,
-                        error: TransportError::Connect(e.to_string()),
-                        unreachable: Some(http::unreachable_hint(&base, &e)),
-                    });
-                    return;
-                }
-            },
-        };
-        match exchange(&base, &pool, id, &path, &conn, stream, !fresh, &send) {
-            Outcome::Stale if !fresh => continue,
-            Outcome::Stale => {
-                send(Msg::Error {
-                    id,
-                    error: TransportError::Reset("the connection closed before a response".into()),
-                    unreachable: None,
-                });
-                return;
-            }
-            Outcome::Done => return,
-        }
-    }
 }
 
-/// One request on one connection: write it, then parse, decompress and forward the
-/// response. A connection whose response ended cleanly goes back to the pool.
-fn exchange(
-    base: &BaseUrl,
-    pool: &Pool,
-    id: RequestId,
-    path: &str,
-    conn: &Conn,
-    mut stream: TcpStream,
-    reused: bool,
-    send: &dyn Fn(Msg) -> bool,
-) -> Outcome {
-    let reset = |m: String| Msg::Error {
-        id,
-        error: TransportError::Reset(m),
-        unreachable: None,
-    };
-    {
-        let mut slot = conn.stream.lock().unwrap_or_else(|e| e.into_inner());
-        if conn.cancelled.load(Ordering::SeqCst) {
-            let _ = stream.shutdown(Shutdown::Both);
-            return Outcome::Done;
+impl Job {
+    /// Sends to the main loop unless the request was cancelled; false if not sent.
+    fn send(&self, m: Msg) -> bool {
+        !self.conn.cancelled.load(Ordering::SeqCst) && self.tx.send(m).is_ok()
+    }
+
+    fn reset(&self, m: String) -> Msg {
+        Msg::Error {
+            id: self.id,
+            error: TransportError::Reset(m),
+            unreachable: None,
         }
-        *slot = stream.try_clone().ok();
     }
-    let _ = stream.set_write_timeout(Some(CONNECT_TIMEOUT));
-    if stream.write_all(&http::request_bytes(base, path)).is_err() {
-        return Outcome::Stale;
+
+    fn run(self) {
+        loop {
+            let pooled = self.pool.take();
+            let reused = pooled.is_some();
+            let stream = match pooled {
+                Some(s) => s,
+                None => match http::connect(&self.base, CONNECT_TIMEOUT) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        self.send(Msg::Error {
+                            id: self.id,
+                            error: TransportError::Connect(e.to_string()),
+                            unreachable: Some(http::unreachable_hint(&self.base, &e)),
+                        });
+                        return;
+                    }
+                },
+            };
+            match self.exchange(stream, reused) {
+                Outcome::Stale if reused => continue,
+                Outcome::Stale => {
+                    self.send(self.reset("the connection closed before a response".into()));
+                    return;
+                }
+                Outcome::Done => return,
+            }
+        }
     }
-    let mut parser = ResponseParser::new();
-    let mut parts = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut decoding = BodyDecoding::Identity;
-    let mut got_any = false;
-    loop {
-        let n = match stream.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) if !got_any && !conn.cancelled.load(Ordering::SeqCst) => return Outcome::Stale,
-            Err(e) => {
-                send(reset(e.to_string()));
+
+    /// One request on one connection: write it, then parse, decompress and forward the
+    /// response. A connection whose response ended cleanly goes back to the pool.
+    fn exchange(&self, mut stream: TcpStream, reused: bool) -> Outcome {
+        let (id, conn) = (self.id, &self.conn);
+        let send = |m: Msg| self.send(m);
+        let reset = |m: String| self.reset(m);
+        {
+            let mut slot = conn.stream.lock().unwrap_or_else(|e| e.into_inner());
+            if conn.cancelled.load(Ordering::SeqCst) {
+                let _ = stream.shutdown(Shutdown::Both);
                 return Outcome::Done;
             }
-        };
-        if n == 0 && !got_any && !conn.cancelled.load(Ordering::SeqCst) {
+            *slot = stream.try_clone().ok();
+        }
+        let _ = stream.set_write_timeout(Some(CONNECT_TIMEOUT));
+        if stream
+            .write_all(&http::request_bytes(&self.base, &self.path))
+            .is_err()
+        {
             return Outcome::Stale;
         }
-        got_any = true;
-        let fed = if n == 0 {
-            parser.eof(&mut parts)
-        } else {
-            parser.feed(&buf[..n], &mut parts)
-        };
-        let mut body: Vec<u8> = Vec::new();
-        let mut ended = false;
-        for part in parts.drain(..) {
-            match part {
-                Part::Head { status, headers } => {
-                    decoding = match BodyDecoding::for_headers(&headers) {
-                        Ok(d) => d,
+        let mut parser = ResponseParser::new();
+        let mut parts = Vec::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut decoding = BodyDecoding::Identity;
+        let mut got_any = false;
+        loop {
+            let n = match stream.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) if !got_any && !conn.cancelled.load(Ordering::SeqCst) => {
+                    return Outcome::Stale
+                }
+                Err(e) => {
+                    send(reset(e.to_string()));
+                    return Outcome::Done;
+                }
+            };
+            if n == 0 && !got_any && !conn.cancelled.load(Ordering::SeqCst) {
+                return Outcome::Stale;
+            }
+            got_any = true;
+            let fed = if n == 0 {
+                parser.eof(&mut parts)
+            } else {
+                parser.feed(&buf[..n], &mut parts)
+            };
+            let mut body: Vec<u8> = Vec::new();
+            let mut ended = false;
+            for part in parts.drain(..) {
+                match part {
+                    Part::Head { status, headers } => {
+                        decoding = match BodyDecoding::for_headers(&headers) {
+                            Ok(d) => d,
+                            Err(e) => {
+                                send(reset(e));
+                                let _ = stream.shutdown(Shutdown::Both);
+                                return Outcome::Done;
+                            }
+                        };
+                        if !send(Msg::Head {
+                            id,
+                            status,
+                            headers,
+                            reused,
+                        }) {
+                            return Outcome::Done;
+                        }
+                    }
+                    Part::Body(b) => match decoding.feed(b) {
+                        Ok(b) => body.extend_from_slice(&b),
                         Err(e) => {
                             send(reset(e));
                             let _ = stream.shutdown(Shutdown::Both);
                             return Outcome::Done;
                         }
-                    };
-                    if !send(Msg::Head {
-                        id,
-                        status,
-                        headers,
-                        reused,
-                    }) {
-                        return Outcome::Done;
-                    }
+                    },
+                    Part::End => ended = true,
                 }
-                Part::Body(b) => match decoding.feed(b) {
-                    Ok(b) => body.extend_from_slice(&b),
+            }
+            if ended {
+                match decoding.finish() {
+                    Ok(rest) => body.extend_from_slice(&rest),
                     Err(e) => {
                         send(reset(e));
                         let _ = stream.shutdown(Shutdown::Both);
                         return Outcome::Done;
                     }
-                },
-                Part::End => ended = true,
-            }
-        }
-        if ended {
-            match decoding.finish() {
-                Ok(rest) => body.extend_from_slice(&rest),
-                Err(e) => {
-                    send(reset(e));
-                    let _ = stream.shutdown(Shutdown::Both);
-                    return Outcome::Done;
                 }
             }
-        }
-        if ended {
-            // Back to the pool before the engine hears of the end: its next request
-            // (the next page, the re-watch) finds the connection there.
-            let reusable = parser.reusable() && !conn.cancelled.load(Ordering::SeqCst);
-            *conn.stream.lock().unwrap_or_else(|e| e.into_inner()) = None;
-            if reusable {
-                pool.put(stream);
-            } else {
-                let _ = stream.shutdown(Shutdown::Both);
+            if ended {
+                // Back to the pool before the engine hears of the end: its next request
+                // (the next page, the re-watch) finds the connection there.
+                let reusable = parser.reusable() && !conn.cancelled.load(Ordering::SeqCst);
+                *conn.stream.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                if reusable {
+                    self.pool.put(stream);
+                } else {
+                    let _ = stream.shutdown(Shutdown::Both);
+                }
+                if body.is_empty() || send(Msg::Body { id, bytes: body }) {
+                    send(Msg::End { id });
+                }
+                return Outcome::Done;
             }
-            if body.is_empty() || send(Msg::Body { id, bytes: body }) {
-                send(Msg::End { id });
+            if !body.is_empty() && !send(Msg::Body { id, bytes: body }) {
+                return Outcome::Done;
             }
-            return Outcome::Done;
-        }
-        if !body.is_empty() && !send(Msg::Body { id, bytes: body }) {
-            return Outcome::Done;
-        }
-        if let Err(e) = fed {
-            send(reset(e.to_string()));
-            return Outcome::Done;
+            if let Err(e) = fed {
+                send(reset(e.to_string()));
+                return Outcome::Done;
+            }
         }
     }
 }
@@ -707,9 +714,17 @@ impl Driver {
         let pool = self.pool.clone();
         let tx = self.tx.clone();
         let Request { id, path, .. } = req;
+        let job = Job {
+            base,
+            pool,
+            id,
+            path,
+            conn,
+            tx,
+        };
         let spawned = std::thread::Builder::new()
             .name(format!("kubelive-{id}"))
-            .spawn(move || io_thread(base, pool, id, path, conn, tx));
+            .spawn(move || job.run());
         if let Err(e) = spawned {
             self.inflight.remove(&id);
             self.engine.handle_error(
