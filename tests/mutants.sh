@@ -17,7 +17,7 @@ ROOT=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 WORK=${WORK:-${TMPDIR:-/tmp}/kubelive-mutants}
 SEEDS=${SEEDS:-10000}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$WORK/target}
-ALL=(relist-on-410 streaming-added-version synthesized-delete empty-resume-version)
+ALL=(relist-on-410 streaming-added-version synthesized-delete empty-resume-version escalate-despite-progress no-watch-deadline)
 MUTANTS=("${@:-${ALL[@]}}")
 
 mutate() { # $1 mutant, $2 engine.rs
@@ -48,6 +48,19 @@ edits = {
   "empty-resume-version": [(
     '            .param("resourceVersion", rv.as_str())',
     '            .param("resourceVersion", if resumed { "" } else { rv.as_str() })',
+  )],
+  # 5. Back off after every broken attempt, progress or not, and never end the streak.
+  "escalate-despite-progress": [(
+    "            if attempt.progressed || !quick(attempt.sent_at, now) {",
+    "            if false {",
+  ), (
+    "            // Progress: the failure streak is over.\n            self.backoff.reset();",
+    "            // (mutant: the streak never ends)",
+  )],
+  # 6. No deadline on an open watch: neither timeoutSeconds + grace nor idle acts.
+  "no-watch-deadline": [(
+    "    fn expire(&mut self, timer: Timer, now: Instant) {\n",
+    "    fn expire(&mut self, timer: Timer, now: Instant) {\n        if matches!(timer, Timer::WatchEnd | Timer::Idle) {\n            return;\n        }\n",
   )],
 }[name]
 for old, new in edits:

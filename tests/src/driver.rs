@@ -3,6 +3,7 @@
 
 use crate::dst::{self, Stats, Violation};
 use crate::scenario::Scenario;
+use crate::staleness::Table;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -19,6 +20,8 @@ pub struct Options {
     pub minutes: Option<f64>,
     pub threads: usize,
     pub without: Vec<String>,
+    /// Keep only these faults (every other is removed from each scenario).
+    pub only: Option<Vec<String>>,
     pub workload_ms: Option<u64>,
     /// Shrink a failure (on by default).
     pub shrink: bool,
@@ -35,6 +38,7 @@ impl Default for Options {
                 .map(|n| n.get())
                 .unwrap_or(1),
             without: Vec::new(),
+            only: None,
             workload_ms: None,
             shrink: true,
         }
@@ -42,7 +46,7 @@ impl Default for Options {
 }
 
 pub const USAGE: &str = "kubelive-dst [--seeds N] [--start K] [--seed S] [--minutes M] \
-[--threads T] [--without fault,fault] [--workload-ms MS] [--no-shrink]";
+[--threads T] [--without fault,fault] [--only fault,fault] [--workload-ms MS] [--no-shrink]";
 
 impl Options {
     pub fn parse(args: &[String]) -> Result<Options, String> {
@@ -80,14 +84,16 @@ impl Options {
                         .filter(|s| !s.is_empty())
                         .map(String::from)
                         .collect();
-                    for w in &o.without {
-                        if !crate::scenario::FAULT_NAMES.contains(&w.as_str()) {
-                            return Err(format!(
-                                "unknown fault {w:?}; known: {}",
-                                crate::scenario::FAULT_NAMES.join(",")
-                            ));
-                        }
-                    }
+                    check_names(&o.without)?;
+                }
+                "--only" => {
+                    let only: Vec<String> = val(a)?
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect();
+                    check_names(&only)?;
+                    o.only = Some(only);
                 }
                 "--workload-ms" => o.workload_ms = Some(num(val(a)?, a)?),
                 "--no-shrink" => o.shrink = false,
@@ -108,8 +114,34 @@ impl Options {
     }
 
     pub fn scenario(&self, seed: u64) -> Scenario {
-        Scenario::from_seed(seed).with_overrides(&self.without, self.workload_ms)
+        Scenario::from_seed(seed).with_overrides(&self.removed(), self.workload_ms)
     }
+
+    /// The faults removed from every scenario: `--without`, and all but `--only`.
+    pub fn removed(&self) -> Vec<String> {
+        let mut without = self.without.clone();
+        if let Some(only) = &self.only {
+            without.extend(
+                crate::scenario::FAULT_NAMES
+                    .iter()
+                    .filter(|n| !only.iter().any(|o| o == *n))
+                    .map(|n| n.to_string()),
+            );
+        }
+        without
+    }
+}
+
+fn check_names(names: &[String]) -> Result<(), String> {
+    for w in names {
+        if !crate::scenario::FAULT_NAMES.contains(&w.as_str()) {
+            return Err(format!(
+                "unknown fault {w:?}; known: {}",
+                crate::scenario::FAULT_NAMES.join(",")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The result of many seeds.
@@ -118,6 +150,8 @@ pub struct Summary {
     pub seeds: u64,
     pub elapsed: Duration,
     pub stats: Stats,
+    /// Staleness per fault class.
+    pub staleness: Table,
 }
 
 impl Summary {
@@ -127,9 +161,12 @@ impl Summary {
 
     pub fn line(&self) -> String {
         let s = &self.stats;
+        let st = &s.staleness;
         format!(
             "{} seeds in {:.1} s ({:.0} seeds/s): {:.1} simulated hours, {} changes, {} requests, \
-             {} events, {} relists, {} 410s and {} other failures served",
+             {} events, {} relists, {} 410s and {} other failures served; staleness p50 {} ms, \
+             p99 {} ms, max {} ms; under fresh faults at most {} ms beyond excused waits; \
+             {} silent connections given up",
             self.seeds,
             self.elapsed.as_secs_f64(),
             self.seeds_per_sec(),
@@ -139,7 +176,12 @@ impl Summary {
             s.events,
             s.relists,
             s.expired_served,
-            s.failures_served
+            s.failures_served,
+            st.quantile(0.5),
+            st.quantile(0.99),
+            st.max(),
+            s.fresh_excess_max,
+            s.silences_noticed,
         )
     }
 }
@@ -193,7 +235,7 @@ impl Failure {
 
 /// Removes faults one by one, then halves the workload, keeping whatever still fails.
 pub fn shrink(seed: u64, opts: &Options, first: Violation) -> Failure {
-    let mut without = opts.without.clone();
+    let mut without = opts.removed();
     let mut workload_ms = opts.workload_ms;
     let base = Scenario::from_seed(seed);
     let build = |w: &[String], ms: Option<u64>| base.clone().with_overrides(w, ms);
@@ -246,11 +288,16 @@ pub fn run_many(opts: &Options) -> Result<Summary, Box<Failure>> {
         let scn = opts.scenario(seed);
         println!("{scn}");
         return match dst::run_traced(&scn) {
-            Ok(stats) => Ok(Summary {
-                seeds: 1,
-                elapsed: started.elapsed(),
-                stats,
-            }),
+            Ok(stats) => {
+                let mut staleness = Table::default();
+                staleness.add(&fault_names(&scn), &stats.staleness);
+                Ok(Summary {
+                    seeds: 1,
+                    elapsed: started.elapsed(),
+                    stats,
+                    staleness,
+                })
+            }
             Err(v) => Err(Box::new(shrink(seed, opts, v))),
         };
     }
@@ -262,11 +309,13 @@ pub fn run_many(opts: &Options) -> Result<Summary, Box<Failure>> {
     let done = AtomicU64::new(0);
     let failed: Mutex<Option<(u64, Violation)>> = Mutex::new(None);
     let total: Mutex<Stats> = Mutex::new(Stats::default());
+    let table: Mutex<Table> = Mutex::new(Table::default());
     let end = opts.start.saturating_add(opts.seeds);
     std::thread::scope(|s| {
         for _ in 0..opts.threads.max(1) {
             s.spawn(|| {
                 let mut local = Stats::default();
+                let mut local_table = Table::default();
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
@@ -278,8 +327,10 @@ pub fn run_many(opts: &Options) -> Result<Summary, Box<Failure>> {
                     if deadline.is_none() && seed >= end {
                         break;
                     }
-                    match dst::run(&opts.scenario(seed)) {
+                    let scn = opts.scenario(seed);
+                    match dst::run(&scn) {
                         Ok(st) => {
+                            local_table.add(&fault_names(&scn), &st.staleness);
                             local.add(&st);
                             done.fetch_add(1, Ordering::Relaxed);
                         }
@@ -293,6 +344,10 @@ pub fn run_many(opts: &Options) -> Result<Summary, Box<Failure>> {
                     }
                 }
                 total.lock().unwrap_or_else(|e| e.into_inner()).add(&local);
+                table
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .merge(&local_table);
             });
         }
     });
@@ -303,7 +358,12 @@ pub fn run_many(opts: &Options) -> Result<Summary, Box<Failure>> {
         seeds: done.load(Ordering::Relaxed),
         elapsed: started.elapsed(),
         stats: total.into_inner().unwrap_or_else(|e| e.into_inner()),
+        staleness: table.into_inner().unwrap_or_else(|e| e.into_inner()),
     })
+}
+
+fn fault_names(scn: &Scenario) -> Vec<&'static str> {
+    scn.faults.iter().map(|f| f.name()).collect()
 }
 
 /// The binary's main: prints the summary or the failure report.
@@ -326,6 +386,10 @@ pub fn main_with(args: &[String]) -> Result<(), String> {
     match run_many(&opts) {
         Ok(summary) => {
             println!("dst: ok: {}", summary.line());
+            println!(
+                "staleness per fault class (simulated time from a change to the store showing it):"
+            );
+            print!("{}", summary.staleness.render());
             Ok(())
         }
         Err(f) => {

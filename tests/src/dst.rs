@@ -12,6 +12,7 @@
 
 use crate::scan::{self, LineInfo, LineType};
 use crate::scenario::{Fault, Objects, Scenario};
+use crate::staleness::{Histogram, Pending, Tracker};
 use kubelive_core::{
     Collection, Config, Engine, Event, Instant, Phase, RelistReason, Request, RequestId,
     RequestKind, TransportError,
@@ -33,6 +34,27 @@ pub const QUIET_MS: u64 = 300_000;
 /// The backoff floor every retry after a failure must respect.
 pub const BACKOFF_FLOOR_MS: u64 = 800;
 
+/// An attempt that fails this soon after it was sent, having delivered nothing, may be
+/// backed off; any other broken attempt must be resumed at once (the engine's rule).
+pub const QUICK_MS: u64 = 1_000;
+
+/// The engine's deadlines (kubelive_core::Deadlines::default()), which the liveness
+/// invariant holds it to.
+pub const WATCH_HEAD_MS: u64 = 30_000;
+pub const LIST_HEAD_MS: u64 = 75_000;
+pub const STALL_MS: u64 = 30_000;
+pub const WATCH_GRACE_MS: u64 = 30_000;
+pub const IDLE_MS: u64 = 150_000;
+
+/// Under the faults of [`crate::scenario::FRESH_FAULTS`], no change may be shown later
+/// than this, beyond the time the engine spent on what the faults (or the server's own
+/// pace) made it wait for: backoffs, attempts that brought nothing, LIST requests.
+/// What remains is a resume's round trip (latency up to 400 ms each) and the watch
+/// delivering in order: 2 s allows several resumes in a row (the worst over the
+/// 10 000 CI seeds is 905 ms). An engine that backs off after progress, or waits for
+/// anything but the server, exceeds it.
+pub const FRESH_BOUND_MS: u64 = 2_000;
+
 /// What a finished run reports.
 #[derive(Clone, Debug, Default)]
 pub struct Stats {
@@ -43,6 +65,12 @@ pub struct Stats {
     pub changes: u64,
     pub sim_ms: u64,
     pub failures_served: u64,
+    /// Per server change, the simulated ms until the store showed it (or newer).
+    pub staleness: Histogram,
+    /// The largest staleness beyond the excused waits, in seeds under fresh faults.
+    pub fresh_excess_max: u64,
+    /// Silent connections (silent, no head, stalled list) the engine gave up on.
+    pub silences_noticed: u64,
 }
 
 impl Stats {
@@ -54,6 +82,9 @@ impl Stats {
         self.changes += o.changes;
         self.sim_ms += o.sim_ms;
         self.failures_served += o.failures_served;
+        self.staleness.add(&o.staleness);
+        self.fresh_excess_max = self.fresh_excess_max.max(o.fresh_excess_max);
+        self.silences_noticed += o.silences_noticed;
     }
 }
 
@@ -73,6 +104,12 @@ enum Kill {
     Clean,
     Abort,
     Error410,
+    /// A proxy writes its HTML error page into the stream, then drops it.
+    AbortAfterHtml,
+    /// Half a line, then the connection drops.
+    AbortAfterTruncatedLine,
+    /// No byte ever again; the connection stays open.
+    Silent,
 }
 
 #[derive(Debug)]
@@ -93,6 +130,10 @@ enum ConnPhase {
         wid: WatchId,
         wake: u64,
     },
+    /// Open, silent forever: the engine must give up on it by `bound`.
+    Silent {
+        bound: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -104,6 +145,15 @@ struct Conn {
     /// within one instant), flushed at the end so cuts still land mid-document.
     partial: Vec<u8>,
     frames: u64,
+    /// A line that the engine applies as progress (an event, a bookmark) was delivered.
+    progressed: bool,
+    head_at: Option<u64>,
+    /// When bytes (or the head) last reached the engine.
+    last_byte: u64,
+    /// The `timeoutSeconds` the request asked for, in ms.
+    timeout_ms: u64,
+    /// A LIST body stalls after this many bytes.
+    stall_at: Option<usize>,
     /// An ERROR or malformed line was delivered: what follows is not applied.
     stopped: bool,
     failed: Option<String>,
@@ -122,6 +172,11 @@ impl Conn {
             phase,
             partial: Vec::new(),
             frames: 0,
+            progressed: false,
+            head_at: None,
+            last_byte: sent_at,
+            timeout_ms: 0,
+            stall_at: None,
             stopped: false,
             failed: None,
             expired: false,
@@ -136,6 +191,7 @@ impl Conn {
         let t = match &self.phase {
             ConnPhase::Reply { at, .. } | ConnPhase::Head { at, .. } => *at,
             ConnPhase::Watch { wake, .. } => *wake,
+            ConnPhase::Silent { bound } => *bound + 1,
         };
         match self.kill {
             Some((k, _)) if matches!(self.phase, ConnPhase::Watch { .. }) => t.min(k),
@@ -322,6 +378,10 @@ pub struct Run<'a> {
     /// Server truth for the engine's query after each change: (version, objects).
     snapshots: Vec<(u64, Rc<Vec<Entry>>)>,
     peak_server: usize,
+    /// Changes to the query's result not yet shown by the store.
+    fresh: Tracker,
+    /// Changes before this time (the initial population) are not timed.
+    started_at: u64,
     /// Keys the server had for the query since the engine last synced: the store may
     /// hold no others (a relist keeps old objects until its sweep, never more).
     seen_since_sync: std::collections::HashSet<(String, String)>,
@@ -329,11 +389,23 @@ pub struct Run<'a> {
     last_seen: Option<u64>,
     expired_served: u64,
     too_large_served: u64,
-    fallback_422: bool,
-    interrupted_clean: u64,
+    /// A streaming-list fallback is justified (422, stalled initial events, live events
+    /// before the end bookmark); each fallback uses it up.
+    fallback_ok: bool,
+    interrupted: u64,
+    /// A broken attempt that made progress or lived past [`QUICK_MS`]: the engine must
+    /// resume at this instant.
+    at_once: Option<(u64, String)>,
+    /// The engine was shown a plain bookmark: its idle deadline applies.
+    bookmarks_seen: bool,
+    /// Spans the engine spent waiting on what faults or the server's pace imposed
+    /// (backoffs, fruitless attempts, LIST requests), in time order.
+    excused: Vec<(u64, u64)>,
+    /// The scenario is under fresh faults only: staleness is bounded.
+    fresh_bounded: bool,
+    /// Simulated time after the workload.
+    quiet_ms: u64,
     relists: HashMap<&'static str, u64>,
-    streaming_started_at: Option<u64>,
-    streaming_synced: bool,
     pending_failure: Option<(u64, u64, String)>,
     relisted: bool,
     watch_must_follow: Option<String>,
@@ -466,15 +538,20 @@ impl<'a> Run<'a> {
             uid_rv: HashMap::new(),
             snapshots: Vec::new(),
             peak_server: 0,
+            fresh: Tracker::default(),
+            started_at: start,
             seen_since_sync: Default::default(),
             last_seen: None,
             expired_served: 0,
             too_large_served: 0,
-            fallback_422: false,
-            interrupted_clean: 0,
+            fallback_ok: false,
+            interrupted: 0,
+            at_once: None,
+            bookmarks_seen: false,
+            excused: Vec::new(),
+            fresh_bounded: scn.freshness_bounded(),
+            quiet_ms: quiet_ms(scn),
             relists: HashMap::new(),
-            streaming_started_at: None,
-            streaming_synced: false,
             pending_failure: None,
             relisted: false,
             watch_must_follow: None,
@@ -524,7 +601,7 @@ impl<'a> Run<'a> {
     fn run_inner(&mut self) -> Result<(), Violation> {
         self.drain()?;
         let workload_end = self.now + self.scn.workload_ms;
-        let end = workload_end + QUIET_MS;
+        let end = workload_end + self.quiet_ms;
         let mut same_instant = 0u32;
         loop {
             let t = self.next_time(workload_end).max(self.now);
@@ -701,26 +778,47 @@ impl<'a> Run<'a> {
         }
         let truth = self.truth();
         self.peak_server = self.peak_server.max(self.cluster.count(PODS));
-        // New keys (the sim keeps "ns/name" order): a merge walk, no allocation but
-        // for keys the previous snapshot did not have.
-        let key = |e: &Entry| {
-            let (ns, name) = (e.0.as_bytes(), e.1.as_bytes());
-            ns.iter()
-                .copied()
-                .chain(std::iter::once(b'/'))
-                .chain(name.iter().copied())
-                .collect::<Vec<u8>>()
+        // A merge walk over the previous snapshot (the sim keeps "ns/name" order):
+        // new keys for the memory check; new, changed and removed keys for staleness.
+        let ord = |a: &Entry, b: &Entry| {
+            let ka = a.0.bytes().chain(std::iter::once(b'/')).chain(a.1.bytes());
+            let kb = b.0.bytes().chain(std::iter::once(b'/')).chain(b.1.bytes());
+            ka.cmp(kb)
         };
         let prev: &[Entry] = last.as_ref().map(|(_, p)| p.as_slice()).unwrap_or(&[]);
-        let mut j = 0;
-        for e in &truth {
-            while j < prev.len() && (prev[j].0 != e.0 || prev[j].1 != e.1) && key(&prev[j]) < key(e)
-            {
-                j += 1;
-            }
-            let known = j < prev.len() && prev[j].0 == e.0 && prev[j].1 == e.1;
-            if !known {
-                self.seen_since_sync.insert((e.0.clone(), e.1.clone()));
+        let timed = last.is_some() && self.now >= self.started_at;
+        let (mut i, mut j) = (0, 0);
+        while i < truth.len() || j < prev.len() {
+            let o = match (truth.get(i), prev.get(j)) {
+                (Some(e), Some(p)) => ord(e, p),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match o {
+                std::cmp::Ordering::Less => {
+                    let e = &truth[i];
+                    self.seen_since_sync.insert((e.0.clone(), e.1.clone()));
+                    if timed {
+                        self.note_change(&e.0, &e.1, rv_num(&e.3).unwrap_or(rv), false);
+                    }
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    let p = &prev[j];
+                    if timed {
+                        self.note_change(&p.0.clone(), &p.1.clone(), rv, true);
+                    }
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let (e, p) = (&truth[i], &prev[j]);
+                    if timed && (e.2 != p.2 || e.3 != p.3) {
+                        let (ns, name) = (e.0.clone(), e.1.clone());
+                        self.note_change(&ns, &name, rv_num(&e.3).unwrap_or(rv), false);
+                    }
+                    i += 1;
+                    j += 1;
+                }
             }
         }
         self.snapshots.push((rv, Rc::new(truth)));
@@ -728,6 +826,53 @@ impl<'a> Run<'a> {
 
     fn snapshot(&mut self) {
         self.snapshot_if(true);
+    }
+
+    fn note_change(&mut self, ns: &str, name: &str, rv: u64, gone: bool) {
+        let at = self.now;
+        self.fresh.push(ns, name, Pending { at, rv, gone });
+    }
+
+    /// Times every change the store now shows; under fresh faults, holds each to
+    /// [`FRESH_BOUND_MS`] beyond its excused waits.
+    fn settle_staleness(&mut self) -> Result<(), Violation> {
+        if self.fresh.is_empty() {
+            return Ok(());
+        }
+        let now = self.now;
+        let mut shown = Vec::new();
+        self.fresh
+            .settle(self.engine.store(), now, |s| shown.push(s));
+        for s in shown {
+            let delay = s.shown - s.at;
+            self.stats.staleness.record(delay);
+            if !self.fresh_bounded {
+                continue;
+            }
+            let excess = delay.saturating_sub(self.excused_within(s.at, s.shown));
+            self.stats.fresh_excess_max = self.stats.fresh_excess_max.max(excess);
+            if excess > FRESH_BOUND_MS {
+                return fail(
+                    now,
+                    format!(
+                        "freshness: the change made at {} ms was shown {delay} ms later, {excess} ms \
+                         beyond the backoffs, fruitless attempts and lists in between (bound {FRESH_BOUND_MS} ms)",
+                        s.at
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// How much of `from..to` the engine spent in excused spans.
+    fn excused_within(&self, from: u64, to: u64) -> u64 {
+        let i = self.excused.partition_point(|&(_, end)| end <= from);
+        self.excused[i..]
+            .iter()
+            .take_while(|&&(start, _)| start < to)
+            .map(|&(start, end)| end.min(to).saturating_sub(start.max(from)))
+            .sum()
     }
 
     fn truth(&self) -> Vec<Entry> {
@@ -849,9 +994,45 @@ impl<'a> Run<'a> {
                 }
             }
         }
+        conn.timeout_ms = scan::query_param(&req.path, "timeoutSeconds")
+            .and_then(|t| t.parse::<u64>().ok())
+            .unwrap_or(0)
+            * 1_000;
+        if faulty && self.chance_of("no-head") {
+            if let ConnPhase::Head { wid, .. } = conn.phase {
+                self.cluster.close_watch(wid);
+            }
+            let limit = match req.kind {
+                RequestKind::List { .. } => LIST_HEAD_MS,
+                _ => WATCH_HEAD_MS,
+            };
+            self.log(|| format!("   #{}: its head will never come", req.id.0));
+            conn.phase = ConnPhase::Silent { bound: now + limit };
+        } else if let ConnPhase::Reply {
+            resp, cut: None, ..
+        } = &conn.phase
+        {
+            let stall = resp.status == 200
+                && matches!(req.kind, RequestKind::List { .. })
+                && !resp.body.is_empty()
+                && faulty
+                && self.chance_of("list-stall");
+            if stall {
+                conn.stall_at = Some(self.frng.below(resp.body.len() as u64) as usize);
+            }
+        }
         self.log(|| format!("-> #{} {}", req.id.0, req.path));
         self.conns.insert(req.id.0, conn);
         Ok(())
+    }
+
+    /// Draws a fault with a probability parameter: whether it strikes this time.
+    fn chance_of(&mut self, name: &str) -> bool {
+        let p = match self.scn.fault(name) {
+            Some(Fault::Silent(p) | Fault::NoHead(p) | Fault::ListStall(p)) => *p,
+            _ => return false,
+        };
+        self.frng.chance(p)
     }
 
     fn list_cut(&mut self, req: &Request, resp: &Response) -> Option<(usize, bool)> {
@@ -894,6 +1075,23 @@ impl<'a> Run<'a> {
                 {
                     conn.no_end_bookmark = true;
                 }
+                Fault::Silent(p) if self.frng.chance(*p) => {
+                    let at = now + self.frng.range(50, 120_000);
+                    if conn.kill.is_none_or(|(k, _)| at < k) {
+                        conn.kill = Some((at, Kill::Silent));
+                    }
+                }
+                Fault::FlakyProxy => {
+                    let at = now + self.frng.range(1_000, 1_600);
+                    let how = *self.frng.pick(&[
+                        Kill::Abort,
+                        Kill::AbortAfterHtml,
+                        Kill::AbortAfterTruncatedLine,
+                    ]);
+                    if conn.kill.is_none_or(|(k, _)| at < k) {
+                        conn.kill = Some((at, how));
+                    }
+                }
                 _ => {}
             }
         }
@@ -923,6 +1121,10 @@ impl<'a> Run<'a> {
             if piece.is_empty() {
                 continue;
             }
+            let now = self.now;
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.last_byte = now;
+            }
             self.engine.handle_body(RequestId(id), piece, self.at());
             self.drain()?;
             if !self.conns.contains_key(&id) {
@@ -941,6 +1143,8 @@ impl<'a> Run<'a> {
             ConnPhase::Reply { at, .. } if at <= now => self.deliver_reply(id),
             ConnPhase::Head { at, wid } if at <= now => {
                 conn.phase = ConnPhase::Watch { wid, wake: now };
+                conn.head_at = Some(now);
+                conn.last_byte = now;
                 let head = watch_response_head();
                 let headers: Vec<(&str, &str)> = head
                     .headers
@@ -954,6 +1158,14 @@ impl<'a> Run<'a> {
                 self.pump(id)
             }
             ConnPhase::Watch { .. } => self.pump(id),
+            ConnPhase::Silent { bound } if now > bound => fail(
+                now,
+                format!(
+                    "liveness: request #{id} ({:?}) has been silent since {} ms and the engine \
+                     did not give up on it by its deadline ({bound} ms)",
+                    conn.kind, conn.last_byte
+                ),
+            ),
             _ => Ok(()),
         }
     }
@@ -988,9 +1200,29 @@ impl<'a> Run<'a> {
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
+        let now = self.now;
+        let mut stall_at = None;
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.head_at = Some(now);
+            c.last_byte = now;
+            stall_at = c.stall_at;
+        }
         self.engine
             .handle_response(RequestId(id), status, &h, self.at());
         self.drain()?;
+        if let Some(n) = stall_at {
+            // The body stops here and the connection stays open.
+            self.log(|| format!("<- #{id} stalls after {n} bytes"));
+            if !self.conns.contains_key(&id) || !self.feed_body(id, &body[..n])? {
+                return Ok(());
+            }
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.phase = ConnPhase::Silent {
+                    bound: c.last_byte + STALL_MS,
+                };
+            }
+            return Ok(());
+        }
         if !self.conns.contains_key(&id) || !self.feed_body(id, &body)? {
             return Ok(());
         }
@@ -1041,6 +1273,36 @@ impl<'a> Run<'a> {
                 return match kill {
                     Kill::Clean => self.watch_end(id, true),
                     Kill::Abort => self.watch_end(id, false),
+                    Kill::AbortAfterHtml => {
+                        let page = "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>\n";
+                        if !self.watch_bytes(id, page.as_bytes())? {
+                            return Ok(());
+                        }
+                        self.watch_end(id, false)
+                    }
+                    Kill::AbortAfterTruncatedLine => {
+                        let half = "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p-";
+                        if !self.watch_bytes(id, half.as_bytes())? {
+                            return Ok(());
+                        }
+                        self.watch_end(id, false)
+                    }
+                    Kill::Silent => {
+                        let bookmarks_seen = self.bookmarks_seen;
+                        if let Some(c) = self.conns.get_mut(&id) {
+                            // What was in flight never arrives.
+                            c.partial.clear();
+                            let head = c.head_at.unwrap_or(c.sent_at);
+                            let mut bound = head + c.timeout_ms + WATCH_GRACE_MS;
+                            if c.kind == RequestKind::StreamingList && !c.past_initial {
+                                bound = bound.min(c.last_byte + STALL_MS);
+                            } else if bookmarks_seen {
+                                bound = bound.min(c.last_byte + IDLE_MS);
+                            }
+                            c.phase = ConnPhase::Silent { bound };
+                        }
+                        Ok(())
+                    }
                     Kill::Error410 => {
                         if let Some(c) = self.conns.get_mut(&id) {
                             // Held bytes never reached the engine: drop them.
@@ -1131,6 +1393,21 @@ impl<'a> Run<'a> {
         }
         conn.frames += 1;
         let live = conn.kind == RequestKind::Watch || conn.past_initial;
+        let progress = match info.ty {
+            LineType::Added | LineType::Modified | LineType::Deleted => info.rv.is_some(),
+            LineType::Bookmark => true,
+            LineType::Error | LineType::Other => false,
+        };
+        if progress {
+            conn.progressed = true;
+        }
+        if !live && matches!(info.ty, LineType::Modified | LineType::Deleted) && progress {
+            // Live events before the end bookmark: a streaming list the server ignored.
+            self.fallback_ok = true;
+        }
+        if info.ty == LineType::Bookmark && !info.initial_events_end {
+            self.bookmarks_seen = true;
+        }
         match info.ty {
             LineType::Error => {
                 conn.stopped = true;
@@ -1163,8 +1440,6 @@ impl<'a> Run<'a> {
                     }
                 } else if info.initial_events_end && info.rv.is_some() {
                     conn.past_initial = true;
-                    self.streaming_synced = true;
-                    self.streaming_started_at = None;
                     self.last_seen = info.rv;
                 }
             }
@@ -1219,9 +1494,25 @@ impl<'a> Run<'a> {
         self.relisted = false;
     }
 
+    /// A span the engine spent waiting on what the faults or the server's pace imposed.
+    fn excuse(&mut self, from: u64, to: u64) {
+        if to > from && self.excused.last() != Some(&(from, to)) {
+            self.excused.push((from, to));
+        }
+    }
+
     /// Classifies how a request finished, for the checks of what the engine does next.
     /// Called before the engine hears of the end (its reaction comes in that feed).
     fn finalize(&mut self, conn: &Conn, how: How) {
+        let now = self.now;
+        let quick = now.saturating_sub(conn.sent_at) < QUICK_MS;
+        if matches!(conn.kind, RequestKind::List { .. }) {
+            // A LIST goes at the server's pace (pages, latency): its time is excused.
+            self.excuse(conn.sent_at, now);
+        }
+        if matches!(conn.phase, ConnPhase::Silent { .. }) && how == How::Cancelled {
+            self.stats.silences_noticed += 1;
+        }
         if let ConnPhase::Reply {
             resp,
             cut,
@@ -1235,13 +1526,25 @@ impl<'a> Run<'a> {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .unwrap_or(0)
                 * 1000;
-            let floor = if how == How::Lost {
-                BACKOFF_FLOOR_MS
-            } else {
-                BACKOFF_FLOOR_MS.max(ra_ms)
-            };
             if how != How::End {
-                self.set_failure(floor, format!("{status} response broke ({how:?})"));
+                // The connection broke (or the engine gave up on the body).
+                if quick {
+                    let floor = if how == How::Lost {
+                        BACKOFF_FLOOR_MS
+                    } else {
+                        BACKOFF_FLOOR_MS.max(ra_ms)
+                    };
+                    self.excuse(conn.sent_at, now);
+                    self.set_failure(floor, format!("{status} response broke ({how:?})"));
+                } else {
+                    self.at_once = Some((
+                        now,
+                        format!(
+                            "a {status} response broke ({how:?}) after {} ms",
+                            now - conn.sent_at
+                        ),
+                    ));
+                }
                 return;
             }
             if status == 410 {
@@ -1250,7 +1553,7 @@ impl<'a> Run<'a> {
                 return;
             }
             if status == 422 && conn.kind == RequestKind::StreamingList {
-                self.fallback_422 = true;
+                self.fallback_ok = true;
             }
             if *too_large {
                 self.too_large_served += 1;
@@ -1264,10 +1567,26 @@ impl<'a> Run<'a> {
                 }
                 return;
             }
-            self.set_failure(floor, format!("answered {status} (cut {cut:?})"));
+            self.excuse(conn.sent_at, now);
+            self.set_failure(
+                BACKOFF_FLOOR_MS.max(ra_ms),
+                format!("answered {status} (cut {cut:?})"),
+            );
+            return;
+        }
+        if matches!(conn.kind, RequestKind::List { .. }) {
+            // A LIST that stalled or never got its head: given up after its deadline.
+            self.at_once = Some((now, format!("a silent LIST was given up ({how:?})")));
             return;
         }
         let stream = conn.kind == RequestKind::Watch || conn.past_initial;
+        if conn.kind == RequestKind::StreamingList && !conn.past_initial && !conn.expired {
+            self.interrupted += 1;
+            if how == How::Cancelled && now.saturating_sub(conn.last_byte) >= STALL_MS {
+                // Its initial events stalled: the engine lists this sync instead.
+                self.fallback_ok = true;
+            }
+        }
         if conn.expired {
             return;
         }
@@ -1277,21 +1596,35 @@ impl<'a> Run<'a> {
             match how {
                 How::Abort | How::Lost => Some("connection reset".to_string()),
                 How::Cancelled => Some("cancelled by the engine".to_string()),
-                How::End => (conn.frames == 0 && self.now.saturating_sub(conn.sent_at) < 1_000)
-                    .then(|| "watch ended at once, empty".to_string()),
+                How::End => {
+                    (!conn.progressed && quick).then(|| "watch ended at once, empty".to_string())
+                }
             }
         };
-        if let Some(f) = &failure {
-            self.set_failure(BACKOFF_FLOOR_MS, f.clone());
+        if conn.too_large {
+            // An in-stream 504: the server's error, retried after a backoff.
+            self.excuse(conn.sent_at, now);
+            self.set_failure(BACKOFF_FLOOR_MS, failure.unwrap_or_default());
+            return;
         }
-        if stream && !conn.too_large {
+        match &failure {
+            Some(f) if !conn.progressed && quick => {
+                self.excuse(conn.sent_at, now);
+                self.set_failure(BACKOFF_FLOOR_MS, f.clone());
+            }
+            _ => {
+                let why = failure.clone().unwrap_or_else(|| "a clean end".into());
+                let what = if conn.progressed {
+                    "made progress"
+                } else {
+                    "lived past 1 s"
+                };
+                self.at_once = Some((now, format!("{why}, after the attempt {what}")));
+            }
+        }
+        if stream {
             self.watch_must_follow = Some(failure.unwrap_or_else(|| "clean end".into()));
             self.relisted = false;
-        } else if conn.kind == RequestKind::StreamingList
-            && how == How::End
-            && conn.failed.is_none()
-        {
-            self.interrupted_clean += 1;
         }
     }
 
@@ -1332,6 +1665,17 @@ impl<'a> Run<'a> {
                 );
             }
         }
+        if let Some((t, why)) = self.at_once.take() {
+            if now != t && !self.relisted {
+                return fail(
+                    now,
+                    format!(
+                        "after {why}, the engine waited {} ms instead of resuming at once: {req}",
+                        now - t
+                    ),
+                );
+            }
+        }
         if let Some(until) = self.backoff_until.take() {
             if now < until {
                 return fail(
@@ -1365,14 +1709,7 @@ impl<'a> Run<'a> {
                     );
                 }
             }
-            RequestKind::StreamingList => {
-                // The first attempt of this sync (reset by its end bookmark).
-                if self.streaming_synced || self.streaming_started_at.is_none() {
-                    self.streaming_started_at = Some(now);
-                }
-                self.streaming_synced = false;
-            }
-            RequestKind::List { .. } => {}
+            RequestKind::StreamingList | RequestKind::List { .. } => {}
         }
         Ok(())
     }
@@ -1538,18 +1875,15 @@ impl<'a> Run<'a> {
                             self.too_large_served
                         ));
                     }
-                    "fallback" => {
-                        // The 60 s deadline spans every streaming attempt of one sync.
-                        let deadline_passed = !self.streaming_synced
-                            && self.streaming_started_at.is_some_and(|t| now >= t + 60_000);
-                        if n > 1 || !(self.fallback_422 || deadline_passed) {
-                            return bad(format!("unjustified streaming-list fallback: {reason}"));
-                        }
+                    // Each fallback needs its own reason (used up here): a 422, initial
+                    // events that stalled for 30 s, or live events before the end bookmark.
+                    "fallback" if !std::mem::take(&mut self.fallback_ok) => {
+                        return bad(format!("unjustified streaming-list fallback: {reason}"));
                     }
-                    "interrupted" if n > self.interrupted_clean => {
+                    "interrupted" if n > self.interrupted => {
                         return bad(format!(
                             "relist #{n} for an interrupted streaming list, but {} ended early",
-                            self.interrupted_clean
+                            self.interrupted
                         ));
                     }
                     _ => {}
@@ -1563,6 +1897,7 @@ impl<'a> Run<'a> {
                         until - now
                     ));
                 }
+                self.excuse(now, until);
                 self.backoff_until = Some(until);
             }
             Event::Failed { error } => {
@@ -1588,6 +1923,7 @@ impl<'a> Run<'a> {
     }
 
     fn check_store(&mut self) -> Result<(), Violation> {
+        self.settle_staleness()?;
         let store = self.engine.store();
         if store.len() != self.consumer.len() {
             return fail(
@@ -1685,8 +2021,8 @@ impl<'a> Run<'a> {
             return fail(
                 self.now,
                 format!(
-                    "not converged after {QUIET_MS} ms without faults: phase {:?}, synced {}, last error {:?}",
-                    st.phase, st.synced, st.last_error
+                    "not converged after {} ms without faults: phase {:?}, synced {}, last error {:?}",
+                    self.quiet_ms, st.phase, st.synced, st.last_error
                 ),
             );
         }
@@ -1702,6 +2038,15 @@ impl<'a> Run<'a> {
             );
         }
         self.compare_consumer()?;
+        self.settle_staleness()?;
+        if let Some(at) = self.fresh.oldest() {
+            return fail(
+                self.now,
+                format!(
+                    "the change made at {at} ms was never shown, yet the store equals the server"
+                ),
+            );
+        }
         let too_large = self.relists.get("too-large").copied().unwrap_or(0);
         if too_large > self.too_large_served {
             return fail(self.now, "too many too-large relists".into());
@@ -1748,6 +2093,16 @@ fn diff(store: &[Entry], truth: &[Entry]) -> String {
         }
     }
     format!("{out}({} in store, {} on server)", store.len(), truth.len())
+}
+
+/// The quiet phase: long enough for backoff, fallbacks and, with silent connections,
+/// the longest watch's timeout plus grace (a silent watch before any bookmark).
+fn quiet_ms(scn: &Scenario) -> u64 {
+    if scn.fault("silent").is_some() || scn.fault("no-head").is_some() {
+        QUIET_MS.max(u64::from(scn.watch_timeout_secs.1) * 1_000 + WATCH_GRACE_MS + 60_000)
+    } else {
+        QUIET_MS
+    }
 }
 
 /// Runs one scenario.

@@ -12,3 +12,4 @@ pub mod driver;
 pub mod dst;
 pub mod scan;
 pub mod scenario;
+pub mod staleness;

@@ -54,6 +54,16 @@ pub enum Fault {
     NoEndBookmark(f64),
     /// Server: streaming lists rejected (422) or ignored (pre-1.27: no end bookmark).
     NoStreamingList(StreamingLists),
+    /// Harness: a watch (or streaming list) goes silent at a random moment: open, no
+    /// byte ever again, never closed (a half-open connection).
+    Silent(f64),
+    /// Harness: a request whose response head never comes.
+    NoHead(f64),
+    /// Harness: a LIST body stops after a random number of bytes and stays open.
+    ListStall(f64),
+    /// Harness: a flaky proxy cuts every watch abruptly 1-1.6 s after it was sent:
+    /// mid-document, after an HTML error page, or after a truncated line.
+    FlakyProxy,
 }
 
 impl Fault {
@@ -77,12 +87,16 @@ impl Fault {
             Fault::ListCut(_) => "list-cut",
             Fault::NoEndBookmark(_) => "no-end-bookmark",
             Fault::NoStreamingList(_) => "no-streaming-list",
+            Fault::Silent(_) => "silent",
+            Fault::NoHead(_) => "no-head",
+            Fault::ListStall(_) => "list-stall",
+            Fault::FlakyProxy => "flaky-proxy",
         }
     }
 }
 
 /// Every fault name, for `--without` and the docs.
-pub const FAULT_NAMES: [&str; 18] = [
+pub const FAULT_NAMES: [&str; 22] = [
     "cut",
     "abort",
     "split",
@@ -101,6 +115,22 @@ pub const FAULT_NAMES: [&str; 18] = [
     "list-cut",
     "no-end-bookmark",
     "no-streaming-list",
+    "silent",
+    "no-head",
+    "list-stall",
+    "flaky-proxy",
+];
+
+/// The faults under which staleness is bounded (TESTING.md, invariant 9): connections
+/// that break, abruptly or not, or carry garbage, at any rate.
+pub const FRESH_FAULTS: [&str; 7] = [
+    "cut",
+    "abort",
+    "split",
+    "proxy-cut",
+    "html",
+    "malformed",
+    "flaky-proxy",
 ];
 
 /// Which objects the workload makes.
@@ -270,6 +300,11 @@ impl Scenario {
                 })
             });
         }
+        // Drawn last, so the faults above stay what they were for every seed.
+        maybe(&mut rng, 0.15, &|r| Fault::Silent(prob(r, 0.02, 0.2)));
+        maybe(&mut rng, 0.1, &|r| Fault::NoHead(prob(r, 0.01, 0.1)));
+        maybe(&mut rng, 0.1, &|r| Fault::ListStall(prob(r, 0.05, 0.3)));
+        maybe(&mut rng, 0.15, &|_| Fault::FlakyProxy);
         Scenario {
             seed,
             mode,
@@ -331,6 +366,11 @@ impl Scenario {
             Some(Fault::NoStreamingList(s)) => *s,
             _ => StreamingLists::Supported,
         }
+    }
+
+    /// Whether every fault of this scenario is one under which staleness is bounded.
+    pub fn freshness_bounded(&self) -> bool {
+        self.faults.iter().all(|f| FRESH_FAULTS.contains(&f.name()))
     }
 
     pub fn collection_path(&self) -> String {

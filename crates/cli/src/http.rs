@@ -1,16 +1,20 @@
-//! A small HTTP/1.1 client over `std::net`: one GET per connection (`Connection: close`),
-//! a sans-io response parser (head, `Content-Length`, chunked, read-until-close) and the
-//! blocking helpers the driver's I/O threads and discovery use.
+//! A small HTTP/1.1 client over `std::net`: GETs over kept-alive connections (a
+//! [`Pool`] of idle ones, retried once on a fresh connection if a pooled one turns out
+//! dead), gzip bodies decoded chunk by chunk ([`BodyDecoding`]), TCP keepalive on every
+//! socket, a sans-io response parser (head, `Content-Length`, chunked, read-until-close)
+//! and the blocking helpers the driver's I/O threads and discovery use.
 //!
 //! The parser is fed bytes split anywhere and yields [`Part`]s. A body that ends before
 //! its framing says it should (EOF inside a chunk, before the terminating `0` chunk, or
 //! short of `Content-Length`) is an error, never a clean end: a watch cut by a dying
 //! proxy must not look like a server-side timeout.
 
+use flate2::write::GzDecoder;
 use std::fmt;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Longest response head accepted.
 const MAX_HEAD: usize = 64 * 1024;
@@ -97,10 +101,11 @@ impl fmt::Display for BaseUrl {
     }
 }
 
-/// The GET request bytes for `path` (path and query, starting with `/`).
+/// The GET request bytes for `path` (path and query, starting with `/`). HTTP/1.1
+/// keeps the connection alive unless a side says otherwise; gzip is welcome.
 pub fn request_bytes(base: &BaseUrl, path: &str) -> Vec<u8> {
     format!(
-        "GET {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: kubelive/{}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+        "GET {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: kubelive/{}\r\nAccept: application/json\r\nAccept-Encoding: gzip\r\n\r\n",
         base.prefix,
         path,
         base.host_header(),
@@ -167,6 +172,11 @@ pub struct ResponseParser {
     state: State,
     /// Unconsumed bytes of the head or of a chunk line.
     buf: Vec<u8>,
+    /// The response lets the connection carry another request (HTTP/1.1 without
+    /// `Connection: close`, framed by length or chunks).
+    keep_alive: bool,
+    /// Bytes came after the response: the connection is not clean.
+    trailing: bool,
 }
 
 impl Default for ResponseParser {
@@ -180,12 +190,21 @@ impl ResponseParser {
         ResponseParser {
             state: State::Head,
             buf: Vec::new(),
+            keep_alive: false,
+            trailing: false,
         }
     }
 
     /// Whether the response is complete (nothing more to read).
     pub fn is_done(&self) -> bool {
         matches!(self.state, State::Done)
+    }
+
+    /// Whether the connection may carry the next request: the response is complete,
+    /// its framing ended it (not the connection's close), nothing followed it, and
+    /// neither HTTP version nor `Connection` header closes it.
+    pub fn reusable(&self) -> bool {
+        self.is_done() && self.keep_alive && !self.trailing
     }
 
     /// Feeds bytes (split anywhere); appends what they complete to `out`.
@@ -221,6 +240,12 @@ impl ResponseParser {
                         return self.feed_inner(&mut slice, out);
                     }
                     self.state = body_framing(status, &headers)?;
+                    let close = header(&headers, "connection").is_some_and(|v| {
+                        v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close"))
+                    });
+                    self.keep_alive = head.starts_with(b"HTTP/1.1")
+                        && !close
+                        && !matches!(self.state, State::UntilClose);
                     out.push(Part::Head { status, headers });
                     if matches!(self.state, State::Done) {
                         out.push(Part::End);
@@ -286,7 +311,8 @@ impl ResponseParser {
                     }
                 },
                 State::Done => {
-                    // Bytes after the response: ignore (Connection: close).
+                    // Bytes after the response: ignored, and the connection is not reused.
+                    self.trailing = true;
                     *bytes = &[];
                 }
                 State::Failed => {
@@ -405,7 +431,8 @@ fn parse_head(head: &[u8]) -> Result<Head, HttpError> {
     Ok((status, headers))
 }
 
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+/// The value of header `name` (case-insensitive), if present.
+pub fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
@@ -437,23 +464,153 @@ fn body_framing(status: u16, headers: &[(String, String)]) -> Result<State, Http
     Ok(State::UntilClose)
 }
 
-/// Connects to `base` with a timeout on connecting only.
-pub fn connect(base: &BaseUrl, timeout: Duration) -> Result<TcpStream, String> {
+/// Why a connection could not be made, for a clear message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConnectError {
+    /// Nothing listens there.
+    Refused(String),
+    TimedOut(String),
+    /// The host name does not resolve.
+    Unresolved(String),
+    Other(String),
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::Refused(m)
+            | ConnectError::TimedOut(m)
+            | ConnectError::Unresolved(m)
+            | ConnectError::Other(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Probes for a dead peer on an idle connection (a watch): after 30 s of silence,
+/// then every 10 s. The engine's own deadlines decide; this only makes the kernel
+/// report a peer that is gone instead of waiting forever.
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(30);
+const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Connects to `base` with a timeout on connecting only, TCP keepalive on.
+pub fn connect(base: &BaseUrl, timeout: Duration) -> Result<TcpStream, ConnectError> {
     let addrs: Vec<_> = (base.host.as_str(), base.port)
         .to_socket_addrs()
-        .map_err(|e| format!("{}: {e}", base.host_header()))?
+        .map_err(|e| ConnectError::Unresolved(format!("{}: {e}", base.host_header())))?
         .collect();
-    let mut last = format!("{}: no address", base.host_header());
+    let mut last = ConnectError::Unresolved(format!("{}: no address", base.host_header()));
     for addr in addrs {
         match TcpStream::connect_timeout(&addr, timeout) {
             Ok(s) => {
                 let _ = s.set_nodelay(true);
+                let keepalive = socket2::TcpKeepalive::new()
+                    .with_time(KEEPALIVE_IDLE)
+                    .with_interval(KEEPALIVE_INTERVAL);
+                let _ = socket2::SockRef::from(&s).set_tcp_keepalive(&keepalive);
                 return Ok(s);
             }
-            Err(e) => last = format!("{addr}: {e}"),
+            Err(e) => {
+                let m = format!("{addr}: {e}");
+                last = match e.kind() {
+                    std::io::ErrorKind::ConnectionRefused => ConnectError::Refused(m),
+                    std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => {
+                        ConnectError::TimedOut(m)
+                    }
+                    _ => ConnectError::Other(m),
+                }
+            }
         }
     }
     Err(last)
+}
+
+/// What kubectl says when it cannot reach its server, for kubelive's setup: where it
+/// tried, and what to check.
+pub fn unreachable_hint(base: &BaseUrl, e: &ConnectError) -> String {
+    let what = match e {
+        ConnectError::Refused(_) => "was refused",
+        ConnectError::TimedOut(_) => "timed out",
+        ConnectError::Unresolved(_) => "failed: no such host",
+        ConnectError::Other(_) => "failed",
+    };
+    format!(
+        "The connection to the server {} {what} - is `kubectl proxy` running (it listens on \
+         {} by default)? Start it with `kubectl proxy`, or pass --server URL. ({e})",
+        base.host_header(),
+        crate::args::DEFAULT_SERVER,
+    )
+}
+
+/// Idle kept-alive connections to the server, newest last.
+#[derive(Debug, Default)]
+pub struct Pool {
+    idle: Mutex<Vec<(TcpStream, Instant)>>,
+}
+
+/// A connection idle longer than this may have been closed by the server (Go's
+/// servers and proxies close idle ones after 30-90 s): not worth trying.
+const MAX_IDLE: Duration = Duration::from_secs(20);
+const MAX_POOLED: usize = 4;
+
+impl Pool {
+    /// An idle connection, if one is fresh enough.
+    pub fn take(&self) -> Option<TcpStream> {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        idle.retain(|(_, since)| since.elapsed() < MAX_IDLE);
+        idle.pop().map(|(s, _)| s)
+    }
+
+    /// Keeps a connection whose response ended cleanly for the next request.
+    pub fn put(&self, stream: TcpStream) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_POOLED {
+            idle.push((stream, Instant::now()));
+        }
+    }
+}
+
+/// Undoes a response's `Content-Encoding`, chunk by chunk: a compressed watch or list
+/// still reaches the engine as its bytes arrive.
+pub enum BodyDecoding {
+    Identity,
+    Gzip(Box<GzDecoder<Vec<u8>>>),
+}
+
+impl BodyDecoding {
+    pub fn for_headers(headers: &[(String, String)]) -> Result<BodyDecoding, String> {
+        match header(headers, "content-encoding").map(str::trim) {
+            None | Some("") => Ok(BodyDecoding::Identity),
+            Some(e) if e.eq_ignore_ascii_case("identity") => Ok(BodyDecoding::Identity),
+            Some(e) if e.eq_ignore_ascii_case("gzip") || e.eq_ignore_ascii_case("x-gzip") => {
+                Ok(BodyDecoding::Gzip(Box::new(GzDecoder::new(Vec::new()))))
+            }
+            Some(e) => Err(format!("unsupported Content-Encoding {e:?}")),
+        }
+    }
+
+    /// The decoded bytes of one piece of the body (possibly none yet).
+    pub fn feed(&mut self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+        match self {
+            BodyDecoding::Identity => Ok(bytes),
+            BodyDecoding::Gzip(d) => {
+                d.write_all(&bytes)
+                    .and_then(|_| d.flush())
+                    .map_err(|e| format!("bad gzip body: {e}"))?;
+                Ok(std::mem::take(d.get_mut()))
+            }
+        }
+    }
+
+    /// The body ended: whatever the decoder still held.
+    pub fn finish(&mut self) -> Result<Vec<u8>, String> {
+        match self {
+            BodyDecoding::Identity => Ok(Vec::new()),
+            BodyDecoding::Gzip(d) => {
+                d.try_finish().map_err(|e| format!("bad gzip body: {e}"))?;
+                Ok(std::mem::take(d.get_mut()))
+            }
+        }
+    }
 }
 
 /// A whole response, read by [`get`].
@@ -473,7 +630,7 @@ impl Response {
 /// Why [`get`] failed below HTTP.
 #[derive(Debug)]
 pub enum GetError {
-    Connect(String),
+    Connect(ConnectError),
     Io(String),
 }
 
@@ -486,13 +643,57 @@ impl fmt::Display for GetError {
     }
 }
 
-/// A blocking GET of a small document (discovery), with connect and read timeouts.
-pub fn get(base: &BaseUrl, path: &str, timeout: Duration) -> Result<Response, GetError> {
-    let mut stream = connect(base, timeout).map_err(GetError::Connect)?;
+/// A blocking GET of a small document (discovery), with connect and read timeouts,
+/// over a pooled connection when there is one.
+pub fn get(
+    base: &BaseUrl,
+    pool: &Pool,
+    path: &str,
+    timeout: Duration,
+) -> Result<Response, GetError> {
     let io = |e: std::io::Error| GetError::Io(e.to_string());
-    stream.set_read_timeout(Some(timeout)).map_err(io)?;
-    stream.set_write_timeout(Some(timeout)).map_err(io)?;
-    stream.write_all(&request_bytes(base, path)).map_err(io)?;
+    loop {
+        let pooled = pool.take();
+        let fresh = pooled.is_none();
+        let mut stream = match pooled {
+            Some(s) => s,
+            None => connect(base, timeout).map_err(GetError::Connect)?,
+        };
+        stream.set_read_timeout(Some(timeout)).map_err(io)?;
+        stream.set_write_timeout(Some(timeout)).map_err(io)?;
+        match get_on(&mut stream, base, path) {
+            Ok((response, reusable)) => {
+                if reusable {
+                    let _ = stream.set_read_timeout(None);
+                    pool.put(stream);
+                } else {
+                    let _ = stream.shutdown(Shutdown::Both);
+                }
+                return Ok(response);
+            }
+            // A pooled connection the server had closed: try a fresh one.
+            Err(Exchange::Stale) if !fresh => continue,
+            Err(Exchange::Stale) => return Err(GetError::Io("connection closed".into())),
+            Err(Exchange::Failed(e)) => return Err(GetError::Io(e)),
+        }
+    }
+}
+
+/// How an exchange on one connection failed.
+enum Exchange {
+    /// Nothing at all came back (a pooled connection the server had closed).
+    Stale,
+    Failed(String),
+}
+
+fn get_on(
+    stream: &mut TcpStream,
+    base: &BaseUrl,
+    path: &str,
+) -> Result<(Response, bool), Exchange> {
+    if stream.write_all(&request_bytes(base, path)).is_err() {
+        return Err(Exchange::Stale);
+    }
     let mut parser = ResponseParser::new();
     let mut parts = Vec::new();
     let mut buf = vec![0u8; 16 * 1024];
@@ -501,8 +702,18 @@ pub fn get(base: &BaseUrl, path: &str, timeout: Duration) -> Result<Response, Ge
         headers: Vec::new(),
         body: Vec::new(),
     };
+    let mut decoding = BodyDecoding::Identity;
+    let mut got_any = false;
     loop {
-        let n = stream.read(&mut buf).map_err(io)?;
+        let n = match stream.read(&mut buf) {
+            Ok(n) => n,
+            Err(_) if !got_any => return Err(Exchange::Stale),
+            Err(e) => return Err(Exchange::Failed(e.to_string())),
+        };
+        if n == 0 && !got_any {
+            return Err(Exchange::Stale);
+        }
+        got_any = true;
         let fed = if n == 0 {
             parser.eof(&mut parts)
         } else {
@@ -511,24 +722,27 @@ pub fn get(base: &BaseUrl, path: &str, timeout: Duration) -> Result<Response, Ge
         for part in parts.drain(..) {
             match part {
                 Part::Head { status, headers } => {
+                    decoding = BodyDecoding::for_headers(&headers).map_err(Exchange::Failed)?;
                     response.status = status;
                     response.headers = headers;
                 }
                 Part::Body(b) => {
+                    let b = decoding.feed(b).map_err(Exchange::Failed)?;
                     if response.body.len() + b.len() > 64 * 1024 * 1024 {
-                        return Err(GetError::Io("response larger than 64 MiB".into()));
+                        return Err(Exchange::Failed("response larger than 64 MiB".into()));
                     }
                     response.body.extend_from_slice(&b);
                 }
                 Part::End => {
-                    let _ = stream.shutdown(Shutdown::Both);
-                    return Ok(response);
+                    let rest = decoding.finish().map_err(Exchange::Failed)?;
+                    response.body.extend_from_slice(&rest);
+                    return Ok((response, parser.reusable()));
                 }
             }
         }
-        fed.map_err(|e| GetError::Io(e.to_string()))?;
+        fed.map_err(|e| Exchange::Failed(e.to_string()))?;
         if n == 0 {
-            return Err(GetError::Io("connection closed".into()));
+            return Err(Exchange::Failed("connection closed".into()));
         }
     }
 }

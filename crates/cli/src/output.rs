@@ -132,18 +132,7 @@ pub fn parse_timestamp(s: &str) -> Option<i64> {
             sign * (h * 3600 + m * 60)
         }
     };
-    Some(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset)
-}
-
-/// Days since 1970-01-01 (Howard Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    Some(kubelive_core::time::days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset)
 }
 
 /// An age the way kubectl prints it (`45s`, `3m12s`, `25m`, `5h3m`, `2d4h`, `90d`, `3y20d`).
@@ -332,6 +321,11 @@ pub fn status_line(s: &Status, now: kubelive_core::Instant) -> String {
         s.relists,
         s.errors,
     );
+    if let Some(t) = s.last_byte_at {
+        // How fresh the connection is: a silent one shows here before its deadline.
+        let secs = now.as_millis().saturating_sub(t.as_millis()) / 1000;
+        let _ = write!(line, " | last byte {secs}s ago");
+    }
     if let Some(e) = &s.last_error {
         let e: String = e.chars().take(120).collect();
         let _ = write!(line, " | last error: {e}");

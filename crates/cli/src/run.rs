@@ -1,13 +1,15 @@
 //! The driver: a main loop owning the [`Engine`], one I/O thread per in-flight request.
 //!
-//! I/O threads connect, write the GET, parse the response and send what they read to
-//! the main loop as [`Msg`]s. The main loop waits for messages until the engine's next
-//! deadline, feeds the engine, and follows the draining rule: cancels (shut the
-//! socket down), requests (spawn a thread), events (print).
+//! I/O threads take a kept-alive connection from the pool (or connect), write the GET,
+//! parse and decompress the response and send what they read to the main loop as
+//! [`Msg`]s. The main loop waits for messages until the engine's next deadline (the
+//! engine owns every deadline: a silent connection is the engine's call, and its
+//! cancel shuts the socket down), feeds the engine, and follows the draining rule:
+//! cancels, requests (spawn a thread), events (print).
 
 use crate::args::{Namespaces, Output, WatchArgs};
 use crate::discovery::{self, DiscoveryError};
-use crate::http::{self, BaseUrl, Part, ResponseParser};
+use crate::http::{self, BaseUrl, BodyDecoding, Part, Pool, ResponseParser};
 use crate::output::{self, Line};
 use kubelive_core::{
     ApiErrorKind, Collection, Config, Engine, Event, Instant, Mode, Request, RequestId,
@@ -35,6 +37,8 @@ pub enum Msg {
         id: RequestId,
         status: u16,
         headers: Vec<(String, String)>,
+        /// It came over a kept-alive connection (told with -v).
+        reused: bool,
     },
     Body {
         id: RequestId,
@@ -46,6 +50,8 @@ pub enum Msg {
     Error {
         id: RequestId,
         error: TransportError,
+        /// What to check, when the server could not be reached at all.
+        unreachable: Option<String>,
     },
     Signal(i32),
 }
@@ -67,85 +73,180 @@ impl Conn {
     }
 }
 
-fn io_thread(base: BaseUrl, id: RequestId, path: String, conn: Arc<Conn>, tx: SyncSender<Msg>) {
-    let send = |m: Msg| -> bool { !conn.cancelled.load(Ordering::SeqCst) && tx.send(m).is_ok() };
-    let mut stream = match http::connect(&base, CONNECT_TIMEOUT) {
-        Ok(s) => s,
-        Err(e) => {
-            send(Msg::Error {
-                id,
-                error: TransportError::Connect(e),
-            });
-            return;
-        }
-    };
-    {
-        let mut slot = conn.stream.lock().unwrap_or_else(|e| e.into_inner());
-        if conn.cancelled.load(Ordering::SeqCst) {
-            let _ = stream.shutdown(Shutdown::Both);
-            return;
-        }
-        *slot = stream.try_clone().ok();
+/// How one attempt at a request on one connection ended.
+enum Outcome {
+    /// Done: the request's messages were all sent (or it was cancelled).
+    Done,
+    /// A pooled connection turned out closed before any byte came back: not the
+    /// request's failure, retry on a fresh connection.
+    Stale,
+}
+
+/// One request the driver hands to an I/O thread.
+struct Job {
+    base: BaseUrl,
+    pool: Arc<Pool>,
+    id: RequestId,
+    path: String,
+    conn: Arc<Conn>,
+    tx: SyncSender<Msg>,
+}
+
+impl Job {
+    /// Sends to the main loop unless the request was cancelled; false if not sent.
+    fn send(&self, m: Msg) -> bool {
+        !self.conn.cancelled.load(Ordering::SeqCst) && self.tx.send(m).is_ok()
     }
-    let _ = stream.set_write_timeout(Some(CONNECT_TIMEOUT));
-    if let Err(e) = stream.write_all(&http::request_bytes(&base, &path)) {
-        send(Msg::Error {
-            id,
-            error: TransportError::Reset(format!("sending the request: {e}")),
-        });
-        return;
+
+    fn reset(&self, m: String) -> Msg {
+        Msg::Error {
+            id: self.id,
+            error: TransportError::Reset(m),
+            unreachable: None,
+        }
     }
-    let mut parser = ResponseParser::new();
-    let mut parts = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match stream.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                send(Msg::Error {
-                    id,
-                    error: TransportError::Reset(e.to_string()),
-                });
-                return;
-            }
-        };
-        let fed = if n == 0 {
-            parser.eof(&mut parts)
-        } else {
-            parser.feed(&buf[..n], &mut parts)
-        };
-        let mut body: Vec<u8> = Vec::new();
-        let mut ended = false;
-        for part in parts.drain(..) {
-            match part {
-                Part::Head { status, headers } => {
-                    if !send(Msg::Head {
-                        id,
-                        status,
-                        headers,
-                    }) {
+
+    fn run(self) {
+        loop {
+            let pooled = self.pool.take();
+            let reused = pooled.is_some();
+            let stream = match pooled {
+                Some(s) => s,
+                None => match http::connect(&self.base, CONNECT_TIMEOUT) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        self.send(Msg::Error {
+                            id: self.id,
+                            error: TransportError::Connect(e.to_string()),
+                            unreachable: Some(http::unreachable_hint(&self.base, &e)),
+                        });
                         return;
                     }
+                },
+            };
+            match self.exchange(stream, reused) {
+                Outcome::Stale if reused => continue,
+                Outcome::Stale => {
+                    self.send(self.reset("the connection closed before a response".into()));
+                    return;
                 }
-                Part::Body(b) => body.extend_from_slice(&b),
-                Part::End => ended = true,
+                Outcome::Done => return,
             }
         }
-        if !body.is_empty() && !send(Msg::Body { id, bytes: body }) {
-            return;
+    }
+
+    /// One request on one connection: write it, then parse, decompress and forward the
+    /// response. A connection whose response ended cleanly goes back to the pool.
+    fn exchange(&self, mut stream: TcpStream, reused: bool) -> Outcome {
+        let (id, conn) = (self.id, &self.conn);
+        let send = |m: Msg| self.send(m);
+        let reset = |m: String| self.reset(m);
+        {
+            let mut slot = conn.stream.lock().unwrap_or_else(|e| e.into_inner());
+            if conn.cancelled.load(Ordering::SeqCst) {
+                let _ = stream.shutdown(Shutdown::Both);
+                return Outcome::Done;
+            }
+            *slot = stream.try_clone().ok();
         }
-        if ended {
-            send(Msg::End { id });
-            let _ = stream.shutdown(Shutdown::Both);
-            return;
+        let _ = stream.set_write_timeout(Some(CONNECT_TIMEOUT));
+        if stream
+            .write_all(&http::request_bytes(&self.base, &self.path))
+            .is_err()
+        {
+            return Outcome::Stale;
         }
-        if let Err(e) = fed {
-            send(Msg::Error {
-                id,
-                error: TransportError::Reset(e.to_string()),
-            });
-            return;
+        let mut parser = ResponseParser::new();
+        let mut parts = Vec::new();
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut decoding = BodyDecoding::Identity;
+        let mut got_any = false;
+        loop {
+            let n = match stream.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) if !got_any && !conn.cancelled.load(Ordering::SeqCst) => {
+                    return Outcome::Stale
+                }
+                Err(e) => {
+                    send(reset(e.to_string()));
+                    return Outcome::Done;
+                }
+            };
+            if n == 0 && !got_any && !conn.cancelled.load(Ordering::SeqCst) {
+                return Outcome::Stale;
+            }
+            got_any = true;
+            let fed = if n == 0 {
+                parser.eof(&mut parts)
+            } else {
+                parser.feed(&buf[..n], &mut parts)
+            };
+            let mut body: Vec<u8> = Vec::new();
+            let mut ended = false;
+            for part in parts.drain(..) {
+                match part {
+                    Part::Head { status, headers } => {
+                        decoding = match BodyDecoding::for_headers(&headers) {
+                            Ok(d) => d,
+                            Err(e) => {
+                                send(reset(e));
+                                let _ = stream.shutdown(Shutdown::Both);
+                                return Outcome::Done;
+                            }
+                        };
+                        if !send(Msg::Head {
+                            id,
+                            status,
+                            headers,
+                            reused,
+                        }) {
+                            return Outcome::Done;
+                        }
+                    }
+                    Part::Body(b) => match decoding.feed(b) {
+                        Ok(b) => body.extend_from_slice(&b),
+                        Err(e) => {
+                            send(reset(e));
+                            let _ = stream.shutdown(Shutdown::Both);
+                            return Outcome::Done;
+                        }
+                    },
+                    Part::End => ended = true,
+                }
+            }
+            if ended {
+                match decoding.finish() {
+                    Ok(rest) => body.extend_from_slice(&rest),
+                    Err(e) => {
+                        send(reset(e));
+                        let _ = stream.shutdown(Shutdown::Both);
+                        return Outcome::Done;
+                    }
+                }
+            }
+            if ended {
+                // Back to the pool before the engine hears of the end: its next request
+                // (the next page, the re-watch) finds the connection there.
+                let reusable = parser.reusable() && !conn.cancelled.load(Ordering::SeqCst);
+                *conn.stream.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                if reusable {
+                    self.pool.put(stream);
+                } else {
+                    let _ = stream.shutdown(Shutdown::Both);
+                }
+                if body.is_empty() || send(Msg::Body { id, bytes: body }) {
+                    send(Msg::End { id });
+                }
+                return Outcome::Done;
+            }
+            if !body.is_empty() && !send(Msg::Body { id, bytes: body }) {
+                return Outcome::Done;
+            }
+            if let Err(e) = fed {
+                send(reset(e.to_string()));
+                return Outcome::Done;
+            }
         }
     }
 }
@@ -183,7 +284,9 @@ fn note(clock: &Clock, msg: &str) {
 fn collection(
     w: &WatchArgs,
     base: &BaseUrl,
+    pool: &Pool,
     clock: &Clock,
+    end_at: Option<std::time::Instant>,
     rx: &mpsc::Receiver<Msg>,
 ) -> Result<Collection, (i32, String)> {
     if w.resource.starts_with('/') {
@@ -203,13 +306,24 @@ fn collection(
     }
     let mut delay = Duration::from_millis(500);
     let mut refusals = 0;
+    let mut hint: Option<String> = None;
+    let mut told = false;
+    let left = || end_at.map(|t| t.saturating_duration_since(std::time::Instant::now()));
     loop {
         let mut fetch = |path: &str| -> Result<Option<Value>, DiscoveryError> {
             if w.verbose {
                 note(clock, &format!("> GET {path} (discovery)"));
             }
-            let r = http::get(base, path, CONNECT_TIMEOUT)
-                .map_err(|e| DiscoveryError::Transient(format!("GET {base}{path}: {e}")))?;
+            // --duration bounds discovery too: never wait on a socket past it.
+            let timeout = left()
+                .map_or(CONNECT_TIMEOUT, |l| CONNECT_TIMEOUT.min(l))
+                .max(Duration::from_millis(1));
+            let r = http::get(base, pool, path, timeout).map_err(|e| {
+                if let http::GetError::Connect(c) = &e {
+                    hint = Some(http::unreachable_hint(base, c));
+                }
+                DiscoveryError::Transient(format!("GET {base}{path}: {e}"))
+            })?;
             if w.verbose {
                 note(clock, &format!("< {} GET {path}", r.status));
             }
@@ -223,9 +337,14 @@ fn collection(
                 }),
                 404 => Ok(None),
                 status => {
+                    let headers: Vec<(&str, &str)> = r
+                        .headers
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect();
                     let e = kubelive_core::ApiError::from_http(
                         status,
-                        r.header("retry-after"),
+                        kubelive_core::retry_after(&headers),
                         &r.body,
                     );
                     let msg = format!("GET {base}{path}: {e}");
@@ -259,14 +378,29 @@ fn collection(
             }
             Err(DiscoveryError::Transient(m)) => m,
         };
-        note(
-            clock,
-            &format!(
-                "discovery failed, retrying in {:.1}s: {err}",
-                delay.as_secs_f64()
+        match hint.take() {
+            // Unreachable: say once, clearly, what to check; then retry quietly.
+            Some(h) if !told => {
+                told = true;
+                note(clock, &h);
+            }
+            Some(_) => {}
+            None => note(
+                clock,
+                &format!(
+                    "discovery failed, retrying in {:.1}s: {err}",
+                    delay.as_secs_f64()
+                ),
             ),
-        );
-        match rx.recv_timeout(delay) {
+        }
+        let wait = left().map_or(delay, |l| delay.min(l));
+        if left().is_some_and(|l| l.is_zero()) {
+            return Err((
+                1,
+                format!("--duration ended before the server answered: {err}"),
+            ));
+        }
+        match rx.recv_timeout(wait) {
             Ok(Msg::Signal(_)) => return Err((0, String::new())),
             Ok(_) | Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return Err((1, err)),
@@ -303,10 +437,13 @@ pub fn watch(w: WatchArgs) -> i32 {
         }
     };
     let clock = Clock(std::time::Instant::now());
+    // --duration holds from the first moment, discovery included.
+    let end_wall = w.duration.map(|d| clock.0 + d);
     let (tx, rx) = mpsc::sync_channel::<Msg>(1024);
     start_signals(tx.clone());
+    let pool = Arc::new(Pool::default());
 
-    let collection = match collection(&w, &base, &clock, &rx) {
+    let collection = match collection(&w, &base, &pool, &clock, end_wall, &rx) {
         Ok(c) => c,
         Err((0, _)) => return 0,
         Err((code, msg)) => {
@@ -332,7 +469,10 @@ pub fn watch(w: WatchArgs) -> i32 {
     let mut driver = Driver {
         engine: Engine::new(config, clock.now()),
         base,
+        pool,
         tx: tx.clone(),
+        told_unreachable: false,
+        reached_server: !w.resource.starts_with('/'),
         inflight: HashMap::new(),
         out: std::io::BufWriter::new(std::io::stdout()),
         output: w.output,
@@ -351,9 +491,10 @@ pub fn watch(w: WatchArgs) -> i32 {
             &format!("watching {}{}", driver.base, collection),
         );
     }
-    let end_at = w.duration.map(|d| driver.clock.now() + d);
+    let end_at = w.duration.map(|d| Instant::from_millis(0) + d);
     driver.drain();
     let mut stopped_by_pipe = false;
+    let mut stopped_by_signal = false;
     loop {
         if driver.fatal.is_some() {
             break;
@@ -381,6 +522,7 @@ pub fn watch(w: WatchArgs) -> i32 {
                 if w.verbose {
                     note(&driver.clock, &format!("signal {sig}: stopping"));
                 }
+                stopped_by_signal = true;
                 break;
             }
             Ok(msg) => driver.feed(msg),
@@ -409,6 +551,14 @@ pub fn watch(w: WatchArgs) -> i32 {
     if let Some(msg) = driver.fatal.take() {
         let _ = driver.out.flush();
         eprintln!("kubelive: error: {msg}");
+        return 1;
+    }
+    if !driver.reached_server && !stopped_by_signal {
+        let _ = driver.out.flush();
+        eprintln!(
+            "kubelive: error: --duration ended and the server at {} was never reached",
+            driver.base
+        );
         return 1;
     }
     if stopped_by_pipe {
@@ -453,7 +603,12 @@ pub fn watch(w: WatchArgs) -> i32 {
 struct Driver {
     engine: Engine,
     base: BaseUrl,
+    pool: Arc<Pool>,
     tx: SyncSender<Msg>,
+    /// The hint for an unreachable server was printed (once is enough).
+    told_unreachable: bool,
+    /// A response came from the server (or discovery got one).
+    reached_server: bool,
     inflight: HashMap<RequestId, Arc<Conn>>,
     out: std::io::BufWriter<std::io::Stdout>,
     output: Output,
@@ -476,10 +631,17 @@ impl Driver {
                 id,
                 status,
                 headers,
+                reused,
             } => {
                 if self.verbose {
-                    note(&self.clock, &format!("< {status} {id}"));
+                    let how = if reused {
+                        " (kept-alive connection)"
+                    } else {
+                        ""
+                    };
+                    note(&self.clock, &format!("< {status} {id}{how}"));
                 }
+                self.reached_server = true;
                 let h: Vec<(&str, &str)> = headers
                     .iter()
                     .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -494,10 +656,20 @@ impl Driver {
                 }
                 self.engine.handle_end(id, now);
             }
-            Msg::Error { id, error } => {
+            Msg::Error {
+                id,
+                error,
+                unreachable,
+            } => {
                 self.inflight.remove(&id);
                 if self.verbose {
                     note(&self.clock, &format!("< {id} failed: {error}"));
+                }
+                if let Some(hint) = unreachable {
+                    if !std::mem::replace(&mut self.told_unreachable, true) {
+                        let _ = self.out.flush();
+                        note(&self.clock, &hint);
+                    }
                 }
                 self.engine.handle_error(id, error, now);
             }
@@ -539,11 +711,20 @@ impl Driver {
         let conn = Arc::new(Conn::default());
         self.inflight.insert(req.id, conn.clone());
         let base = self.base.clone();
+        let pool = self.pool.clone();
         let tx = self.tx.clone();
         let Request { id, path, .. } = req;
+        let job = Job {
+            base,
+            pool,
+            id,
+            path,
+            conn,
+            tx,
+        };
         let spawned = std::thread::Builder::new()
             .name(format!("kubelive-{id}"))
-            .spawn(move || io_thread(base, id, path, conn, tx));
+            .spawn(move || job.run());
         if let Err(e) = spawned {
             self.inflight.remove(&id);
             self.engine.handle_error(

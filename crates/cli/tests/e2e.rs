@@ -720,3 +720,23 @@ fn sigterm_and_duration_exit_0() {
     cli.signal("-TERM");
     assert_eq!(cli.wait(Duration::from_secs(10)), Some(0));
 }
+
+#[test]
+fn pages_and_rewatches_reuse_kept_alive_connections_through_kubectl_proxy() {
+    // kubectl proxy (Go's server) keeps client connections alive: after the first
+    // request, the next pages go over the same connection.
+    let stderr = run(Scenario {
+        cli: &["--page-size", "5"],
+        ..Scenario::default()
+    });
+    let reused = stderr
+        .lines()
+        .filter(|l| l.contains("(kept-alive connection)"))
+        .count();
+    assert!(
+        reused >= 7,
+        "40 pods in pages of 5: at least the 7 pages after the first on a kept-alive \
+         connection, saw {reused}\n{}",
+        tail(&stderr, 40)
+    );
+}

@@ -196,5 +196,37 @@ fn base_urls() {
         req.starts_with("GET /p/api/v1/pods?watch=true HTTP/1.1\r\nHost: h:1\r\n"),
         "{req}"
     );
-    assert!(req.contains("Connection: close\r\n") && req.ends_with("\r\n\r\n"));
+    // Kept alive (HTTP/1.1's default), gzip welcome.
+    assert!(!req.contains("Connection: close"), "{req}");
+    assert!(req.contains("Accept-Encoding: gzip\r\n") && req.ends_with("\r\n\r\n"));
+}
+
+#[test]
+fn reuse_only_after_a_response_its_framing_ended() {
+    use kubelive::http::{Part, ResponseParser};
+    let reusable = |resp: &[u8]| {
+        let mut p = ResponseParser::new();
+        let mut parts: Vec<Part> = Vec::new();
+        p.feed(resp, &mut parts).unwrap();
+        p.reusable()
+    };
+    assert!(reusable(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+    assert!(reusable(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+    ));
+    // Not yet complete, closed by the server, HTTP/1.0, or followed by stray bytes.
+    assert!(!reusable(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\no"));
+    assert!(!reusable(
+        b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"
+    ));
+    assert!(!reusable(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+    assert!(!reusable(
+        b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokXX"
+    ));
+    // Read until close: the end is the connection's.
+    let mut p = ResponseParser::new();
+    let mut parts = Vec::new();
+    p.feed(b"HTTP/1.1 200 OK\r\n\r\nok", &mut parts).unwrap();
+    p.eof(&mut parts).unwrap();
+    assert!(p.is_done() && !p.reusable());
 }

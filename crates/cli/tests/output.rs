@@ -219,3 +219,23 @@ fn timestamps() {
     assert_eq!(parse_timestamp("yesterday"), None);
     assert_eq!(parse_timestamp("2024-13-01T00:00:00Z"), None);
 }
+
+#[test]
+fn the_status_line_tells_how_long_since_the_last_byte() {
+    use kubelive_core::{Collection, Config, Engine, Instant};
+    let mut e = Engine::new(
+        Config::new(Collection::parse("/api/v1/pods").unwrap()),
+        Instant::ZERO,
+    );
+    let req = e.poll_request().unwrap();
+    let line = kubelive::output::status_line(&e.status(), Instant::from_millis(500));
+    assert!(!line.contains("last byte"), "{line}");
+    e.handle_response(req.id, 200, &[], Instant::from_millis(1_000));
+    e.handle_body(
+        req.id,
+        b"{\"kind\":\"PodList\",",
+        Instant::from_millis(2_000),
+    );
+    let line = kubelive::output::status_line(&e.status(), Instant::from_millis(7_400));
+    assert!(line.contains(" | last byte 5s ago"), "{line}");
+}

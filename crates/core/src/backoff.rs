@@ -14,6 +14,10 @@ pub struct BackoffConfig {
     pub reset_after: Duration,
     /// Errors the user must fix (401/403/404) are retried no faster than this.
     pub needs_user_floor: Duration,
+    /// A server's `Retry-After` is honoured up to this: a live view that waits longer
+    /// is broken for its user (`Retry-After: 86400` would stall it for a day), and a
+    /// server still overloaded then simply asks again.
+    pub max_retry_after: Duration,
 }
 
 impl Default for BackoffConfig {
@@ -23,6 +27,7 @@ impl Default for BackoffConfig {
             max: Duration::from_secs(30),
             reset_after: Duration::from_secs(120),
             needs_user_floor: Duration::from_secs(10),
+            max_retry_after: Duration::from_secs(60),
         }
     }
 }
@@ -100,9 +105,14 @@ impl Backoff {
             delay = delay.max(self.config.needs_user_floor);
         }
         if let Some(server) = at_least {
-            delay = delay.max(server);
+            delay = delay.max(server.min(self.config.max_retry_after));
         }
         delay
+    }
+
+    /// The attempt made progress: the next failure starts from `initial` again.
+    pub fn reset(&mut self) {
+        self.failures = 0;
     }
 
     /// Consecutive failures so far.
@@ -154,6 +164,22 @@ mod tests {
         assert!(d >= Duration::from_secs(9));
         let d = b.next_delay(later, true, None, &mut rng);
         assert!(d >= Duration::from_secs(10));
+        // Retry-After is capped: a day becomes a minute.
+        let d = b.next_delay(later, false, Some(Duration::from_secs(86_400)), &mut rng);
+        assert_eq!(d, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn progress_resets_the_streak() {
+        let mut b = Backoff::new(BackoffConfig::default());
+        let mut rng = Rng::new(3);
+        let t = Instant::from_millis(0);
+        for _ in 0..5 {
+            b.next_delay(t, false, None, &mut rng);
+        }
+        assert!(b.next_delay(t, false, None, &mut rng) >= Duration::from_secs(25));
+        b.reset();
+        assert!(b.next_delay(t, false, None, &mut rng) <= Duration::from_millis(1000));
     }
 
     #[test]

@@ -219,10 +219,18 @@ fn parse_event_with(
     let mut frame: Option<WatchFrame> = None;
     let mut deferred: Option<usize> = None;
     let mut optimistic: Option<Object> = None;
+    let mut is_status = false;
     let mut first = true;
     while let Some(k) = sc.next_key(&mut first)? {
         match key(line, k).as_ref() {
             b"type" => ty = sc.opt_string()?.map(|s| EventType::from_key(&key(line, s))),
+            // A bare Status instead of an event (`{"kind":"Status",...}`): the server's
+            // error, to be read as one.
+            b"kind" => {
+                is_status = sc
+                    .opt_string()?
+                    .is_some_and(|s| &line[s.start..s.end] == b"Status")
+            }
             b"object" => {
                 sc.ws();
                 match &ty {
@@ -257,6 +265,11 @@ fn parse_event_with(
     }
     sc.end()?;
     let Some(ty) = ty else {
+        if is_status {
+            return Ok(WatchFrame::Error {
+                status: line.into(),
+            });
+        }
         return Err(DecodeError::MissingField { field: "type" });
     };
     if let EventType::Unknown(event_type) = ty {
@@ -411,6 +424,9 @@ impl WatchDecoder {
 /// What a list body says about itself besides its items.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListMeta {
+    /// The whole body, when it is a `Status` object rather than a list (an error
+    /// answered with a 200, e.g. by a proxy).
+    pub status: Option<Box<[u8]>>,
     pub resource_version: Option<String>,
     /// `metadata.continue`; `None` when absent or empty.
     pub continue_token: Option<String>,
@@ -419,10 +435,14 @@ pub struct ListMeta {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Field {
+    Kind,
     Metadata,
     Items,
     Other,
 }
+
+/// Longest body kept in case it turns out to be a `Status` (they are small).
+const MAX_STATUS_BODY: usize = 64 * 1024;
 
 /// Where the list decoder stands in `{"k":v,...,"items":[...]}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -453,6 +473,11 @@ pub struct ListDecoder {
     boundary: Boundary,
     meta: ListMeta,
     failed: Option<DecodeError>,
+    /// The body so far, kept only until its top-level `kind` is known (or items
+    /// start): a `Status` body must be read whole.
+    maybe_status: Option<Vec<u8>>,
+    /// The top-level `kind`, once seen: whether it is `Status`.
+    kind_is_status: Option<bool>,
     /// The scanner's buffers (dictionary-key positions, object assembly), reused
     /// between items.
     scratch: Scratch,
@@ -469,6 +494,8 @@ impl ListDecoder {
             boundary: Boundary::default(),
             meta: ListMeta::default(),
             failed: None,
+            maybe_status: Some(Vec::new()),
+            kind_is_status: None,
             scratch: Scratch::default(),
         }
     }
@@ -498,6 +525,23 @@ impl ListDecoder {
         if let Err(e) = &r {
             self.failed = Some(e.clone());
             self.buf = Vec::new();
+        }
+        // Keep the body while it may still be a Status: a list says its kind first
+        // (or starts its items), after which nothing more is copied.
+        let undecided = self.kind_is_status != Some(false)
+            && !matches!(
+                self.state,
+                ListState::ItemsStart
+                    | ListState::ItemsFirst
+                    | ListState::Item
+                    | ListState::ItemsAfter
+            );
+        match &mut self.maybe_status {
+            Some(body) if undecided && body.len() + chunk.len() <= MAX_STATUS_BODY => {
+                body.extend_from_slice(chunk)
+            }
+            Some(_) => self.maybe_status = None,
+            None => {}
         }
         r
     }
@@ -629,6 +673,7 @@ impl ListDecoder {
                 let k = sc.string()?;
                 sc.end()?;
                 let field = match key(v, k).as_ref() {
+                    b"kind" => Field::Kind,
                     b"metadata" => Field::Metadata,
                     b"items" => Field::Items,
                     _ => Field::Other,
@@ -638,6 +683,12 @@ impl ListDecoder {
             ListState::Value(Field::Metadata) => {
                 parse_list_meta(sc, &mut self.meta)?;
                 sc.end()?;
+                self.state = ListState::AfterMember;
+            }
+            ListState::Value(Field::Kind) => {
+                let kind = sc.opt_string()?;
+                sc.end()?;
+                self.kind_is_status = Some(kind.is_some_and(|k| &v[k.start..k.end] == b"Status"));
                 self.state = ListState::AfterMember;
             }
             ListState::Value(_) => {
@@ -664,7 +715,13 @@ impl ListDecoder {
             return Err(e.clone());
         }
         let r = match self.state {
-            ListState::Done => Ok(std::mem::take(&mut self.meta)),
+            ListState::Done => {
+                let mut meta = std::mem::take(&mut self.meta);
+                if self.kind_is_status == Some(true) {
+                    meta.status = self.maybe_status.take().map(Vec::into_boxed_slice);
+                }
+                Ok(meta)
+            }
             ListState::Start if !self.buf.is_empty() => {
                 check_start(&self.buf, &[], true, &self.limits).and(Err(DecodeError::Truncated {
                     buffered: self.buf.len(),

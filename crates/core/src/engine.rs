@@ -9,9 +9,10 @@ use crate::decode::{DecodeError, Limits, ListDecoder, WatchDecoder, WatchFrame};
 use crate::object::{ColumnKind, Object, ParseOptions};
 use crate::request::{Collection, Query, Request, RequestId, RequestKind};
 use crate::rv::ResourceVersion;
-use crate::status::{ApiError, ApiErrorKind};
+use crate::status::{self, ApiError, ApiErrorKind};
 use crate::store::{Change, Store};
 use crate::time::Instant;
+use crate::timer::{Deadlines, Timer, TimerTable};
 use core::time::Duration;
 use std::collections::VecDeque;
 use std::fmt;
@@ -22,8 +23,9 @@ use std::sync::Arc;
 pub enum Mode {
     /// Paginated LIST, then WATCH from the list's version.
     ListWatch,
-    /// One watch with `sendInitialEvents=true`; falls back to [`Mode::ListWatch`] for
-    /// the rest of the engine's life if the server cannot do it.
+    /// One watch with `sendInitialEvents=true`. When the server cannot do it (it
+    /// rejects it, ignores it, or the initial events stall), that sync falls back to
+    /// LIST + WATCH; the next sync tries streaming again (client-go's rule).
     StreamingList,
 }
 
@@ -42,9 +44,9 @@ pub struct Config {
     pub initial_list_any_version: bool,
     pub limits: Limits,
     pub strip_managed_fields: bool,
-    /// How long a streaming list may take to send its initial-events-end bookmark
-    /// before the engine falls back to LIST + WATCH.
-    pub streaming_sync_deadline: Duration,
+    /// When the engine gives up on a silent connection (head, body progress, watch
+    /// timeout, idle watch).
+    pub deadlines: Deadlines,
     /// "Too large resource version" retries at the same version before relisting.
     pub too_large_retries: u32,
     pub backoff: BackoffConfig,
@@ -66,7 +68,7 @@ impl Config {
             initial_list_any_version: false,
             limits: Limits::default(),
             strip_managed_fields: false,
-            streaming_sync_deadline: Duration::from_secs(60),
+            deadlines: Deadlines::default(),
             too_large_retries: 3,
             backoff: BackoffConfig::default(),
             watch_timeout_secs: (300, 600),
@@ -212,16 +214,23 @@ pub struct Status {
     pub last_relist_reason: Option<RelistReason>,
     pub errors: u64,
     pub last_error: Option<String>,
-    /// Why streaming list was given up, if it was.
+    /// Why the last sync fell back from a streaming list to LIST + WATCH, if it did.
     pub fell_back: Option<String>,
+    /// When the current request last received anything (its head or body bytes): a
+    /// UI shows "last byte N s ago". `None` while connecting.
+    pub last_byte_at: Option<Instant>,
 }
 
 /// Error bodies are read up to this much (a Status is small; a proxy's page may not be).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
-/// A watch that ends cleanly this soon having delivered nothing is treated as a
-/// failure (backoff), so a server that closes every watch at once causes no storm.
-const SUSPICIOUS_WATCH: Duration = Duration::from_secs(1);
+/// An attempt that breaks this soon after it was sent, having delivered nothing, is a
+/// failure that backs off (and escalates), so a server or proxy that ends every
+/// request at once causes no storm. One that lived longer, or made progress, is
+/// resumed at once: the rate of attempts is bounded by their own length. Counted from
+/// the send, as client-go counts its "very short watch" (some proxies hold the head
+/// until the first event).
+const SUSPICIOUS: Duration = Duration::from_secs(1);
 
 enum Body<D> {
     /// Request sent, no response head yet.
@@ -229,7 +238,7 @@ enum Body<D> {
     Open(D),
     Error {
         status: u16,
-        retry_after: Option<String>,
+        retry_after: Option<Duration>,
         bytes: Vec<u8>,
     },
 }
@@ -245,7 +254,7 @@ impl<D> Body<D> {
                 bytes,
             } => Err(Failure::Api(ApiError::from_http(
                 status,
-                retry_after.as_deref(),
+                retry_after,
                 &bytes,
             ))),
             Body::Awaiting => Err(Failure::Transport(TransportError::Reset(
@@ -260,21 +269,31 @@ struct Listing {
     page: u32,
     continue_token: Option<String>,
     body: Body<ListDecoder>,
+    sent_at: Instant,
 }
 
 enum StreamKind {
     /// Watching from a version whose state the store holds; `rv` is the last seen.
     Watch { rv: ResourceVersion, resumed: bool },
     /// A streaming list before its initial-events-end bookmark.
-    Initial { deadline: Instant },
+    Initial,
 }
 
 struct Stream {
     request: RequestId,
     kind: StreamKind,
     body: Body<WatchDecoder>,
-    started_at: Instant,
-    frames: u64,
+    /// The `timeoutSeconds` asked for: the server ends the stream then.
+    timeout: Duration,
+    sent_at: Instant,
+    /// It delivered an event or a bookmark: its version was good.
+    progressed: bool,
+}
+
+/// How far the current attempt got, for deciding what its failure means.
+struct Attempt {
+    sent_at: Instant,
+    progressed: bool,
 }
 
 /// What to do when a backoff ends.
@@ -305,6 +324,8 @@ enum Failure {
     Transport(TransportError),
     /// A watch that ended at once with nothing in it.
     EmptyWatch,
+    /// A deadline passed: the connection went silent.
+    Deadline(String),
 }
 
 impl fmt::Display for Failure {
@@ -314,6 +335,7 @@ impl fmt::Display for Failure {
             Failure::Decode(e) => write!(f, "bad response: {e}"),
             Failure::Transport(e) => e.fmt(f),
             Failure::EmptyWatch => f.write_str("the watch ended at once without events"),
+            Failure::Deadline(why) => f.write_str(why),
         }
     }
 }
@@ -322,8 +344,11 @@ impl fmt::Display for Failure {
 pub struct Engine {
     config: Config,
     parse: ParseOptions,
-    mode: Mode,
     state: State,
+    timers: TimerTable,
+    /// The server has sent a bookmark: it sends them, so a long silence on a watch
+    /// means the connection is gone (the idle deadline applies).
+    server_sends_bookmarks: bool,
     store: Store,
     /// Marks objects confirmed by the current list; bumped by every fresh list.
     epoch: u32,
@@ -363,8 +388,9 @@ impl Engine {
         };
         let mut engine = Engine {
             parse,
-            mode: config.mode,
             state: State::Stopped,
+            timers: TimerTable::default(),
+            server_sends_bookmarks: false,
             store: Store::new(),
             epoch: 0,
             next_request: 0,
@@ -396,6 +422,7 @@ impl Engine {
                 errors: 0,
                 last_error: None,
                 fell_back: None,
+                last_byte_at: None,
             },
             config,
             requests: VecDeque::new(),
@@ -427,17 +454,13 @@ impl Engine {
         self.events.pop_front()
     }
 
-    /// When to call [`Engine::handle_timeout`] next, if ever.
+    /// When to call [`Engine::handle_timeout`] next, if ever: the earliest deadline
+    /// (a backoff's end, or when the current request's connection counts as lost).
+    /// Calling earlier is harmless; a driver may keep a timer that fires before a
+    /// deadline that moved later (a watch's idle deadline moves with every byte).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match &self.state {
-            State::BackingOff { until, .. } => Some(*until),
-            State::Streaming(Stream {
-                kind: StreamKind::Initial { deadline },
-                ..
-            }) => Some(*deadline),
-            _ => None,
-        }
+        self.timers.next()
     }
 
     // ----- ask -----
@@ -451,7 +474,7 @@ impl Engine {
         s.phase = match &self.state {
             State::Listing(l) => Phase::Listing { page: l.page },
             State::Streaming(Stream {
-                kind: StreamKind::Initial { .. },
+                kind: StreamKind::Initial,
                 ..
             }) => Phase::InitialEvents,
             State::Streaming(_) => Phase::Watching,
@@ -463,7 +486,7 @@ impl Engine {
             State::Streaming(st) => !matches!(st.body, Body::Awaiting),
             _ => false,
         };
-        s.mode = self.mode;
+        s.mode = self.config.mode;
         s.objects = self.store.len();
         // The live resume point while watching or waiting to re-watch; otherwise the
         // version of the last completed sync.
@@ -493,49 +516,79 @@ impl Engine {
         id: RequestId,
         status: u16,
         headers: &[(&str, &str)],
-        _now: Instant,
+        now: Instant,
     ) {
-        let retry_after = headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("retry-after"))
-            .map(|(_, v)| v.to_string());
         let ok = (200..300).contains(&status);
-        fn error_body<D>(status: u16, retry_after: &Option<String>) -> Body<D> {
+        let retry_after = status::retry_after(headers);
+        fn error_body<D>(status: u16, retry_after: Option<Duration>) -> Body<D> {
             Body::Error {
                 status,
-                retry_after: retry_after.clone(),
+                retry_after,
                 bytes: Vec::new(),
             }
         }
+        let d = self.config.deadlines;
         match &mut self.state {
             State::Listing(l) if l.request == id && matches!(l.body, Body::Awaiting) => {
                 l.body = if ok {
                     Body::Open(ListDecoder::new(self.config.limits, self.parse))
                 } else {
-                    error_body(status, &retry_after)
+                    error_body(status, retry_after)
                 };
+                self.timers.stop(Timer::Head);
+                self.timers.set(Timer::Stall, now + d.stall);
             }
             State::Streaming(s) if s.request == id && matches!(s.body, Body::Awaiting) => {
+                self.timers.stop(Timer::Head);
                 if !ok {
-                    s.body = error_body(status, &retry_after);
+                    s.body = error_body(status, retry_after);
+                    self.timers.set(Timer::Stall, now + d.stall);
                     return;
                 }
                 s.body = Body::Open(WatchDecoder::new(self.config.limits, self.parse));
-                if let StreamKind::Watch { rv, resumed: true } = &s.kind {
-                    self.status.resumes += 1;
-                    self.events.push_back(Event::Resumed {
-                        resource_version: rv.clone(),
-                    });
+                self.timers
+                    .set(Timer::WatchEnd, now + s.timeout + d.watch_grace);
+                match &s.kind {
+                    StreamKind::Initial => self.timers.set(Timer::Stall, now + d.stall),
+                    StreamKind::Watch { rv, resumed } => {
+                        if self.server_sends_bookmarks {
+                            self.timers.set(Timer::Idle, now + d.idle);
+                        }
+                        if *resumed {
+                            self.status.resumes += 1;
+                            self.events.push_back(Event::Resumed {
+                                resource_version: rv.clone(),
+                            });
+                        }
+                    }
                 }
             }
-            _ => {}
+            _ => return,
         }
+        self.status.last_byte_at = Some(now);
     }
 
     /// Body bytes of request `id`, split anywhere.
     pub fn handle_body(&mut self, id: RequestId, bytes: &[u8], now: Instant) {
+        if !self.is_current(id) {
+            return;
+        }
+        // Progress: the deadlines that watch for silence move (a timestamp, no more).
+        self.status.last_byte_at = Some(now);
+        let d = self.config.deadlines;
         match &mut self.state {
-            State::Listing(l) if l.request == id => match &mut l.body {
+            State::Listing(_)
+            | State::Streaming(Stream {
+                kind: StreamKind::Initial,
+                ..
+            }) => self.timers.set(Timer::Stall, now + d.stall),
+            State::Streaming(_) if self.server_sends_bookmarks => {
+                self.timers.set(Timer::Idle, now + d.idle)
+            }
+            _ => {}
+        }
+        match &mut self.state {
+            State::Listing(l) => match &mut l.body {
                 Body::Open(decoder) => {
                     let mut items = std::mem::take(&mut self.items);
                     let fed = decoder.feed(bytes, &mut items);
@@ -550,11 +603,11 @@ impl Engine {
                 Body::Error { bytes: buf, .. } => append_capped(buf, bytes),
                 Body::Awaiting => {}
             },
-            State::Streaming(s) if s.request == id => match &mut s.body {
+            State::Streaming(s) => match &mut s.body {
                 Body::Open(decoder) => {
                     let mut frames = std::mem::take(&mut self.frames);
                     let fed = decoder.feed(bytes, &mut frames);
-                    self.apply_frames(&mut frames, now);
+                    self.apply_frames(id, &mut frames, now);
                     self.frames = frames;
                     if let Err(e) = fed {
                         if self.is_current(id) {
@@ -595,7 +648,7 @@ impl Engine {
                     Ok(mut decoder) => {
                         let mut frames = std::mem::take(&mut self.frames);
                         let finished = decoder.finish(&mut frames);
-                        self.apply_frames(&mut frames, now);
+                        self.apply_frames(id, &mut frames, now);
                         self.frames = frames;
                         if !self.is_current(id) {
                             return; // an ERROR frame already moved us on
@@ -619,28 +672,64 @@ impl Engine {
         }
     }
 
-    /// Time passed; call at (or after) [`Engine::poll_timeout`].
+    /// Time passed; call at (or after) [`Engine::poll_timeout`]. Each deadline that
+    /// passed is handled by name; early calls change nothing.
     pub fn handle_timeout(&mut self, now: Instant) {
-        match &self.state {
-            State::BackingOff { until, next } if now >= *until => {
-                let next = next.clone();
-                self.proceed(next, now);
+        for timer in Timer::ALL {
+            if self.timers.expired(timer, now) {
+                self.timers.stop(timer);
+                self.expire(timer, now);
             }
-            State::Streaming(Stream {
-                kind: StreamKind::Initial { deadline },
-                ..
-            }) if now >= *deadline => {
-                let why = self.deadline_missed();
-                self.abandon_current();
-                self.fall_back(why, now);
-            }
-            _ => {}
         }
+    }
+
+    fn expire(&mut self, timer: Timer, now: Instant) {
+        let d = self.config.deadlines;
+        let secs = |d: Duration| d.as_secs();
+        let why = match timer {
+            Timer::Retry => {
+                if let State::BackingOff { next, .. } = &self.state {
+                    let next = next.clone();
+                    self.proceed(next, now);
+                }
+                return;
+            }
+            Timer::Head => {
+                let limit = match &self.state {
+                    State::Listing(_) => d.list_head,
+                    _ => d.watch_head,
+                };
+                format!("no response within {} s", secs(limit))
+            }
+            Timer::Stall => match &self.state {
+                State::Streaming(Stream {
+                    kind: StreamKind::Initial,
+                    ..
+                }) => {
+                    // Cancel and list instead, for this sync only.
+                    self.abandon_current();
+                    let why = format!("the initial events stalled for {} s", secs(d.stall));
+                    self.fall_back(why, now);
+                    return;
+                }
+                _ => format!("the response stalled: no bytes for {} s", secs(d.stall)),
+            },
+            Timer::WatchEnd => format!(
+                "the watch outlived its timeout by {} s: the connection is gone",
+                secs(d.watch_grace)
+            ),
+            Timer::Idle => format!(
+                "no bytes for {} s on a watch from a server that sends bookmarks: the connection is gone",
+                secs(d.idle)
+            ),
+        };
+        self.fail(Failure::Deadline(why), true, now);
     }
 
     /// Stops the engine: aborts what is in flight; no further requests.
     pub fn stop(&mut self) {
         self.abandon_current();
+        self.timers.clear();
         self.state = State::Stopped;
     }
 
@@ -665,9 +754,18 @@ impl Engine {
         }
     }
 
-    fn new_request(&mut self, kind: RequestKind, path: String) -> RequestId {
+    /// Queues a request; its head deadline starts now (every other timer belonged
+    /// to the previous request or backoff).
+    fn new_request(&mut self, kind: RequestKind, path: String, now: Instant) -> RequestId {
         self.next_request += 1;
         let id = RequestId(self.next_request);
+        let head = match kind {
+            RequestKind::List { .. } => self.config.deadlines.list_head,
+            RequestKind::Watch | RequestKind::StreamingList => self.config.deadlines.watch_head,
+        };
+        self.timers.clear();
+        self.timers.set(Timer::Head, now + head);
+        self.status.last_byte_at = None;
         self.requests.push_back(Request { id, kind, path });
         id
     }
@@ -678,17 +776,15 @@ impl Engine {
             .opt("fieldSelector", self.config.field_selector.as_deref())
     }
 
-    fn watch_timeout(&mut self) -> String {
+    fn watch_timeout(&mut self) -> u64 {
         let (lo, hi) = self.config.watch_timeout_secs;
-        self.rng
-            .range(u64::from(lo), u64::from(hi.max(lo)))
-            .to_string()
+        self.rng.range(u64::from(lo), u64::from(hi.max(lo)))
     }
 
     /// Starts a new list (or streaming list) of the most recent state.
     fn start_fresh(&mut self, now: Instant) {
         self.status.synced = false;
-        match self.mode {
+        match self.config.mode {
             Mode::StreamingList if !self.list_this_sync => {
                 self.begin_snapshot();
                 let timeout = self.watch_timeout();
@@ -702,17 +798,16 @@ impl Engine {
                         self.not_older_than.as_ref().map_or("", |rv| rv.as_str()),
                     )
                     .param("allowWatchBookmarks", "true")
-                    .param("timeoutSeconds", &timeout)
+                    .param("timeoutSeconds", &timeout.to_string())
                     .finish();
-                let request = self.new_request(RequestKind::StreamingList, path);
+                let request = self.new_request(RequestKind::StreamingList, path, now);
                 self.state = State::Streaming(Stream {
                     request,
-                    kind: StreamKind::Initial {
-                        deadline: now + self.config.streaming_sync_deadline,
-                    },
+                    kind: StreamKind::Initial,
                     body: Body::Awaiting,
-                    started_at: now,
-                    frames: 0,
+                    timeout: Duration::from_secs(timeout),
+                    sent_at: now,
+                    progressed: false,
                 });
             }
             Mode::StreamingList | Mode::ListWatch => self.send_list_page(1, None, now),
@@ -727,14 +822,7 @@ impl Engine {
         self.list_objects = 0;
     }
 
-    fn deadline_missed(&self) -> String {
-        format!(
-            "no initial-events-end bookmark within {} s",
-            self.config.streaming_sync_deadline.as_secs()
-        )
-    }
-
-    fn send_list_page(&mut self, page: u32, continue_token: Option<String>, _now: Instant) {
+    fn send_list_page(&mut self, page: u32, continue_token: Option<String>, now: Instant) {
         let first_page = continue_token.is_none();
         if first_page {
             self.begin_snapshot();
@@ -751,12 +839,13 @@ impl Engine {
         if first_page && self.config.initial_list_any_version && nothing_shown {
             q = q.param("resourceVersion", "0");
         }
-        let request = self.new_request(RequestKind::List { page }, q.finish());
+        let request = self.new_request(RequestKind::List { page }, q.finish(), now);
         self.state = State::Listing(Listing {
             request,
             page,
             continue_token,
             body: Body::Awaiting,
+            sent_at: now,
         });
     }
 
@@ -767,16 +856,17 @@ impl Engine {
             .param("watch", "true")
             .param("resourceVersion", rv.as_str())
             .param("allowWatchBookmarks", "true")
-            .param("timeoutSeconds", &timeout)
+            .param("timeoutSeconds", &timeout.to_string())
             .finish();
-        let request = self.new_request(RequestKind::Watch, path);
+        let request = self.new_request(RequestKind::Watch, path, now);
         self.status.resource_version = Some(rv.clone());
         self.state = State::Streaming(Stream {
             request,
             kind: StreamKind::Watch { rv, resumed },
             body: Body::Awaiting,
-            started_at: now,
-            frames: 0,
+            timeout: Duration::from_secs(timeout),
+            sent_at: now,
+            progressed: false,
         });
     }
 
@@ -792,6 +882,14 @@ impl Engine {
     }
 
     fn list_page_done(&mut self, page: u32, meta: crate::decode::ListMeta, now: Instant) {
+        if let Some(body) = &meta.status {
+            // A Status answered with a 200: the error it is (a 410 relists).
+            let error = ApiError::from_status_json(body).unwrap_or_else(|| unreadable(body));
+            self.fail(Failure::Api(error), false, now);
+            return;
+        }
+        // A page is progress: whatever failed before it is forgiven.
+        self.backoff.reset();
         self.status.pages_listed += 1;
         self.status.remaining_estimate = meta.remaining_item_count;
         self.events.push_back(Event::PageListed {
@@ -823,6 +921,10 @@ impl Engine {
             self.status.deleted += 1;
             self.events.push_back(Event::Deleted(gone));
         }
+        if !self.list_this_sync && self.config.mode == Mode::StreamingList {
+            // A streaming sync worked: nothing fell back.
+            self.status.fell_back = None;
+        }
         self.too_large_attempts = 0;
         self.whole_list_next = false;
         self.list_this_sync = false;
@@ -839,7 +941,7 @@ impl Engine {
         let State::Streaming(s) = &self.state else {
             return;
         };
-        if s.frames == 0 && now.saturating_since(s.started_at) < SUSPICIOUS_WATCH {
+        if !s.progressed && quick(s.sent_at, now) {
             self.fail(Failure::EmptyWatch, false, now);
             return;
         }
@@ -848,15 +950,17 @@ impl Engine {
                 let rv = rv.clone();
                 self.send_watch(rv, true, now);
             }
-            StreamKind::Initial { .. } => {
+            StreamKind::Initial => {
                 self.list_this_sync = true;
                 self.relist(RelistReason::InitialEventsInterrupted, now);
             }
         }
     }
 
+    /// This sync cannot use a streaming list: it lists instead; the next sync streams
+    /// again (a server may gain the feature, a stalled stream may have been bad luck).
     fn fall_back(&mut self, why: String, now: Instant) {
-        self.mode = Mode::ListWatch;
+        self.list_this_sync = true;
         self.status.fell_back = Some(why.clone());
         self.relist(RelistReason::StreamingListFallback { why }, now);
     }
@@ -914,6 +1018,9 @@ impl Engine {
             .backoff
             .next_delay(now, needs_user, at_least, &mut self.rng);
         let until = now + delay;
+        self.timers.clear();
+        self.timers.set(Timer::Retry, until);
+        self.status.last_byte_at = None;
         self.state = State::BackingOff { until, next };
         self.events.push_back(Event::BackingOff { until, reason });
     }
@@ -921,22 +1028,34 @@ impl Engine {
     /// Decides what a failure of the current request means. `open`: the request is
     /// still streaming and must be aborted.
     fn fail(&mut self, failure: Failure, open: bool, now: Instant) {
-        let resume = match &self.state {
-            State::Listing(l) => Next::ListPage {
-                page: l.page,
-                continue_token: l.continue_token.clone(),
-            },
-            State::Streaming(Stream {
-                kind: StreamKind::Watch { rv, .. },
-                ..
-            }) => Next::Watch { rv: rv.clone() },
-            State::Streaming(_) => Next::Fresh,
+        let (resume, attempt) = match &self.state {
+            State::Listing(l) => (
+                Next::ListPage {
+                    page: l.page,
+                    continue_token: l.continue_token.clone(),
+                },
+                // Items of an unfinished page are not progress: the page is fetched again.
+                Attempt {
+                    sent_at: l.sent_at,
+                    progressed: false,
+                },
+            ),
+            State::Streaming(s) => (
+                match &s.kind {
+                    StreamKind::Watch { rv, .. } => Next::Watch { rv: rv.clone() },
+                    StreamKind::Initial => Next::Fresh,
+                },
+                Attempt {
+                    sent_at: s.sent_at,
+                    progressed: s.progressed,
+                },
+            ),
             State::BackingOff { .. } | State::Stopped => return,
         };
         let in_streaming_list = matches!(
             self.state,
             State::Streaming(Stream {
-                kind: StreamKind::Initial { .. },
+                kind: StreamKind::Initial,
                 ..
             })
         );
@@ -950,7 +1069,20 @@ impl Engine {
             self.abandon_current();
         }
         let Failure::Api(error) = failure else {
-            // Transport, decoding, a watch that closed at once: retry the same step.
+            // The connection broke, the body was unreadable (HTML, a truncated line), a
+            // deadline passed, or a watch closed at once with nothing.
+            if attempt.progressed || !quick(attempt.sent_at, now) {
+                // Not a storm: the attempt delivered something (its version is still
+                // good) or lasted a while. Resume at once, as client-go does.
+                if in_streaming_list {
+                    self.relist(RelistReason::InitialEventsInterrupted, now);
+                } else {
+                    self.proceed(resume, now);
+                }
+                return;
+            }
+            // Nothing came of it: retry the same step after a backoff that grows
+            // while the failures repeat at the same place.
             self.back_off(resume, message, false, None, now);
             return;
         };
@@ -1033,10 +1165,12 @@ impl Engine {
         }
     }
 
-    fn apply_frames(&mut self, frames: &mut Vec<WatchFrame>, now: Instant) {
+    /// Applies the frames request `id` delivered, as long as it is the current
+    /// request: an ERROR (or a decoding failure) moves the engine on, possibly to a new
+    /// stream at once, and what followed on the old one is not the new one's to apply.
+    fn apply_frames(&mut self, id: RequestId, frames: &mut Vec<WatchFrame>, now: Instant) {
         for frame in frames.drain(..) {
-            // An ERROR frame ends this stream: what follows it is not ours to apply.
-            if !matches!(self.state, State::Streaming(_)) {
+            if !self.is_current(id) {
                 continue;
             }
             self.apply_frame(frame, now);
@@ -1047,11 +1181,25 @@ impl Engine {
         let State::Streaming(stream) = &mut self.state else {
             return;
         };
-        stream.frames += 1;
-        let initial = matches!(stream.kind, StreamKind::Initial { .. });
-        // The watch delivered something real: the version it started from was good.
-        if !initial && !matches!(frame, WatchFrame::Error { .. }) {
-            self.relists_in_a_row = 0;
+        let initial = matches!(stream.kind, StreamKind::Initial);
+        if !matches!(frame, WatchFrame::Error { .. }) {
+            stream.progressed = true;
+            // Progress: the failure streak is over.
+            self.backoff.reset();
+            if !initial {
+                // The watch delivered something real: its version was good.
+                self.relists_in_a_row = 0;
+            }
+        }
+        if initial && matches!(frame, WatchFrame::Modified(_) | WatchFrame::Deleted(_)) {
+            // Initial events are all ADDED: the server ignored sendInitialEvents and
+            // serves a plain watch (or its end bookmark was lost). List this sync.
+            self.abandon_current();
+            self.fall_back(
+                "the server sent live events before the initial-events-end bookmark".into(),
+                now,
+            );
+            return;
         }
         match frame {
             WatchFrame::Added(object) | WatchFrame::Modified(object) => {
@@ -1086,6 +1234,13 @@ impl Engine {
             } => {
                 self.status.bookmarks += 1;
                 self.status.last_bookmark_at = Some(now);
+                if !initial_events_end && !self.server_sends_bookmarks {
+                    self.server_sends_bookmarks = true;
+                    if !initial {
+                        self.timers
+                            .set(Timer::Idle, now + self.config.deadlines.idle);
+                    }
+                }
                 if !initial {
                     set_rv(stream, &resource_version);
                 } else if initial_events_end && !resource_version.is_empty() {
@@ -1094,23 +1249,39 @@ impl Engine {
                         rv: rv.clone(),
                         resumed: false,
                     };
+                    self.timers.stop(Timer::Stall);
+                    if self.server_sends_bookmarks {
+                        self.timers
+                            .set(Timer::Idle, now + self.config.deadlines.idle);
+                    }
                     self.finish_sync(rv);
                 }
             }
             WatchFrame::Error { status } => {
-                let error = ApiError::from_status_json(&status).unwrap_or_else(|| ApiError {
-                    kind: ApiErrorKind::ServerError,
-                    code: 500,
-                    reason: String::new(),
-                    message: format!(
-                        "an ERROR event without a readable Status: {}",
-                        String::from_utf8_lossy(&status[..status.len().min(200)])
-                    ),
-                    retry_after: None,
-                });
+                let error =
+                    ApiError::from_status_json(&status).unwrap_or_else(|| unreadable(&status));
                 self.fail(Failure::Api(error), true, now);
             }
         }
+    }
+}
+
+/// Whether an attempt broke so soon after it was sent that retrying at once could be
+/// a storm.
+fn quick(sent_at: Instant, now: Instant) -> bool {
+    now.saturating_since(sent_at) < SUSPICIOUS
+}
+
+fn unreadable(status: &[u8]) -> ApiError {
+    ApiError {
+        kind: ApiErrorKind::ServerError,
+        code: 500,
+        reason: String::new(),
+        message: format!(
+            "an ERROR event without a readable Status: {}",
+            String::from_utf8_lossy(&status[..status.len().min(200)])
+        ),
+        retry_after: None,
     }
 }
 

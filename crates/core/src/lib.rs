@@ -23,12 +23,14 @@ pub mod rv;
 pub mod status;
 pub mod store;
 pub mod time;
+mod timer;
 
 pub use decode::{DecodeError, Limits};
 pub use engine::{Config, Engine, Event, Mode, Phase, RelistReason, Status, TransportError};
 pub use object::{ColumnKind, Columns, Object, ParseOptions};
 pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;
-pub use status::{ApiError, ApiErrorKind};
+pub use status::{retry_after, ApiError, ApiErrorKind};
 pub use store::Store;
 pub use time::Instant;
+pub use timer::Deadlines;

@@ -1,6 +1,7 @@
 //! Errors the server reports: Kubernetes `Status` objects (as an HTTP body or an
 //! in-stream ERROR event) and the non-JSON bodies proxies send (plain text, HTML).
 
+use crate::time::days_from_civil;
 use core::time::Duration;
 use serde::Deserialize;
 use std::fmt;
@@ -122,12 +123,10 @@ impl ApiError {
         })
     }
 
-    /// Builds the error for a non-2xx HTTP response from its status, its
-    /// `Retry-After` header and its body (a Status, plain text or an HTML page).
-    pub fn from_http(status: u16, retry_after_header: Option<&str>, body: &[u8]) -> ApiError {
-        let header_delay = retry_after_header
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+    /// Builds the error for a non-2xx HTTP response from its status, the delay its
+    /// `Retry-After` header asks for ([`retry_after`]) and its body (a Status, plain
+    /// text or an HTML page).
+    pub fn from_http(status: u16, header_delay: Option<Duration>, body: &[u8]) -> ApiError {
         if let Some(mut e) = Self::from_status_json(body) {
             // The HTTP status is the truth for the decision; keep the Status words.
             if e.code != status {
@@ -150,6 +149,77 @@ impl ApiError {
             retry_after: header_delay,
         }
     }
+}
+
+/// The delay a response's `Retry-After` header asks for: delta-seconds, or an
+/// HTTP-date. The engine reads no clock, so a date is taken relative to the same
+/// response's `Date` header (which every HTTP/1.1 origin server with a clock sends,
+/// the apiserver and kubectl proxy included); a date without a `Date` header is
+/// ignored (the engine's own backoff applies). A date in the past is no wait.
+pub fn retry_after(headers: &[(&str, &str)]) -> Option<Duration> {
+    let find = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim())
+    };
+    let value = find("retry-after")?;
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // Huge values saturate (the engine caps every wait anyway).
+        return Some(Duration::from_secs(value.parse().unwrap_or(u64::MAX)));
+    }
+    let until = http_date(value)?;
+    let date = http_date(find("date")?)?;
+    Some(Duration::from_secs(until.saturating_sub(date).max(0) as u64))
+}
+
+/// Seconds since 1970 of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`), and the obsolete RFC 850
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`) forms a
+/// recipient must also accept.
+pub fn http_date(s: &str) -> Option<i64> {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let (day, month, year, time) = match words.as_slice() {
+        // IMF-fixdate: weekday, DD Mon YYYY HH:MM:SS GMT
+        [wd, d, m, y, t, "GMT"] if wd.ends_with(',') => (*d, *m, year4(y)?, *t),
+        // RFC 850: weekday, DD-Mon-YY HH:MM:SS GMT
+        [wd, dmy, t, "GMT"] if wd.ends_with(',') => {
+            let mut p = dmy.split('-');
+            let (d, m, y) = (p.next()?, p.next()?, p.next()?);
+            if p.next().is_some() || y.len() != 2 {
+                return None;
+            }
+            let yy: i64 = y.parse().ok()?;
+            // Two-digit years: the nearest century that is not far in the future.
+            (d, m, if yy < 70 { 2000 + yy } else { 1900 + yy }, *t)
+        }
+        // asctime: weekday Mon D HH:MM:SS YYYY
+        [_, m, d, t, y] => (*d, *m, year4(y)?, *t),
+        _ => return None,
+    };
+    let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let month = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+    .iter()
+    .position(|m| *m == month)? as i64
+        + 1;
+    let mut hms = time.split(':');
+    let mut field = |max: i64| -> Option<i64> {
+        let v = hms.next()?;
+        (v.len() == 2).then_some(())?;
+        v.parse().ok().filter(|x| (0..=max).contains(x))
+    };
+    let (h, mi, sec) = (field(23)?, field(59)?, field(60)?);
+    if hms.next().is_some() {
+        return None;
+    }
+    Some(days_from_civil(year, month, day) * 86_400 + h * 3_600 + mi * 60 + sec)
+}
+
+fn year4(y: &str) -> Option<i64> {
+    (y.len() == 4).then_some(())?;
+    y.parse().ok()
 }
 
 fn classify(code: u16, reason: &str, too_large: bool) -> ApiErrorKind {
@@ -227,7 +297,7 @@ mod tests {
     #[test]
     fn too_large_504_uses_header_then_details() {
         let body = br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: 20000, current: 10245","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}"#;
-        let e = ApiError::from_http(504, Some("2"), body);
+        let e = ApiError::from_http(504, Some(Duration::from_secs(2)), body);
         assert_eq!(e.kind, ApiErrorKind::TooLargeResourceVersion);
         assert_eq!(e.retry_after, Some(Duration::from_secs(2)));
         let e = ApiError::from_http(504, None, body);
@@ -260,7 +330,7 @@ mod tests {
             e.message,
             "HTTP 502: the server sent an HTML page (502 Bad Gateway)"
         );
-        let e = ApiError::from_http(503, Some("7"), b"");
+        let e = ApiError::from_http(503, Some(Duration::from_secs(7)), b"");
         assert_eq!(e.message, "HTTP 503 with an empty body");
         assert_eq!(e.retry_after, Some(Duration::from_secs(7)));
     }
@@ -274,6 +344,55 @@ mod tests {
         assert!(e
             .to_string()
             .starts_with("The provided continue parameter is too old"));
+    }
+
+    #[test]
+    fn retry_after_seconds_or_a_date_against_the_response_date() {
+        let h = |ra: &'static str, date: Option<&'static str>| {
+            let mut v = vec![("Retry-After", ra)];
+            if let Some(d) = date {
+                v.push(("Date", d));
+            }
+            retry_after(&v)
+        };
+        assert_eq!(h("7", None), Some(Duration::from_secs(7)));
+        assert_eq!(h(" 0 ", None), Some(Duration::ZERO));
+        let date = Some("Wed, 21 Oct 2015 07:28:00 GMT");
+        assert_eq!(
+            h("Wed, 21 Oct 2015 07:29:30 GMT", date),
+            Some(Duration::from_secs(90))
+        );
+        // The obsolete forms, a day later (and across a month end).
+        assert_eq!(
+            h("Thursday, 22-Oct-15 07:28:00 GMT", date),
+            Some(Duration::from_secs(86_400))
+        );
+        assert_eq!(
+            h(
+                "Sat Oct 31 23:59:59 2015",
+                Some("Sun, 01 Nov 2015 00:00:00 GMT")
+            ),
+            Some(Duration::ZERO),
+            "a date in the past is no wait"
+        );
+        assert_eq!(
+            h(
+                "Sun Nov  1 00:00:30 2015",
+                Some("Sat, 31 Oct 2015 23:59:59 GMT")
+            ),
+            Some(Duration::from_secs(31))
+        );
+        // Without the response's own Date there is no clock to read it against.
+        assert_eq!(h("Wed, 21 Oct 2015 07:29:30 GMT", None), None);
+        assert_eq!(h("soon", date), None);
+        assert_eq!(retry_after(&[("Date", "x")]), None);
+        assert_eq!(http_date("Thu, 01 Jan 1970 00:00:00 GMT"), Some(0));
+        assert_eq!(
+            http_date("Tue, 29 Feb 2000 12:00:00 GMT"),
+            Some(951_825_600)
+        );
+        assert_eq!(http_date("Tue, 29 Feb 2000 24:00:00 GMT"), None);
+        assert_eq!(http_date("Tue, 29 Feb 2000 12:00:00 UTC"), None);
     }
 
     #[test]

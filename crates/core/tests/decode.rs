@@ -510,6 +510,7 @@ fn list_body_several_pages_all_splits() {
                 resource_version: Some("500".into()),
                 continue_token: Some("eyJydiI6NTAwfQ".into()),
                 remaining_item_count: Some(1234),
+                status: None,
             }
         );
         assert_eq!(items.len(), pods.len());
@@ -533,7 +534,8 @@ fn list_empty_continue_null_items_and_whitespace() {
         ListMeta {
             resource_version: Some("7".into()),
             continue_token: None,
-            remaining_item_count: None
+            remaining_item_count: None,
+            status: None,
         }
     );
     let body = b"{\"items\":[ ],\"metadata\":{}}";
@@ -1112,4 +1114,44 @@ fn stored_json_round_trips_adversarial_documents() {
         }
     }
     assert_eq!(compacted, 3000, "every document has dictionary keys");
+}
+
+#[test]
+fn a_status_body_is_told_apart_from_a_list_and_from_an_event() {
+    // A 200 whose body is a Status (a proxy's, or an apiserver error written after the
+    // head): the list decoder hands back the whole body, at every split.
+    let status = br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}"#;
+    let (items, r) = list_all(status, Limits::default(), PODS);
+    assert!(items.is_empty());
+    assert_eq!(r.unwrap().status.as_deref(), Some(&status[..]));
+    // kind after other members, still a Status.
+    let late = br#"{"apiVersion":"v1","metadata":{},"code":500,"kind":"Status"}"#;
+    assert_eq!(
+        list_all(late, Limits::default(), PODS)
+            .1
+            .unwrap()
+            .status
+            .as_deref(),
+        Some(&late[..])
+    );
+    // A list keeps nothing of the kind.
+    let (body, _) = list_body(3, true, "");
+    assert_eq!(
+        list_all(&body, Limits::default(), PODS).1.unwrap().status,
+        None
+    );
+    // A watch line that is a bare Status: an ERROR frame carrying it.
+    let mut line = status.to_vec();
+    line.push(b'\n');
+    let (frames, r) = watch_all(&line, Limits::default(), PODS);
+    r.unwrap();
+    assert_eq!(
+        frames,
+        vec![WatchFrame::Error {
+            status: status[..].into()
+        }]
+    );
+    // Without "kind":"Status", a document without a type is still an error.
+    let (_, r) = watch(b"{\"kind\":\"Pod\",\"object\":{}}\n");
+    assert_eq!(r, Err(DecodeError::MissingField { field: "type" }));
 }

@@ -303,10 +303,12 @@ fn stable(t: &str) -> String {
                     .collect::<String>()
                     .parse()
                     .unwrap();
-                assert!(
-                    (300..=600).contains(&secs),
-                    "watch timeout {secs} out of 300-600"
-                );
+                if !(300..=600).contains(&secs) {
+                    // A test that set its own timeout shows it.
+                    out.push_str(line);
+                    out.push('\n');
+                    continue;
+                }
                 let rest: String = line[i + 15..]
                     .chars()
                     .skip_while(char::is_ascii_digit)
@@ -684,17 +686,27 @@ fn streaming_list_syncs_at_the_end_bookmark_and_resumes_with_a_plain_watch() {
           Resumed rv=13
         ",
     );
-    assert_eq!(h.engine.poll_timeout(), None, "no deadline once synced");
+    // The server sent a bookmark, so it sends them: a watch silent for 150 s is on a
+    // dead connection (that deadline comes before timeoutSeconds plus its grace).
+    assert_eq!(
+        h.engine.poll_timeout(),
+        Some(Instant::from_millis(400_000 + 150_000))
+    );
 }
 
 #[test]
-fn streaming_list_without_end_bookmark_falls_back_at_the_deadline() {
+fn streaming_list_whose_initial_events_stall_lists_this_sync_and_streams_the_next() {
     let mut h = Harness::new(config(Mode::StreamingList));
     h.head(200, &[]);
+    h.advance(20_000);
     h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
-    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(60_000)));
+    // The deadline is on progress: 30 s after the last byte, not from the start.
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(50_000)));
     h.wait(60_000);
     h.ok(&list(20, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.head(200, &[]);
+    h.body(&bookmark(21));
+    h.body(TOO_OLD);
     check(
         &mut h,
         "
@@ -702,16 +714,48 @@ fn streaming_list_without_end_bookmark_falls_back_at_the_deadline() {
           Added a/p1 uid=u1 rv=5
         (wait)
         cancel #1
-          Relisting: streaming list unavailable, using LIST+WATCH: no initial-events-end bookmark within 60 s
+          Relisting: streaming list unavailable, using LIST+WATCH: the initial events stalled for 30 s
         GET /api/v1/pods?limit=500
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        cancel #3
+          Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=21&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    let s = h.engine.status();
+    assert_eq!(s.mode, Mode::StreamingList);
+    assert!(s.fell_back.is_some());
+    // This sync streams: once it ends, nothing fell back.
+    h.head(200, &[]);
+    h.body(&end_bookmark(95));
+    assert!(h.engine.status().fell_back.is_none());
+}
+
+#[test]
+fn live_events_before_the_end_bookmark_mean_the_server_ignored_the_streaming_list() {
+    // A pre-1.27 server serves a plain watch from "": synthetic ADDED, then live events,
+    // never the end bookmark. The first live event shows it: list this sync at once.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 6)));
+    h.ok(&list(20, "", None, &[pod("a", "p1", "u1", 6)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p1 uid=u1 rv=5
+        cancel #1
+          Relisting: streaming list unavailable, using LIST+WATCH: the server sent live events before the initial-events-end bookmark
+        GET /api/v1/pods?limit=500
+          Modified a/p1 uid=u1 rv=6 (was rv=5)
           PageListed page=1 objects=1 remaining=None
           Synced objects=1 rv=20
         GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
         ",
     );
-    let s = h.engine.status();
-    assert_eq!(s.mode, Mode::ListWatch);
-    assert!(s.fell_back.is_some());
 }
 
 #[test]
@@ -769,7 +813,18 @@ fn streaming_list_interrupted_before_sync_finishes_with_a_list_then_streams_agai
         t.ends_with("Relisting: streaming list unavailable, using LIST+WATCH: the server took the streaming list for a plain watch (too old resource version: 5 (90))\nGET /api/v1/pods?limit=500\n"),
         "{t}"
     );
-    assert_eq!(h.engine.status().mode, Mode::ListWatch);
+    // For this sync only: the next one streams again (client-go's rule).
+    assert_eq!(h.engine.status().mode, Mode::StreamingList);
+    assert!(h.engine.status().fell_back.is_some());
+    h.ok(&list(40, "", None, &[pod("a", "p2", "u2", 6)]));
+    h.head(200, &[]);
+    h.body(&bookmark(41));
+    h.body(TOO_OLD);
+    let t = stable(&h.take());
+    assert!(
+        t.ends_with("GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=41&allowWatchBookmarks=true&timeoutSeconds=T\n"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -848,6 +903,8 @@ fn proxy_errors_html_bodies_and_broken_connections_back_off_exponentially() {
     // An HTML page with a 200: a decoding error, not a crash.
     h.ok("<html><body>Login required</body></html>");
     h.wait(60_000);
+    // The list succeeds: that progress ends the streak. Then the watch breaks at once,
+    // twice at the same version with nothing delivered: the backoff grows again.
     h.ok(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
     h.head(200, &[]);
     h.body("{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"metad");
@@ -874,12 +931,12 @@ fn proxy_errors_html_bodies_and_broken_connections_back_off_exponentially() {
           PageListed page=1 objects=1 remaining=None
           Synced objects=1 rv=10
         GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
-          BackingOff ~8s: connection lost: unexpected EOF
+          BackingOff ~1s: connection lost: unexpected EOF
         (wait)
         GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
           Resumed rv=10
         cancel #6
-          BackingOff ~13s: bad response: malformed JSON at byte 29: expected a key string
+          BackingOff ~2s: bad response: malformed JSON at byte 29: expected a key string
         (wait)
         GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
         "#,
@@ -950,14 +1007,380 @@ fn status_reports_the_resume_point_while_backing_off() {
     h.ok(&list(10, "", None, &[]));
     h.head(200, &[]);
     h.body(&event("ADDED", &pod("a", "p1", "u1", 11)));
+    // After progress a reset resumes at once; the next watch breaks with nothing.
+    h.reset();
+    h.head(200, &[]);
     h.reset();
     let s = h.engine.status();
     assert!(matches!(s.phase, Phase::BackingOff { .. }));
     assert_eq!(s.resource_version.unwrap().as_str(), "11");
     assert!(!s.connected);
-    assert_eq!(s.errors, 1);
+    assert_eq!(s.last_byte_at, None);
+    assert_eq!(s.errors, 2);
     assert_eq!(
         s.last_error.as_deref(),
         Some("connection lost: unexpected EOF")
+    );
+}
+
+#[test]
+fn frames_after_an_in_stream_error_never_reach_the_next_request() {
+    // A streaming list syncs p1 and p2; on the watch, one chunk brings an ERROR 410 and,
+    // after it on the same stream, a stale event for p1. The 410 starts a new streaming
+    // list at once: the stale event belongs to the old request and must not count as an
+    // initial event of the new one (it would survive the new list's sweep as a phantom
+    // of an object the server deleted).
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
+    h.body(&end_bookmark(10));
+    h.body(&format!(
+        "{TOO_OLD}{}",
+        event("MODIFIED", &pod("a", "p1", "u1", 11))
+    ));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
+    h.body(&end_bookmark(95));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p1 uid=u1 rv=5
+          Added a/p2 uid=u2 rv=6
+          Synced objects=2 rv=10
+        cancel #1
+          Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Deleted a/p1 uid=u1 rv=5
+          Synced objects=1 rv=95
+        ",
+    );
+    assert!(h.engine.store().get("a", "p1").is_none(), "a phantom p1");
+}
+
+#[test]
+fn an_abrupt_end_after_progress_rewatches_at_once_and_only_fruitless_repeats_escalate() {
+    // A flaky proxy cuts every watch about once a second, after it delivered events:
+    // mid-document, after an HTML error page, after a truncated line. Each of those
+    // watches made progress, so each is resumed at once from its last version (as
+    // client-go does). Only failures that deliver nothing, at the same version, back
+    // off, and their backoff grows; progress ends the streak.
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.head(200, &[]);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 11)));
+    h.body("{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Po");
+    h.reset();
+    h.head(200, &[]);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 12)));
+    h.body("<html><head><title>502 Bad Gateway</title></head></html>\n");
+    h.head(200, &[]);
+    h.body(&bookmark(13));
+    h.body("{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\"");
+    h.end();
+    // Now nothing gets through at version 13: three quick failures in a row.
+    h.head(200, &[]);
+    h.reset();
+    h.wait(60_000);
+    h.error(503, &[], "upstream connect error\n");
+    h.wait(60_000);
+    h.head(200, &[]);
+    h.body("<html>");
+    h.end();
+    h.wait(60_000);
+    // Progress again: the streak is over.
+    h.head(200, &[]);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 14)));
+    h.reset();
+    h.head(200, &[]);
+    h.reset();
+    check(
+        &mut h,
+        r#"
+        GET /api/v1/pods?limit=500
+          Added a/p1 uid=u1 rv=5
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Modified a/p1 uid=u1 rv=11 (was rv=5)
+        GET /api/v1/pods?watch=true&resourceVersion=11&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=11
+          Modified a/p1 uid=u1 rv=12 (was rv=11)
+        cancel #3
+        GET /api/v1/pods?watch=true&resourceVersion=12&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=12
+        GET /api/v1/pods?watch=true&resourceVersion=13&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=13
+          BackingOff ~1s: connection lost: unexpected EOF
+        (wait)
+        GET /api/v1/pods?watch=true&resourceVersion=13&allowWatchBookmarks=true&timeoutSeconds=T
+          BackingOff ~2s: HTTP 503: upstream connect error (503)
+        (wait)
+        GET /api/v1/pods?watch=true&resourceVersion=13&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=13
+          BackingOff ~4s: bad response: the server sent something that is not JSON: "<html>"
+        (wait)
+        GET /api/v1/pods?watch=true&resourceVersion=13&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=13
+          Modified a/p1 uid=u1 rv=14 (was rv=12)
+        GET /api/v1/pods?watch=true&resourceVersion=14&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=14
+          BackingOff ~1s: connection lost: unexpected EOF
+        "#,
+    );
+    assert_eq!(h.engine.status().errors, 8);
+}
+
+#[test]
+fn a_watch_that_lived_a_while_resumes_at_once_even_with_nothing_delivered() {
+    // Quiet cluster, flaky proxy: the watch had nothing to say for 1.2 s and was cut.
+    // Not a storm (its own length bounds the rate): resume at once, no backoff.
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[]));
+    h.head(200, &[]);
+    h.advance(1_200);
+    h.reset();
+    h.head(200, &[]);
+    h.advance(999);
+    h.reset();
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Resumed rv=10
+          BackingOff ~1s: connection lost: unexpected EOF
+        ",
+    );
+}
+
+#[test]
+fn a_head_that_never_comes_is_given_up_after_its_deadline() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    // A LIST may take the apiserver up to its 60 s request timeout: 75 s.
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(75_000)));
+    h.wait(75_000);
+    // That attempt took 75 s: no storm, retry at once.
+    h.ok(&list(10, "", None, &[]));
+    // A watch's head comes at once from a live server: 30 s.
+    let sent = h.now.as_millis();
+    assert_eq!(
+        h.engine.poll_timeout(),
+        Some(Instant::from_millis(sent + 30_000))
+    );
+    h.wait(30_000);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+        (wait)
+        cancel #1
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        (wait)
+        cancel #3
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert_eq!(
+        h.engine.status().last_error.as_deref(),
+        Some("no response within 30 s")
+    );
+}
+
+#[test]
+fn a_list_body_that_stalls_is_retried_at_once_after_30_s_without_bytes() {
+    let mut c = config(Mode::ListWatch);
+    c.page_size = 1;
+    let mut h = Harness::new(c);
+    h.ok(&list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]));
+    h.head(200, &[]);
+    let page = list(20, "", None, &[pod("a", "p2", "u2", 2)]);
+    h.advance(10_000);
+    h.body(&page[..40]);
+    assert_eq!(h.engine.status().last_byte_at, Some(h.now));
+    // Progress moves the deadline: 30 s after the last byte.
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(40_000)));
+    h.wait(60_000);
+    h.ok(&page);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=1
+          Added a/p1 uid=u1 rv=1
+          PageListed page=1 objects=1 remaining=Some(1)
+        GET /api/v1/pods?limit=1&continue=tok1
+        (wait)
+        cancel #2
+        GET /api/v1/pods?limit=1&continue=tok1
+          Added a/p2 uid=u2 rv=2
+          PageListed page=2 objects=2 remaining=None
+          Synced objects=2 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+#[test]
+fn a_silent_watch_is_noticed_at_its_timeout_or_once_bookmarks_are_known_when_idle() {
+    let mut c = config(Mode::ListWatch);
+    c.watch_timeout_secs = (60, 60);
+    let mut h = Harness::new(c);
+    h.ok(&list(10, "", None, &[]));
+    // No bookmark seen yet: the server might never send any. The watch's own
+    // timeout plus 30 s of grace is the bound.
+    h.advance(100);
+    h.head(200, &[]);
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(90_100)));
+    h.wait(90_100);
+    // That watch lived long: resume at once from its version.
+    h.head(200, &[]);
+    h.body(&bookmark(12));
+    // Now the server is known to send bookmarks (about one a minute): 150 s of
+    // silence means a dead connection, sooner than the timeout.
+    h.advance(50_000);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 13)));
+    let last = h.now.as_millis();
+    assert_eq!(
+        h.engine.poll_timeout(),
+        Some(Instant::from_millis(last + 150_000).min(Instant::from_millis(90_100 + 90_000)))
+    );
+    h.wait(200_000);
+    h.head(200, &[]);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=60
+        (wait)
+        cancel #2
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=60
+          Resumed rv=10
+          Added a/p1 uid=u1 rv=13
+        (wait)
+        cancel #3
+        GET /api/v1/pods?watch=true&resourceVersion=13&allowWatchBookmarks=true&timeoutSeconds=60
+          Resumed rv=13
+        ",
+    );
+    let s = h.engine.status();
+    assert_eq!(s.errors, 2);
+    assert!(
+        s.last_error.unwrap().contains("outlived its timeout"),
+        "the 60 s watch's grace (90 s after its head) comes before 150 s idle"
+    );
+}
+
+#[test]
+fn an_idle_watch_on_a_bookmarking_server_is_given_up_after_150_s() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[]));
+    h.head(200, &[]);
+    h.body(&bookmark(11));
+    h.advance(60_000);
+    h.body(&bookmark(12));
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(210_000)));
+    h.wait(150_000);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        (wait)
+        cancel #2
+        GET /api/v1/pods?watch=true&resourceVersion=12&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert!(h
+        .engine
+        .status()
+        .last_error
+        .unwrap()
+        .starts_with("no bytes for 150 s on a watch"));
+}
+
+#[test]
+fn a_status_in_a_200_answer_is_the_error_it_says() {
+    // A list answered 200 with a Status 410 (continue expired): relist, as for HTTP 410.
+    let mut c = config(Mode::ListWatch);
+    c.page_size = 1;
+    let mut h = Harness::new(c);
+    h.ok(&list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]));
+    h.ok(r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#);
+    h.ok(&list(30, "", None, &[pod("a", "p1", "u1", 1)]));
+    // A watch line that is a bare Status (no event envelope): an in-stream error.
+    h.head(200, &[]);
+    h.body(&bookmark(31));
+    h.body("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 31 (40)\",\"reason\":\"Expired\",\"code\":410}\n");
+    h.ok(&list(40, "", None, &[]));
+    // A 200 list that is a Status 500: back off like a 500.
+    h.head(200, &[]);
+    h.body(&bookmark(41));
+    h.body(TOO_OLD);
+    h.wait(5_000);
+    h.ok(r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"etcdserver: leader changed","reason":"InternalError","code":500}"#);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=1
+          Added a/p1 uid=u1 rv=1
+          PageListed page=1 objects=1 remaining=Some(1)
+        GET /api/v1/pods?limit=1&continue=tok1
+          Relisting: continue token expired: The provided continue parameter is too old to display a consistent list result.
+        GET /api/v1/pods
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=30
+        GET /api/v1/pods?watch=true&resourceVersion=30&allowWatchBookmarks=true&timeoutSeconds=T
+        cancel #4
+          Relisting: version expired: too old resource version: 31 (40)
+        GET /api/v1/pods?limit=1
+          PageListed page=1 objects=0 remaining=None
+          Deleted a/p1 uid=u1 rv=1
+          Synced objects=0 rv=40
+        GET /api/v1/pods?watch=true&resourceVersion=40&allowWatchBookmarks=true&timeoutSeconds=T
+        cancel #6
+          Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?limit=1
+          BackingOff ~1s: etcdserver: leader changed (500 InternalError)
+        ",
+    );
+}
+
+#[test]
+fn retry_after_as_a_date_is_read_against_the_response_date_and_every_wait_is_capped() {
+    let mut h = Harness::new(config(Mode::ListWatch));
+    let date = ("Date", "Wed, 21 Oct 2015 07:28:00 GMT");
+    h.error(
+        503,
+        &[("Retry-After", "Wed, 21 Oct 2015 07:28:20 GMT"), date],
+        "",
+    );
+    h.wait(60_000);
+    // A plain-text 429 (a proxy's) with Retry-After: the same as the JSON one.
+    h.error(429, &[("Retry-After", "7")], "Too Many Requests\n");
+    h.wait(60_000);
+    h.error(429, &[("Retry-After", "86400")], "Too Many Requests\n");
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500
+          BackingOff ~20s: HTTP 503 with an empty body (503)
+        (wait)
+        GET /api/v1/pods?limit=500
+          BackingOff ~7s: HTTP 429: Too Many Requests (429)
+        (wait)
+        GET /api/v1/pods?limit=500
+          BackingOff ~60s: HTTP 429: Too Many Requests (429)
+        ",
     );
 }

@@ -45,6 +45,8 @@ export interface WatcherStatus {
   deleted: number;
   bookmarks: number;
   lastBookmarkAgoMs: number | null;
+  /** Since the current request last received anything; null while connecting. */
+  lastByteAgoMs: number | null;
   resumes: number;
   relists: number;
   lastRelistReason: string | null;

@@ -2,9 +2,10 @@
 //!
 //! Every request the engine asks for becomes a `fetch` whose body is read chunk by
 //! chunk from its `ReadableStream` and fed to the engine as it arrives (no buffering of
-//! whole bodies). Every deadline becomes a `setTimeout`. Requests the engine gives up
-//! on, and everything on [`Driver::stop`] (or drop), are aborted with their
-//! `AbortController`. After each feed the engine is drained as the core's draining rule
+//! whole bodies). The engine's earliest deadline becomes one `setTimeout` (the engine
+//! owns every deadline: a silent connection is its call, and the driver aborts what it
+//! gives up on). Requests the engine gives up on, and everything on [`Driver::stop`]
+//! (or drop), are aborted with their `AbortController`. After each feed the engine is drained as the core's draining rule
 //! says, and the events go to the sink in one batch, outside any borrow, so the sink
 //! may call back into the driver.
 
@@ -182,8 +183,13 @@ fn drain(shared: &Rc<Shared>, inner: &mut Inner) -> Vec<Event> {
 
 fn rearm(shared: &Rc<Shared>, inner: &mut Inner) {
     let want = inner.engine.poll_timeout().map(|t| t.as_millis());
-    if inner.timer.map(|(_, at)| at) == want {
-        return;
+    match (inner.timer.map(|(_, at)| at), want) {
+        // The armed timer fires first: the engine, called early, changes nothing and
+        // the timer is armed again then. (A watch's idle deadline moves with every
+        // chunk: this keeps it to one timer per quiet spell, not one per chunk.)
+        (Some(at), Some(want)) if at <= want => return,
+        (None, None) => return,
+        _ => {}
     }
     let Some(window) = web_sys::window() else {
         return;
@@ -264,7 +270,8 @@ async fn run_request(
     };
     let headers = response.headers();
     let mut head: Vec<(&str, String)> = Vec::new();
-    for name in ["retry-after", "content-type"] {
+    // Date: a Retry-After given as a date is read against the response's own Date.
+    for name in ["retry-after", "date", "content-type"] {
         if let Ok(Some(v)) = headers.get(name) {
             head.push((name, v));
         }

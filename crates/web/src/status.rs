@@ -66,6 +66,9 @@ pub struct StatusView {
     pub deleted: u64,
     pub bookmarks: u64,
     pub last_bookmark_ago_ms: Option<u64>,
+    /// Since the current request last received anything (head or body bytes): a
+    /// silent connection shows here before the engine's deadline gives up on it.
+    pub last_byte_ago_ms: Option<u64>,
     pub resumes: u64,
     pub relists: u64,
     pub last_relist_reason: Option<String>,
@@ -111,6 +114,9 @@ impl StatusView {
             bookmarks: s.bookmarks,
             last_bookmark_ago_ms: s
                 .last_bookmark_at
+                .map(|t| now.as_millis().saturating_sub(t.as_millis())),
+            last_byte_ago_ms: s
+                .last_byte_at
                 .map(|t| now.as_millis().saturating_sub(t.as_millis())),
             resumes: s.resumes,
             relists: s.relists,
@@ -180,6 +186,9 @@ impl StatusView {
     /// Secondary facts: bookmarks, resumes, relists and why.
     pub fn details(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if let Some(ms) = self.last_byte_ago_ms {
+            out.push(format!("last byte {} s ago", ms / 1000));
+        }
         out.push(match self.last_bookmark_ago_ms {
             Some(ms) => format!("last bookmark {} s ago", ms / 1000),
             None => "no bookmark yet".to_string(),
@@ -244,5 +253,16 @@ mod tests {
         };
         assert!(failed.headline().starts_with("Failed: pods is forbidden"));
         assert_eq!(failed.tone(), "error");
+    }
+
+    #[test]
+    fn details_tell_how_long_since_the_last_byte() {
+        let quiet = StatusView {
+            last_byte_ago_ms: Some(42_900),
+            ..base()
+        };
+        assert_eq!(quiet.details()[0], "last byte 42 s ago");
+        // While connecting there is no byte to speak of.
+        assert!(!base().details().iter().any(|d| d.starts_with("last byte")));
     }
 }

@@ -125,6 +125,65 @@ fn start(log: &Rc<RefCell<Vec<String>>>) -> Driver {
 }
 
 #[wasm_bindgen_test]
+async fn a_silent_watch_is_aborted_at_the_engines_deadline_and_resumed() {
+    // The engine owns the deadlines; the driver only arms its timer from poll_timeout
+    // and aborts what the engine gives up on. Short deadlines keep the test quick.
+    mock_install();
+    let log: Rc<RefCell<Vec<String>>> = Rc::default();
+    let mut config = Config::new(Collection::parse("/api/v1/pods").unwrap());
+    config.deadlines.watch_head = Duration::from_millis(150);
+    config.deadlines.watch_grace = Duration::from_millis(150);
+    config.watch_timeout_secs = (0, 0);
+    let sink_log = log.clone();
+    let driver = Driver::start(
+        config,
+        "",
+        Box::new(move |_: &DriverRef<'_>, events: Vec<Event>| {
+            sink_log.borrow_mut().extend(events.iter().map(describe));
+        }),
+    );
+    until("the list request", || mock_calls() == 1).await;
+    mock_respond(0, 200, None);
+    mock_push(
+        0,
+        r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]}"#,
+    );
+    mock_close(0);
+    // The watch's head never comes: aborted at its head deadline, then a new watch.
+    until("the watch request", || mock_calls() == 2).await;
+    until("the silent watch aborted", || mock_aborted(1)).await;
+    until("a new watch", || mock_calls() == 3).await;
+    assert!(
+        mock_url(2).contains("resourceVersion=10"),
+        "{}",
+        mock_url(2)
+    );
+    // This one answers, then says nothing: aborted at its timeout (0 s) + grace.
+    mock_respond(2, 200, None);
+    until("the status says how long since the last byte", || {
+        driver.status().last_byte_ago_ms.is_some()
+    })
+    .await;
+    until("the silent body aborted", || mock_aborted(2)).await;
+    until("a third watch", || mock_calls() == 4).await;
+    assert!(
+        mock_url(3).contains("resourceVersion=10"),
+        "{}",
+        mock_url(3)
+    );
+    assert!(
+        driver
+            .status()
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("outlived its timeout")),
+        "{:?}",
+        driver.status().last_error
+    );
+    driver.stop();
+}
+
+#[wasm_bindgen_test]
 async fn driver_streams_lists_and_watches_and_resumes_after_a_reset() {
     mock_install();
     let log: Rc<RefCell<Vec<String>>> = Rc::default();
@@ -164,18 +223,26 @@ async fn driver_streams_lists_and_watches_and_resumes_after_a_reset() {
     })
     .await;
     assert_eq!(driver.status().phase, "watching");
-    // The body dies by a network error: a reset, visible at once, then a resume
-    // from the last version seen (no relist).
+    // The body dies by a network error after the watch delivered an event: its
+    // version is good, so the driver resumes at once from it (no backoff, no relist);
+    // the status still tells the error.
     mock_break(1);
-    until("backing off", || driver.status().phase == "backingOff").await;
+    until("the resumed watch", || mock_calls() == 3).await;
     assert!(
-        log.borrow()
-            .iter()
-            .any(|l| l.starts_with("BACKOFF connection lost")),
+        !log.borrow().iter().any(|l| l.starts_with("BACKOFF")),
         "{:?}",
         log.borrow()
     );
-    until("the resumed watch", || mock_calls() == 3).await;
+    let status = driver.status();
+    assert_eq!(status.errors, 1);
+    assert!(
+        status
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("connection lost")),
+        "{:?}",
+        status.last_error
+    );
     assert!(
         mock_url(2).contains("resourceVersion=11"),
         "{}",
