@@ -5,12 +5,18 @@
 //!   `poll_watch(id, now_ms) -> WatchOutput`, mutations, `truth(..)`.
 //! * [`FaultPlan`]: seeded, scriptable faults, parsed from the `--faults SPEC` syntax.
 //! * [`workload`]: realistic ~4 KB pods, Deployments, seeded churn, bench byte streams.
-//! * [`server`]: the HTTP/1.1 server used by the `kubelive-sim` binary.
+//! * [`server`]: the HTTP/1.1 server used by the `kubelive-sim` binary: keep-alive, gzip,
+//!   Accept negotiation ([`negotiate`]), discovery ([`discovery`]), permissions ([`rbac`]).
 //!
 //! The protocol facts it follows are in `docs/protocol.md`.
 
+pub mod discovery;
 pub mod faults;
+pub mod http;
+pub mod indent;
 pub mod model;
+pub mod negotiate;
+pub mod rbac;
 pub mod resources;
 pub mod selector;
 pub mod server;
@@ -23,6 +29,10 @@ pub use model::{
     watch_response_head, Cluster, ClusterConfig, Get, MutationError, Obj, ObjRef, Reply, Response,
     StreamingLists, WatchId, WatchOutput,
 };
-pub use resources::{ResourceType, CONFIGMAPS, DEPLOYMENTS, NAMESPACES, PODS, WIDGETS};
+pub use negotiate::{Output, TableVersion};
+pub use resources::{
+    ResourceType, CONFIGMAPS, DEPLOYMENTS, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, SECRETS,
+    SERVICES, WIDGETS,
+};
 pub use util::Rng;
 pub use workload::{pod, pod_json, watch_event_stream, PodParams, Workload, WorkloadConfig};

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::faults::{Action, FaultPlan};
+use crate::negotiate::Output;
 use crate::resources::{self, ResourceType, Target, CONFIGMAPS};
 use crate::selector::{FieldSelector, FieldValues, LabelSelector};
 use crate::status::{self, FieldError};
@@ -69,13 +70,22 @@ impl Default for ClusterConfig {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Get {
     pub path_and_query: String,
+    /// The representation the client negotiated through `Accept` (the HTTP layer decides;
+    /// default: the objects as JSON). `Output::Table` asks for server-side printing.
+    pub output: Output,
 }
 
 impl Get {
     pub fn new(path_and_query: impl Into<String>) -> Self {
         Get {
             path_and_query: path_and_query.into(),
+            output: Output::Json,
         }
+    }
+    /// The same request asking for another representation.
+    pub fn with_output(mut self, output: Output) -> Self {
+        self.output = output;
+        self
     }
 }
 

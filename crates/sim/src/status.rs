@@ -90,13 +90,13 @@ pub fn not_found_object(qualified: &str, group: &str, kind_plural: &str, name: &
     )
 }
 
-/// 405 for verbs the sim does not serve.
+/// 405 for verbs the sim does not serve (`NewGenericServerResponse`: empty details).
 pub fn method_not_allowed() -> String {
     status_json(
         405,
         "MethodNotAllowed",
         "the server does not allow this method on the requested resource",
-        None,
+        Some("{}"),
     )
 }
 

@@ -8,6 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod support;
+
 /// A child process killed on drop.
 struct Proc(Child);
 
@@ -149,9 +151,7 @@ fn http_get(port: u16, path: &str, read_for: Duration) -> String {
 }
 
 fn list_rv(port: u16, path: &str) -> String {
-    let r = http_get(port, path, Duration::from_secs(5));
-    let body = &r[r.find("\r\n\r\n").unwrap() + 4..];
-    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    let v = support::get(port, path, &[]).json();
     v["metadata"]["resourceVersion"]
         .as_str()
         .unwrap()
