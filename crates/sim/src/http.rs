@@ -498,6 +498,33 @@ mod tests {
     }
 
     #[test]
+    fn gzip_threshold_is_strictly_over_128_kib() {
+        let on = BodyOptions {
+            pretty: false,
+            gzip_ok: true,
+        };
+        assert!(!plan(&vec![b' '; GZIP_THRESHOLD], on).gzip);
+        assert!(plan(&vec![b' '; GZIP_THRESHOLD + 1], on).gzip);
+        let off = BodyOptions {
+            pretty: false,
+            gzip_ok: false,
+        };
+        assert!(!plan(&vec![b' '; GZIP_THRESHOLD + 1], off).gzip);
+        // Indenting can carry a body over the threshold: the size that counts is the
+        // pretty one, as the apiserver measures what its serializer wrote.
+        let compact = format!("[{}1]", "1,".repeat(GZIP_THRESHOLD / 2 - 10));
+        assert!(compact.len() <= GZIP_THRESHOLD);
+        let pretty = plan(
+            compact.as_bytes(),
+            BodyOptions {
+                pretty: true,
+                gzip_ok: true,
+            },
+        );
+        assert!(pretty.gzip && !pretty.indent_stream);
+    }
+
+    #[test]
     fn chunks() {
         let mut w = ChunkedWriter::new(Vec::new());
         w.write_all(b"hello").unwrap();

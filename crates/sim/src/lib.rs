@@ -16,6 +16,7 @@ pub mod http;
 pub mod indent;
 pub mod model;
 pub mod negotiate;
+pub mod protobuf;
 pub mod rbac;
 pub mod resources;
 pub mod selector;

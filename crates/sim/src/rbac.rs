@@ -590,10 +590,23 @@ fn bad_request(message: &str) -> ReviewError {
     (400, s)
 }
 
+/// How a review request body is encoded (its `Content-Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyFormat {
+    Json,
+    /// `application/vnd.kubernetes.protobuf`: what kubectl sends.
+    Protobuf,
+}
+
 /// Decodes a review body and checks its kind.
-fn decode(body: &[u8], kind: &str) -> Result<Value, ReviewError> {
-    let v: Value = serde_json::from_slice(body)
-        .map_err(|e| bad_request(&format!("couldn't get version/kind; json parse error: {e}")))?;
+fn decode(body: &[u8], format: BodyFormat, kind: &str) -> Result<Value, ReviewError> {
+    let v: Value = match format {
+        BodyFormat::Json => serde_json::from_slice(body).map_err(|e| {
+            bad_request(&format!("couldn't get version/kind; json parse error: {e}"))
+        })?,
+        BodyFormat::Protobuf => crate::protobuf::review_as_json(body)
+            .map_err(|e| bad_request(&format!("failed to decode protobuf body: {e}")))?,
+    };
     if !v.is_object() {
         return Err(bad_request(
             "couldn't get version/kind; json parse error: not an object",
@@ -678,9 +691,13 @@ fn text(v: &Value, k: &str) -> String {
 
 /// `POST .../selfsubjectaccessreviews`: the request with its status filled in (201), or
 /// the error.
-pub fn access_review(policy: &Policy, body: &[u8]) -> Result<String, ReviewError> {
+pub fn access_review(
+    policy: &Policy,
+    body: &[u8],
+    format: BodyFormat,
+) -> Result<String, ReviewError> {
     const KIND: &str = "SelfSubjectAccessReview";
-    let v = decode(body, KIND)?;
+    let v = decode(body, format, KIND)?;
     let spec = v.get("spec").cloned().unwrap_or(Value::Null);
     let resource = spec.get("resourceAttributes").filter(|x| x.is_object());
     let non_resource = spec.get("nonResourceAttributes").filter(|x| x.is_object());
@@ -822,8 +839,12 @@ struct RulesReviewStatus {
 struct EmptySpec {}
 
 /// `POST .../selfsubjectrulesreviews`: the rules in `spec.namespace` (201), or the error.
-pub fn rules_review(policy: &Policy, body: &[u8]) -> Result<String, ReviewError> {
-    let v = decode(body, "SelfSubjectRulesReview")?;
+pub fn rules_review(
+    policy: &Policy,
+    body: &[u8],
+    format: BodyFormat,
+) -> Result<String, ReviewError> {
+    let v = decode(body, format, "SelfSubjectRulesReview")?;
     let namespace = v
         .get("spec")
         .map(|s| text(s, "namespace"))
@@ -1011,19 +1032,20 @@ mod tests {
         let p = Policy::restricted("jane", &parse_allow("list,watch:pods@a").unwrap());
         let body = br#"{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":{"creationTimestamp":null},"spec":{"resourceAttributes":{"namespace":"a","verb":"list","resource":"pods"}},"status":{"allowed":false}}"#;
         assert_eq!(
-            access_review(&p, body).unwrap(),
+            access_review(&p, body, BodyFormat::Json).unwrap(),
             "{\"kind\":\"SelfSubjectAccessReview\",\"apiVersion\":\"authorization.k8s.io/v1\",\"metadata\":{\"creationTimestamp\":null},\"spec\":{\"resourceAttributes\":{\"namespace\":\"a\",\"verb\":\"list\",\"resource\":\"pods\"}},\"status\":{\"allowed\":true,\"reason\":\"RBAC: allowed by RoleBinding \\\"kubelive-sim:0/a\\\" of ClusterRole \\\"kubelive-sim:0\\\" to User \\\"jane\\\"\"}}\n"
         );
         let denied = access_review(
             &p,
             br#"{"spec":{"resourceAttributes":{"namespace":"b","verb":"list","resource":"pods"}}}"#,
+            BodyFormat::Json,
         )
         .unwrap();
         assert!(
             denied.contains(r#""status":{"allowed":false}}"#),
             "{denied}"
         );
-        let (code, body) = access_review(&p, br#"{"spec":{}}"#).unwrap_err();
+        let (code, body) = access_review(&p, br#"{"spec":{}}"#, BodyFormat::Json).unwrap_err();
         assert_eq!(code, 422);
         assert!(
             body.contains(
@@ -1031,16 +1053,24 @@ mod tests {
             ),
             "{body}"
         );
-        assert_eq!(access_review(&p, b"{").unwrap_err().0, 400);
+        assert_eq!(
+            access_review(&p, b"{", BodyFormat::Json).unwrap_err().0,
+            400
+        );
 
-        let rules = rules_review(&p, br#"{"spec":{"namespace":"a"}}"#).unwrap();
+        let rules = rules_review(&p, br#"{"spec":{"namespace":"a"}}"#, BodyFormat::Json).unwrap();
         let v: Value = serde_json::from_str(&rules).unwrap();
         assert_eq!(v["spec"], serde_json::json!({}));
         assert_eq!(v["status"]["incomplete"], false);
         let rr = v["status"]["resourceRules"].as_array().unwrap();
         assert!(rr.contains(&serde_json::json!({"verbs": ["list", "watch"], "apiGroups": [""], "resources": ["pods"]})));
-        let rules_b = rules_review(&p, br#"{"spec":{"namespace":"b"}}"#).unwrap();
+        let rules_b = rules_review(&p, br#"{"spec":{"namespace":"b"}}"#, BodyFormat::Json).unwrap();
         assert!(!rules_b.contains("\"pods\""), "{rules_b}");
-        assert_eq!(rules_review(&p, br#"{"spec":{}}"#).unwrap_err().0, 400);
+        assert_eq!(
+            rules_review(&p, br#"{"spec":{}}"#, BodyFormat::Json)
+                .unwrap_err()
+                .0,
+            400
+        );
     }
 }

@@ -366,8 +366,12 @@ fn serve_conn(sh: &Shared, mut stream: TcpStream) -> io::Result<()> {
         };
         let _ = conn.stream().set_read_timeout(None);
         if sh.verbose {
+            let encoding = req
+                .header("accept-encoding")
+                .map(|e| format!(", Accept-Encoding: {e}"))
+                .unwrap_or_default();
             eprintln!(
-                "[{} ms] {} {} (Accept: {})",
+                "[{} ms] {} {} (Accept: {}{encoding})",
                 sh.now_ms(),
                 req.method,
                 req.target,
@@ -505,11 +509,9 @@ fn non_resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
 
 fn resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
     let path = x.req.path().trim_end_matches('/').to_string();
-    let reviews = [
-        (
-            discovery::SELF_SUBJECT_ACCESS_REVIEWS,
-            rbac::access_review as fn(&Policy, &[u8]) -> Result<String, rbac::ReviewError>,
-        ),
+    type Review = fn(&Policy, &[u8], rbac::BodyFormat) -> Result<String, rbac::ReviewError>;
+    let reviews: [(discovery::Entry, Review); 2] = [
+        (discovery::SELF_SUBJECT_ACCESS_REVIEWS, rbac::access_review),
         (discovery::SELF_SUBJECT_RULES_REVIEWS, rbac::rules_review),
     ];
     for (entry, review) in reviews {
@@ -522,21 +524,24 @@ fn resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
         if negotiate::for_resource(x.accept(), false).is_err() {
             return x.not_acceptable();
         }
-        let ct = x.req.header("content-type").unwrap_or("application/json");
-        if !ct.trim().starts_with("application/json") {
+        let ct = x
+            .req
+            .header("content-type")
+            .unwrap_or("application/json")
+            .trim();
+        let format = if ct.starts_with("application/json") {
+            rbac::BodyFormat::Json
+        } else if ct.starts_with("application/vnd.kubernetes.protobuf") {
+            rbac::BodyFormat::Protobuf
+        } else {
             let msg = format!(
                 "the body of the request was in an unknown format - accepted media types include: {}",
                 negotiate::SERVER_MEDIA_TYPES.join(", ")
             );
-            return x.send_status(
-                415,
-                &format!(
-                    "{}\n",
-                    status::status_json(415, "UnsupportedMediaType", &msg, None)
-                ),
-            );
-        }
-        return match review(&x.sh.policy, &x.req.body) {
+            let body = status::status_json(415, "UnsupportedMediaType", &msg, None);
+            return x.send_status(415, &format!("{body}\n"));
+        };
+        return match review(&x.sh.policy, &x.req.body, format) {
             Ok(body) => x.send_json(201, Vec::new(), &body, false),
             Err((code, body)) => x.send_status(code, &body),
         };
