@@ -5,7 +5,8 @@
 //!   `poll_watch(id, now_ms) -> WatchOutput`, mutations, `truth(..)`.
 //! * [`FaultPlan`]: seeded, scriptable faults, parsed from the `--faults SPEC` syntax.
 //! * [`workload`]: realistic ~4 KB pods, Deployments, seeded churn, bench byte streams.
-//! * [`server`]: the HTTP/1.1 server used by the `kubelive-sim` binary.
+//! * [`server`]: the HTTP/1.1 server used by the `kubelive-sim` binary: keep-alive, gzip,
+//!   Accept negotiation ([`negotiate`]), discovery ([`discovery`]), permissions ([`rbac`]).
 //! * [`printers`]: server-side printing (`as=Table`): the real printers' columns and cells,
 //!   CRD columns, and the Table documents of lists and watches.
 //! * [`kinds`]: realistic objects of the kinds users look at first (services, nodes, events,
@@ -13,13 +14,19 @@
 //!
 //! The protocol facts it follows are in `docs/protocol.md`.
 
+pub mod discovery;
 pub mod faults;
 pub mod fields;
 pub mod genpod;
+pub mod http;
+pub mod indent;
 pub mod kinds;
 pub mod model;
+pub mod negotiate;
 pub mod object;
 pub mod printers;
+pub mod protobuf;
+pub mod rbac;
 pub mod resources;
 pub mod selector;
 pub mod server;
@@ -34,7 +41,11 @@ pub use model::{
     watch_response_head, Cluster, ClusterConfig, Get, MutationError, ObjRef, Reply, Response,
     StreamingLists, WatchId, WatchOutput,
 };
+pub use negotiate::{Output, TableVersion};
 pub use object::Obj;
-pub use resources::{ResourceType, CONFIGMAPS, DEPLOYMENTS, NAMESPACES, PODS, WIDGETS};
+pub use resources::{
+    ResourceType, CONFIGMAPS, DEPLOYMENTS, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, SECRETS,
+    SERVICES, WIDGETS,
+};
 pub use util::Rng;
 pub use workload::{pod, pod_json, watch_event_stream, PodParams, Workload, WorkloadConfig};

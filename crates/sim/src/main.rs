@@ -1,7 +1,8 @@
-//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--compact-every SECS] [--faults SPEC] [--seed S]`
+//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME]`
 
 use std::io::Write;
 
+use kubelive_sim::rbac::{self, Policy};
 use kubelive_sim::server::{Server, ServerConfig};
 use kubelive_sim::{FaultPlan, StreamingLists};
 
@@ -9,16 +10,27 @@ const USAGE: &str =
     "usage: kubelive-sim serve [--port P] [--address A] [--objects N] [--namespaces K]
                           [--churn PER_SEC] [--compact-every SECS] [--watch-cache-window SECS]
                           [--bookmark-every SECS] [--faults SPEC] [--seed S]
-                          [--no-streaming-lists | --ignore-streaming-lists] [--verbose]
+                          [--no-streaming-lists | --ignore-streaming-lists]
+                          [--allow RULES]... [--user NAME] [--verbose]
 
   --port 0 picks a free port. The first stdout line is `kubelive-sim listening on <url>`.
   --faults SPEC, comma-separated: cut=P abort=P cut-within=BYTES split=P nobookmarks[=P]
     lag=N lag-chance=P 429=P 500=P 503=P retry-after=S html=P malformed=P drip=BYTES/MS
     proxy-cut-every=MS silent=P silent-within=MS compact@SECS restart@SECS silent@SECS
-    (e.g. --faults cut=0.2,split=0.5,429=0.05,compact@30)";
+    (e.g. --faults cut=0.2,split=0.5,429=0.05,compact@30)
+
+  Permissions (RBAC as kube-apiserver answers it; `kubectl auth can-i` works against it):
+  without --allow and --user the client is a cluster admin. With them it is NAME
+  (default jane@example.com) holding the roles every authenticated user has (discovery,
+  the self-subject reviews) and the rules given, repeatable or `;`-separated:
+    --allow VERBS:RESOURCES[@NAMESPACES]   e.g. --allow 'list,watch:pods@a,b'
+    RESOURCES: pods, deployments.apps, widgets.kubelive.dev, * (any), /path (non-resource)
+    no @NAMESPACES: cluster-wide. Everything else gets the apiserver's 403.";
 
 fn parse(args: &[String]) -> Result<ServerConfig, String> {
     let mut cfg = ServerConfig::default();
+    let mut allow: Vec<rbac::AllowRule> = Vec::new();
+    let mut user: Option<String> = None;
     let mut it = args.iter();
     match it.next().map(String::as_str) {
         Some("serve") => {}
@@ -52,10 +64,22 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
             "--faults" => cfg.faults = FaultPlan::parse(&val(flag)?)?,
             "--no-streaming-lists" => cfg.streaming_lists = StreamingLists::Rejected,
             "--ignore-streaming-lists" => cfg.streaming_lists = StreamingLists::Ignored,
+            "--allow" => allow.extend(rbac::parse_allow(&val(flag)?)?),
+            "--user" => {
+                let name = val(flag)?;
+                if name.is_empty() {
+                    return Err("--user needs a name".into());
+                }
+                user = Some(name);
+            }
             "--verbose" | "-v" => cfg.verbose = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown flag {other:?}")),
         }
+    }
+    if user.is_some() || !allow.is_empty() {
+        let name = user.unwrap_or_else(|| rbac::DEFAULT_USER.to_string());
+        cfg.policy = Policy::restricted(&name, &allow);
     }
     Ok(cfg)
 }

@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 use crate::faults::{Action, CutStyle, FaultPlan};
 use crate::genpod::PodState;
 use crate::object::{json_body, Body, Obj};
+use crate::negotiate::Output;
 use crate::resources::{self, ResourceType, Target, CONFIGMAPS};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{self, FieldError};
@@ -83,6 +84,9 @@ impl Default for ClusterConfig {
 pub struct Get {
     pub path_and_query: String,
     pub headers: Vec<(String, String)>,
+    /// The representation the client negotiated through `Accept` (the HTTP layer decides;
+    /// default: the objects as JSON). `Output::Table` asks for server-side printing.
+    pub output: Output,
 }
 
 impl Get {
@@ -90,6 +94,7 @@ impl Get {
         Get {
             path_and_query: path_and_query.into(),
             headers: Vec::new(),
+            output: Output::Json,
         }
     }
     /// Adds a request header.
@@ -100,6 +105,11 @@ impl Get {
     /// The value of a request header (case-insensitive name).
     pub fn header(&self, name: &str) -> Option<&str> {
         find_header(&self.headers, name)
+    }
+    /// The same request asking for another representation.
+    pub fn with_output(mut self, output: Output) -> Self {
+        self.output = output;
+        self
     }
 }
 

@@ -1,6 +1,5 @@
-//! The resource types the sim serves, and the discovery documents describing them.
-
-use serde_json::{json, Value};
+//! The resource types the sim serves, and how a request path names one of them.
+//! Their discovery documents are in [`crate::discovery`].
 
 /// A resource type served by the sim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +13,11 @@ pub struct ResourceType {
     pub list_kind: &'static str,
     pub namespaced: bool,
     pub short_names: &'static [&'static str],
+    /// Categories as the real registry declares them (`all` makes `kubectl get all` list it).
+    pub categories: &'static [&'static str],
+    /// Served by a CustomResourceDefinition (discovery describes those slightly
+    /// differently: `responseKind` carries group and version).
+    pub custom: bool,
 }
 
 impl ResourceType {
@@ -52,46 +56,99 @@ impl ResourceType {
     }
 }
 
-pub const NAMESPACES: ResourceType = ResourceType {
-    group: "",
-    version: "v1",
-    plural: "namespaces",
-    singular: "namespace",
-    kind: "Namespace",
-    list_kind: "NamespaceList",
-    namespaced: false,
-    short_names: &["ns"],
-};
-pub const PODS: ResourceType = ResourceType {
-    group: "",
-    version: "v1",
-    plural: "pods",
-    singular: "pod",
-    kind: "Pod",
-    list_kind: "PodList",
-    namespaced: true,
-    short_names: &["po"],
-};
-pub const CONFIGMAPS: ResourceType = ResourceType {
-    group: "",
-    version: "v1",
-    plural: "configmaps",
-    singular: "configmap",
-    kind: "ConfigMap",
-    list_kind: "ConfigMapList",
-    namespaced: true,
-    short_names: &["cm"],
-};
-pub const DEPLOYMENTS: ResourceType = ResourceType {
-    group: "apps",
-    version: "v1",
-    plural: "deployments",
-    singular: "deployment",
-    kind: "Deployment",
-    list_kind: "DeploymentList",
-    namespaced: true,
-    short_names: &["deploy"],
-};
+/// A core (`/api/v1`) resource type.
+const fn core(
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    list_kind: &'static str,
+    namespaced: bool,
+    short_names: &'static [&'static str],
+    categories: &'static [&'static str],
+) -> ResourceType {
+    ResourceType {
+        group: "",
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        list_kind,
+        namespaced,
+        short_names,
+        categories,
+        custom: false,
+    }
+}
+
+/// An `apps/v1` resource type (all of them namespaced and in category `all`).
+const fn apps(
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    list_kind: &'static str,
+    short_names: &'static [&'static str],
+) -> ResourceType {
+    ResourceType {
+        group: "apps",
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        list_kind,
+        namespaced: true,
+        short_names,
+        categories: &["all"],
+        custom: false,
+    }
+}
+
+// Short names and categories as kube-apiserver 1.32 registers them (pkg/registry/*/rest.go:
+// ShortNames(), Categories()).
+pub const NAMESPACES: ResourceType = core(
+    "namespaces",
+    "namespace",
+    "Namespace",
+    "NamespaceList",
+    false,
+    &["ns"],
+    &[],
+);
+pub const PODS: ResourceType = core("pods", "pod", "Pod", "PodList", true, &["po"], &["all"]);
+pub const CONFIGMAPS: ResourceType = core(
+    "configmaps",
+    "configmap",
+    "ConfigMap",
+    "ConfigMapList",
+    true,
+    &["cm"],
+    &[],
+);
+pub const SERVICES: ResourceType = core(
+    "services",
+    "service",
+    "Service",
+    "ServiceList",
+    true,
+    &["svc"],
+    &["all"],
+);
+pub const NODES: ResourceType = core("nodes", "node", "Node", "NodeList", false, &["no"], &[]);
+pub const SECRETS: ResourceType = core("secrets", "secret", "Secret", "SecretList", true, &[], &[]);
+pub const EVENTS: ResourceType = core("events", "event", "Event", "EventList", true, &["ev"], &[]);
+pub const DEPLOYMENTS: ResourceType = apps(
+    "deployments",
+    "deployment",
+    "Deployment",
+    "DeploymentList",
+    &["deploy"],
+);
+pub const REPLICASETS: ResourceType = apps(
+    "replicasets",
+    "replicaset",
+    "ReplicaSet",
+    "ReplicaSetList",
+    &["rs"],
+);
 pub const WIDGETS: ResourceType = ResourceType {
     group: "kubelive.dev",
     version: "v1",
@@ -101,106 +158,28 @@ pub const WIDGETS: ResourceType = ResourceType {
     list_kind: "WidgetList",
     namespaced: true,
     short_names: &["wg"],
+    categories: &[],
+    custom: true,
 };
 
-/// Every resource type, in a fixed order (the index is the resource's id in the model).
-pub const ALL: [ResourceType; 5] = [NAMESPACES, PODS, CONFIGMAPS, DEPLOYMENTS, WIDGETS];
+/// Every resource type, in a fixed order (the index is the resource's id in the model;
+/// new types go at the end).
+pub const ALL: [ResourceType; 10] = [
+    NAMESPACES,
+    PODS,
+    CONFIGMAPS,
+    DEPLOYMENTS,
+    WIDGETS,
+    SERVICES,
+    NODES,
+    SECRETS,
+    EVENTS,
+    REPLICASETS,
+];
 
 /// Index of a resource type in [`ALL`].
 pub fn index_of(rt: &ResourceType) -> usize {
     ALL.iter().position(|r| r == rt).unwrap_or(0)
-}
-
-const VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
-
-fn resource_entry(rt: &ResourceType) -> Value {
-    json!({
-        "name": rt.plural,
-        "singularName": rt.singular,
-        "namespaced": rt.namespaced,
-        "kind": rt.kind,
-        "verbs": VERBS,
-        "shortNames": rt.short_names,
-    })
-}
-
-/// Discovery documents by path: `/api`, `/api/v1`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>`, `/version`.
-pub fn discovery(path: &str) -> Option<Value> {
-    let groups: Vec<&str> = {
-        let mut g: Vec<&str> = ALL
-            .iter()
-            .map(|r| r.group)
-            .filter(|g| !g.is_empty())
-            .collect();
-        g.dedup();
-        g
-    };
-    let group_doc = |g: &str| {
-        json!({
-            "name": g,
-            "versions": [{"groupVersion": format!("{g}/v1"), "version": "v1"}],
-            "preferredVersion": {"groupVersion": format!("{g}/v1"), "version": "v1"},
-        })
-    };
-    match path {
-        "/api" => Some(json!({
-            "kind": "APIVersions",
-            "versions": ["v1"],
-            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:6443"}],
-        })),
-        "/apis" => Some(json!({
-            "kind": "APIGroupList",
-            "apiVersion": "v1",
-            "groups": groups.iter().map(|g| group_doc(g)).collect::<Vec<_>>(),
-        })),
-        "/version" => Some(json!({
-            "major": "1",
-            "minor": "32",
-            "gitVersion": "v1.32.0-kubelive-sim",
-            "gitCommit": "0000000000000000000000000000000000000000",
-            "gitTreeState": "clean",
-            "buildDate": "2025-01-01T00:00:00Z",
-            "goVersion": "go1.23.0",
-            "compiler": "gc",
-            "platform": "linux/amd64",
-        })),
-        _ => {
-            if let Some(g) = path.strip_prefix("/apis/") {
-                if groups.contains(&g) {
-                    let mut d = group_doc(g);
-                    d["kind"] = json!("APIGroup");
-                    d["apiVersion"] = json!("v1");
-                    return Some(d);
-                }
-            }
-            let resources: Vec<Value> = ALL
-                .iter()
-                .filter(|r| r.prefix() == path)
-                .map(resource_entry)
-                .collect();
-            if resources.is_empty() {
-                return None;
-            }
-            let gv = path
-                .trim_start_matches("/apis/")
-                .trim_start_matches("/api/");
-            Some(json!({
-                "kind": "APIResourceList",
-                "apiVersion": "v1",
-                "groupVersion": gv,
-                "resources": resources,
-            }))
-        }
-    }
 }
 
 /// What a request path names.
@@ -217,15 +196,16 @@ pub enum Target {
         namespace: Option<String>,
         name: String,
     },
-    /// A discovery document.
-    Discovery(Value),
+    /// A discovery document (`/api`, `/apis`, a group, a group version, `/version`), the
+    /// exact JSON the server sends for a plain `Accept`.
+    Discovery(String),
 }
 
 /// Resolves a request path (no query). `None` for unknown paths.
 pub fn resolve(path: &str) -> Option<Target> {
     let path = path.trim_end_matches('/');
     let path = if path.is_empty() { "/" } else { path };
-    if let Some(doc) = discovery(path) {
+    if let Some(doc) = crate::discovery::legacy_document(path, crate::discovery::DEFAULT_ADDRESS) {
         return Some(Target::Discovery(doc));
     }
     for rt in ALL {

@@ -1,20 +1,40 @@
-//! The HTTP/1.1 server over the model: std::net + one thread per connection, a churn
-//! thread, and a condvar that wakes watch threads when the cluster changes.
-//! Virtual time is wall-clock milliseconds since the server started.
+//! The HTTP/1.1 server over the model, answering as kube-apiserver does: std::net + one
+//! thread per keep-alive connection, a churn thread, and a condvar that wakes watch
+//! threads when the cluster changes. Virtual time is wall-clock milliseconds since the
+//! server started.
+//!
+//! Each request goes the way the apiserver's handler chain takes it: the headers every
+//! response carries (`Audit-Id`, `Cache-Control`, the priority-and-fairness UIDs),
+//! authorization ([`crate::rbac`]: 403 before anything else), then routing (404, 405),
+//! content negotiation ([`crate::negotiate`]: 406), then the handler: discovery
+//! ([`crate::discovery`]), the review APIs, or the model. Bodies are gzipped and
+//! pretty-printed as the apiserver's response writers do ([`crate::http`]).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
+
+use crate::discovery;
 use crate::faults::FaultPlan;
+use crate::http::{self, BodyOptions, Conn, Head, ReadError, Request};
 use crate::model::{
     watch_response_head, Cluster, ClusterConfig, Get, Reply, Response, StreamingLists, WatchOutput,
 };
+use crate::negotiate::{self, Discovery};
+use crate::rbac::{self, Policy};
+use crate::resources::{self, Target};
 use crate::status;
+use crate::util::Rng;
 use crate::workload::{Workload, WorkloadConfig};
+
+/// Go's `http.Server.IdleTimeout` as the apiserver sets it: an idle keep-alive connection
+/// is closed after this.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// Settings of the HTTP server (the `serve` flags).
 #[derive(Debug, Clone)]
@@ -33,6 +53,8 @@ pub struct ServerConfig {
     pub bookmark_every_s: f64,
     pub streaming_lists: StreamingLists,
     pub faults: FaultPlan,
+    /// Who the client is and what it may do (default: a cluster admin, everything allowed).
+    pub policy: Policy,
     /// Log each request to stderr.
     pub verbose: bool,
 }
@@ -51,6 +73,7 @@ impl Default for ServerConfig {
             bookmark_every_s: 60.0,
             streaming_lists: StreamingLists::Supported,
             faults: FaultPlan::none(),
+            policy: Policy::admin(),
             verbose: false,
         }
     }
@@ -69,6 +92,12 @@ struct Shared {
     /// Set once the initial objects exist; requests wait for it.
     ready: AtomicBool,
     verbose: bool,
+    policy: Policy,
+    /// `host:port` for `/api`'s `serverAddressByClientCIDRs`.
+    address: String,
+    seed: u64,
+    /// Requests so far (seeds each `Audit-Id`).
+    requests: AtomicU64,
 }
 
 impl Shared {
@@ -116,6 +145,10 @@ impl Server {
             stop: AtomicBool::new(false),
             ready: AtomicBool::new(false),
             verbose: cfg.verbose,
+            policy: cfg.policy.clone(),
+            address: addr.to_string(),
+            seed: cfg.seed,
+            requests: AtomicU64::new(0),
         });
         let sh = shared.clone();
         thread::spawn(move || churn_loop(sh));
@@ -183,56 +216,458 @@ fn churn_loop(sh: Arc<Shared>) {
     }
 }
 
-fn read_head(stream: &mut TcpStream) -> io::Result<Option<String>> {
-    let mut buf = Vec::new();
-    let mut tmp = [0u8; 4096];
+/// A UUID derived from a name (the sim's stand-in for the UID of an API object that
+/// exists in every real cluster, such as a FlowSchema).
+fn uid_of(name: &str) -> String {
+    let d = Sha256::digest(name.as_bytes());
+    let hex: String = d[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// What the connection does after a response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    KeepAlive,
+    Close,
+}
+
+/// One request being answered.
+struct Exchange<'a> {
+    sh: &'a Shared,
+    req: &'a Request,
+    out: &'a mut TcpStream,
+    /// The client asked to close (or speaks HTTP/1.0 without keep-alive).
+    close: bool,
+    /// `pretty` from the query or a human User-Agent (a clause's `pretty=1` adds to it).
+    pretty: bool,
+    gzip_ok: bool,
+    /// Headers every response carries.
+    common: Vec<(String, String)>,
+}
+
+impl Exchange<'_> {
+    fn accept(&self) -> Option<&str> {
+        self.req.header("accept")
+    }
+
+    fn send(
+        &mut self,
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: &[u8],
+        opts: BodyOptions,
+    ) -> io::Result<Next> {
+        let mut all = self.common.clone();
+        for (k, v) in headers {
+            // A handler's value replaces a common one (aggregated discovery's Cache-Control).
+            all.retain(|(ck, _)| !ck.eq_ignore_ascii_case(&k));
+            all.push((k, v));
+        }
+        let head = Head {
+            status,
+            headers: all,
+        };
+        http::write_response(
+            self.out,
+            &head,
+            body,
+            opts,
+            self.close,
+            self.req.http10,
+            self.req.method == "HEAD",
+        )?;
+        Ok(if self.close || self.req.http10 {
+            Next::Close
+        } else {
+            Next::KeepAlive
+        })
+    }
+
+    /// A JSON body the apiserver's serializer wrote (newline-terminated), negotiated like
+    /// its documents: pretty when asked for.
+    fn send_json(
+        &mut self,
+        status: u16,
+        extra: Vec<(String, String)>,
+        body: &str,
+        pretty: bool,
+    ) -> io::Result<Next> {
+        let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        headers.extend(extra);
+        let opts = BodyOptions {
+            pretty: pretty || self.pretty,
+            gzip_ok: self.gzip_ok,
+        };
+        self.send(status, headers, body.as_bytes(), opts)
+    }
+
+    /// An error Status (`ErrorNegotiated`): JSON if the client accepts it, else written
+    /// raw and indented (`WriteRawJSON`), as a 406 always is.
+    fn send_status(&mut self, status: u16, body: &str) -> io::Result<Next> {
+        match negotiate::for_plain(self.accept()) {
+            Ok(n) => self.send_json(status, Vec::new(), body, n.pretty),
+            Err(negotiate::NotAcceptable) => self.send_raw_json(status, body),
+        }
+    }
+
+    /// `WriteRawJSON`: indented, no trailing newline, never compressed.
+    fn send_raw_json(&mut self, status: u16, body: &str) -> io::Result<Next> {
+        let indented = crate::indent::indent(body.as_bytes());
+        let headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+        self.send(status, headers, &indented, BodyOptions::default())
+    }
+
+    fn not_acceptable(&mut self) -> io::Result<Next> {
+        let body = status::status_json(
+            406,
+            "NotAcceptable",
+            &negotiate::not_acceptable_message(),
+            None,
+        );
+        self.send_raw_json(406, &body)
+    }
+
+    fn method_not_allowed(&mut self) -> io::Result<Next> {
+        self.send_status(405, &format!("{}\n", status::method_not_allowed()))
+    }
+
+    fn not_found(&mut self) -> io::Result<Next> {
+        self.send_status(404, &format!("{}\n", status::not_found_path()))
+    }
+}
+
+fn serve_conn(sh: &Shared, mut stream: TcpStream) -> io::Result<()> {
+    let _ = stream.set_nodelay(true);
+    while !sh.ready.load(Ordering::Acquire) {
+        thread::sleep(Duration::from_millis(5));
+    }
+    let mut conn = Conn::new(stream.try_clone()?);
     loop {
-        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            buf.truncate(p);
-            return Ok(Some(String::from_utf8_lossy(&buf).into_owned()));
+        let _ = conn.stream().set_read_timeout(Some(IDLE_TIMEOUT));
+        let req = match conn.read_request() {
+            Ok(r) => r,
+            Err(ReadError::Bad(why)) => {
+                // Go answers a malformed request itself, before any handler.
+                if sh.verbose {
+                    eprintln!("[{} ms] bad request: {why}", sh.now_ms());
+                }
+                let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request");
+                let _ = stream.shutdown(Shutdown::Both);
+                return Ok(());
+            }
+            Err(ReadError::Closed) | Err(ReadError::Io(_)) => return Ok(()),
+        };
+        let _ = conn.stream().set_read_timeout(None);
+        if sh.verbose {
+            let encoding = req
+                .header("accept-encoding")
+                .map(|e| format!(", Accept-Encoding: {e}"))
+                .unwrap_or_default();
+            eprintln!(
+                "[{} ms] {} {} (Accept: {}{encoding})",
+                sh.now_ms(),
+                req.method,
+                req.target,
+                req.header("accept").unwrap_or("")
+            );
         }
-        if buf.len() > 65536 {
-            return Ok(None);
+        if handle(sh, &req, &mut stream)? == Next::Close {
+            let _ = stream.shutdown(Shutdown::Both);
+            return Ok(());
         }
-        let n = stream.read(&mut tmp)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        buf.extend_from_slice(&tmp[..n]);
     }
 }
 
-fn write_response(stream: &mut TcpStream, r: &Response) -> io::Result<()> {
-    let mut out = format!("HTTP/1.1 {} {}\r\n", r.status, reason(r.status));
-    for (k, v) in &r.headers {
-        out.push_str(&format!("{k}: {v}\r\n"));
+fn handle(sh: &Shared, req: &Request, out: &mut TcpStream) -> io::Result<Next> {
+    let path = req.path();
+    let query = req.query();
+    let n = sh.requests.fetch_add(1, Ordering::Relaxed);
+    // Priority and fairness: an admin (system:masters) matches the `exempt` flow schema,
+    // any other user `global-default`, except health probes (`probes`, exempt level).
+    let probe = matches!(path, "/healthz" | "/livez" | "/readyz");
+    let (flow_schema, level) = if !sh.policy.is_restricted() {
+        ("exempt", "exempt")
+    } else if probe {
+        ("probes", "exempt")
+    } else {
+        ("global-default", "global-default")
+    };
+    let common = vec![
+        (
+            "Audit-Id".to_string(),
+            Rng::new(sh.seed ^ n.wrapping_mul(0x9E37_79B9)).uuid(),
+        ),
+        ("Cache-Control".to_string(), "no-cache, private".to_string()),
+        (
+            "X-Kubernetes-Pf-Flowschema-Uid".to_string(),
+            uid_of(&format!("flowschema/{flow_schema}")),
+        ),
+        (
+            "X-Kubernetes-Pf-Prioritylevel-Uid".to_string(),
+            uid_of(&format!("prioritylevelconfiguration/{level}")),
+        ),
+    ];
+    let mut x = Exchange {
+        sh,
+        req,
+        out,
+        close: req.wants_close(),
+        pretty: negotiate::wants_pretty(query, req.header("user-agent")),
+        gzip_ok: http::accepts_gzip(req.header("accept-encoding")),
+        common,
+    };
+    let attrs = rbac::request_info(&req.method, path, query);
+    if !sh.policy.authorize(&attrs).allowed {
+        let body = rbac::forbidden(&attrs, &sh.policy.user);
+        return x.send_status(403, &body);
     }
-    out.push_str(&format!(
-        "Content-Length: {}\r\nConnection: close\r\n\r\n",
-        r.body.len()
-    ));
-    // Head and body through one buffer: a small response goes out in one write, a
-    // large one (a full list of 100k pods is 570 MB) is never copied.
-    let mut w = io::BufWriter::with_capacity(16 * 1024, stream);
-    w.write_all(out.as_bytes())?;
-    w.write_all(&r.body)?;
-    w.flush()
+    if attrs.resource_request {
+        resource_request(&mut x)
+    } else {
+        non_resource_request(&mut x)
+    }
 }
 
-fn reason(code: u16) -> &'static str {
-    match code {
-        200 => "OK",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        410 => "Gone",
-        422 => "Unprocessable Entity",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Status",
+fn non_resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
+    let path = x.req.path().to_string();
+    let known = matches!(
+        path.as_str(),
+        "/healthz" | "/livez" | "/readyz" | "/version" | "/version/"
+    ) || (discovery::is_discovery_path(&path)
+        && discovery::legacy_document(path.trim_end_matches('/'), &x.sh.address).is_some());
+    if !known {
+        return x.not_found();
+    }
+    if x.req.method != "GET" {
+        return x.method_not_allowed();
+    }
+    match path.trim_end_matches('/') {
+        "/healthz" | "/livez" | "/readyz" => {
+            let headers = vec![
+                (
+                    "Content-Type".to_string(),
+                    "text/plain; charset=utf-8".to_string(),
+                ),
+                ("X-Content-Type-Options".to_string(), "nosniff".to_string()),
+            ];
+            x.send(200, headers, b"ok", BodyOptions::default())
+        }
+        // `WriteRawJSON`: indented whatever the client accepts.
+        "/version" => {
+            let headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+            x.send(
+                200,
+                headers,
+                discovery::version_document().as_bytes(),
+                BodyOptions::default(),
+            )
+        }
+        root @ ("/api" | "/apis") => match negotiate::for_discovery_root(x.accept()) {
+            Err(negotiate::NotAcceptable) => x.not_acceptable(),
+            Ok(n) => match n.what {
+                Discovery::Aggregated(v) => {
+                    let doc = discovery::aggregated(root == "/api", v);
+                    let etag = format!("\"{}\"", doc.etag);
+                    let headers = vec![
+                        ("Etag".to_string(), etag.clone()),
+                        ("Vary".to_string(), "Accept".to_string()),
+                        ("Cache-Control".to_string(), "public".to_string()),
+                    ];
+                    if x.req.header("if-none-match") == Some(etag.as_str()) {
+                        return x.send(304, headers, b"", BodyOptions::default());
+                    }
+                    let mut headers = headers;
+                    headers.push(("Content-Type".to_string(), doc.content_type));
+                    let opts = BodyOptions {
+                        pretty: n.pretty || x.pretty,
+                        gzip_ok: x.gzip_ok,
+                    };
+                    x.send(200, headers, doc.body.as_bytes(), opts)
+                }
+                Discovery::Legacy => {
+                    let doc = discovery::legacy_document(root, &x.sh.address).unwrap_or_default();
+                    x.send_json(200, Vec::new(), &doc, n.pretty)
+                }
+            },
+        },
+        other => match negotiate::for_plain(x.accept()) {
+            Err(negotiate::NotAcceptable) => x.not_acceptable(),
+            Ok(n) => {
+                let doc = discovery::legacy_document(other, &x.sh.address).unwrap_or_default();
+                x.send_json(200, Vec::new(), &doc, n.pretty)
+            }
+        },
+    }
+}
+
+fn resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
+    let path = x.req.path().trim_end_matches('/').to_string();
+    type Review = fn(&Policy, &[u8], rbac::BodyFormat) -> Result<String, rbac::ReviewError>;
+    let reviews: [(discovery::Entry, Review); 2] = [
+        (discovery::SELF_SUBJECT_ACCESS_REVIEWS, rbac::access_review),
+        (discovery::SELF_SUBJECT_RULES_REVIEWS, rbac::rules_review),
+    ];
+    for (entry, review) in reviews {
+        if path != format!("/apis/{}/{}", entry.group_version(), entry.plural) {
+            continue;
+        }
+        if x.req.method != "POST" {
+            return x.method_not_allowed();
+        }
+        if negotiate::for_resource(x.accept(), false).is_err() {
+            return x.not_acceptable();
+        }
+        let ct = x
+            .req
+            .header("content-type")
+            .unwrap_or("application/json")
+            .trim();
+        let format = if ct.starts_with("application/json") {
+            rbac::BodyFormat::Json
+        } else if ct.starts_with("application/vnd.kubernetes.protobuf") {
+            rbac::BodyFormat::Protobuf
+        } else {
+            let msg = format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                negotiate::SERVER_MEDIA_TYPES.join(", ")
+            );
+            let body = status::status_json(415, "UnsupportedMediaType", &msg, None);
+            return x.send_status(415, &format!("{body}\n"));
+        };
+        return match review(&x.sh.policy, &x.req.body, format) {
+            Ok(body) => x.send_json(201, Vec::new(), &body, false),
+            Err((code, body)) => x.send_status(code, &body),
+        };
+    }
+    if !matches!(
+        resources::resolve(&path),
+        Some(Target::Collection { .. } | Target::Object { .. })
+    ) {
+        return x.not_found();
+    }
+    if x.req.method != "GET" {
+        return x.method_not_allowed();
+    }
+    let output = match negotiate::for_resource(x.accept(), true) {
+        Ok(n) => n,
+        Err(negotiate::NotAcceptable) => return x.not_acceptable(),
+    };
+    let get = Get::new(x.req.target.clone()).with_output(output.what);
+    let reply = x.sh.lock().cluster.handle(&get, x.sh.now_ms());
+    match reply {
+        Reply::Response(r) => send_model_response(x, r, output.pretty),
+        Reply::Delayed { at_ms, response } => {
+            let now = x.sh.now_ms();
+            if at_ms > now {
+                thread::sleep(Duration::from_millis(at_ms - now));
+            }
+            send_model_response(x, response, output.pretty)
+        }
+        Reply::Watch(id) => serve_watch(x, id),
+    }
+}
+
+/// A response of the model: JSON bodies are pretty-printed and gzipped as asked; other
+/// bodies (a proxy's HTML page, plain text) go out as they are.
+fn send_model_response(x: &mut Exchange<'_>, r: Response, pretty: bool) -> io::Result<Next> {
+    let json = r
+        .header("content-type")
+        .is_some_and(|ct| ct.starts_with("application/json"));
+    let opts = BodyOptions {
+        pretty: json && (pretty || x.pretty),
+        gzip_ok: json && x.gzip_ok,
+    };
+    x.send(r.status, r.headers, &r.body, opts)
+}
+
+/// A watch: the head, then chunks as the model produces them. Watches are never
+/// compressed or pretty-printed (the apiserver's watch handler writes frames directly). A
+/// watch that ends cleanly leaves the connection open for the next request.
+fn serve_watch(x: &mut Exchange<'_>, id: crate::model::WatchId) -> io::Result<Next> {
+    let sh = x.sh;
+    let mut headers = x.common.clone();
+    headers.extend(
+        watch_response_head()
+            .headers
+            .into_iter()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case("transfer-encoding")),
+    );
+    let chunked = !x.req.http10;
+    let framing = if chunked {
+        http::Framing::Chunked
+    } else {
+        http::Framing::UntilClose
+    };
+    let close = x.close || !chunked;
+    let head = Head {
+        status: 200,
+        headers,
+    };
+    if let Err(e) = x.out.write_all(head.render(&framing, close).as_bytes()) {
+        sh.lock().cluster.close_watch(id);
+        return Err(e);
+    }
+    let mut last_check = Instant::now();
+    loop {
+        let output = {
+            let mut st = sh.lock();
+            let now = sh.now_ms();
+            match st.cluster.poll_watch(id, now) {
+                WatchOutput::Pending { wake_at_ms } => {
+                    if sh.stop.load(Ordering::Relaxed) {
+                        st.cluster.close_watch(id);
+                        return Ok(Next::Close);
+                    }
+                    let wait = wake_at_ms.saturating_sub(now).clamp(1, 1000);
+                    let _ = sh.changed.wait_timeout(st, Duration::from_millis(wait));
+                    if last_check.elapsed() > Duration::from_secs(1) {
+                        last_check = Instant::now();
+                        if client_gone(x.out) {
+                            sh.lock().cluster.close_watch(id);
+                            return Ok(Next::Close);
+                        }
+                    }
+                    continue;
+                }
+                other => other,
+            }
+        };
+        match output {
+            WatchOutput::Chunks(chunks) => {
+                for c in chunks {
+                    let mut buf = Vec::with_capacity(c.len() + 16);
+                    if chunked {
+                        buf.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
+                    }
+                    buf.extend_from_slice(&c);
+                    if chunked {
+                        buf.extend_from_slice(b"\r\n");
+                    }
+                    if let Err(e) = x.out.write_all(&buf).and_then(|_| x.out.flush()) {
+                        sh.lock().cluster.close_watch(id);
+                        return Err(e);
+                    }
+                }
+            }
+            WatchOutput::End => {
+                if chunked {
+                    x.out.write_all(b"0\r\n\r\n")?;
+                    x.out.flush()?;
+                }
+                return Ok(if close { Next::Close } else { Next::KeepAlive });
+            }
+            WatchOutput::Abort | WatchOutput::Pending { .. } => {
+                let _ = x.out.shutdown(Shutdown::Both);
+                return Ok(Next::Close);
+            }
+        }
     }
 }
 
@@ -248,109 +683,4 @@ fn client_gone(stream: &TcpStream) -> bool {
     };
     let _ = stream.set_nonblocking(false);
     gone
-}
-
-fn serve_conn(sh: &Shared, mut stream: TcpStream) -> io::Result<()> {
-    let _ = stream.set_nodelay(true);
-    while !sh.ready.load(Ordering::Acquire) {
-        thread::sleep(Duration::from_millis(5));
-    }
-    let Some(head) = read_head(&mut stream)? else {
-        return Ok(());
-    };
-    let mut lines = head.lines();
-    let first = lines.next().unwrap_or("");
-    let mut parts = first.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
-    if sh.verbose {
-        let accept = lines
-            .clone()
-            .find_map(|l| {
-                l.split_once(':')
-                    .filter(|(k, _)| k.eq_ignore_ascii_case("accept"))
-                    .map(|(_, v)| v.trim().to_string())
-            })
-            .unwrap_or_default();
-        eprintln!("[{} ms] {method} {target} (Accept: {accept})", sh.now_ms());
-    }
-    if method != "GET" {
-        let r = Response {
-            status: 405,
-            headers: vec![("Content-Type".into(), "application/json".into())],
-            body: status::method_not_allowed().into_bytes(),
-        };
-        return write_response(&mut stream, &r);
-    }
-    let reply = sh.lock().cluster.handle(&Get::new(target), sh.now_ms());
-    match reply {
-        Reply::Response(r) => write_response(&mut stream, &r),
-        Reply::Delayed { at_ms, response } => {
-            let now = sh.now_ms();
-            if at_ms > now {
-                thread::sleep(Duration::from_millis(at_ms - now));
-            }
-            write_response(&mut stream, &response)
-        }
-        Reply::Watch(id) => {
-            let head = watch_response_head();
-            let mut out = "HTTP/1.1 200 OK\r\n".to_string();
-            for (k, v) in &head.headers {
-                out.push_str(&format!("{k}: {v}\r\n"));
-            }
-            out.push_str("Connection: close\r\n\r\n");
-            if let Err(e) = stream.write_all(out.as_bytes()) {
-                sh.lock().cluster.close_watch(id);
-                return Err(e);
-            }
-            let mut last_check = Instant::now();
-            loop {
-                let out = {
-                    let mut st = sh.lock();
-                    let now = sh.now_ms();
-                    match st.cluster.poll_watch(id, now) {
-                        WatchOutput::Pending { wake_at_ms } => {
-                            if sh.stop.load(Ordering::Relaxed) {
-                                st.cluster.close_watch(id);
-                                return Ok(());
-                            }
-                            let wait = wake_at_ms.saturating_sub(now).clamp(1, 1000);
-                            let _ = sh.changed.wait_timeout(st, Duration::from_millis(wait));
-                            if last_check.elapsed() > Duration::from_secs(1) {
-                                last_check = Instant::now();
-                                if client_gone(&stream) {
-                                    sh.lock().cluster.close_watch(id);
-                                    return Ok(());
-                                }
-                            }
-                            continue;
-                        }
-                        other => other,
-                    }
-                };
-                match out {
-                    WatchOutput::Chunks(chunks) => {
-                        for c in chunks {
-                            let mut buf = format!("{:x}\r\n", c.len()).into_bytes();
-                            buf.extend_from_slice(&c);
-                            buf.extend_from_slice(b"\r\n");
-                            if let Err(e) = stream.write_all(&buf).and_then(|_| stream.flush()) {
-                                sh.lock().cluster.close_watch(id);
-                                return Err(e);
-                            }
-                        }
-                    }
-                    WatchOutput::End => {
-                        stream.write_all(b"0\r\n\r\n")?;
-                        stream.flush()?;
-                        let _ = stream.shutdown(Shutdown::Write);
-                        return Ok(());
-                    }
-                    WatchOutput::Abort | WatchOutput::Pending { .. } => {
-                        let _ = stream.shutdown(Shutdown::Both);
-                        return Ok(());
-                    }
-                }
-            }
-        }
-    }
 }

@@ -100,13 +100,13 @@ pub fn not_found_object(qualified: &str, group: &str, kind_plural: &str, name: &
 /// `http.Error` adds the newline).
 pub const TOO_MANY_REQUESTS_TEXT: &str = "Too many requests, please try again later.\n";
 
-/// 405 for verbs the sim does not serve.
+/// 405 for verbs the sim does not serve (`NewGenericServerResponse`: empty details).
 pub fn method_not_allowed() -> String {
     status_json(
         405,
         "MethodNotAllowed",
         "the server does not allow this method on the requested resource",
-        None,
+        Some("{}"),
     )
 }
 

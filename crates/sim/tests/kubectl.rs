@@ -8,6 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod support;
+
 /// A child process killed on drop.
 struct Proc(Child);
 
@@ -99,8 +101,18 @@ fn kubeconfig(dir: &Path, kubectl: &Path, url: &str) -> PathBuf {
 
 /// Runs kubectl to completion (bounded), returning stdout; panics with stderr on failure.
 fn run(kubectl: &Path, kc: &Path, args: &[&str]) -> String {
+    let (ok, stdout, stderr) = run_status(kubectl, kc, args);
+    assert!(ok, "kubectl {args:?} failed: {stderr}\n{stdout}");
+    stdout
+}
+
+/// Runs kubectl to completion (bounded): (succeeded, stdout, stderr). Discovery is cached
+/// next to the kubeconfig, never in the user's home.
+fn run_status(kubectl: &Path, kc: &Path, args: &[&str]) -> (bool, String, String) {
+    let cache = kc.with_file_name("cache");
     let child = Command::new(kubectl)
         .args(args)
+        .arg(format!("--cache-dir={}", cache.display()))
         .env("KUBECONFIG", kc)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -116,13 +128,11 @@ fn run(kubectl: &Path, kc: &Path, args: &[&str]) -> String {
         panic!("kubectl {args:?} timed out");
     };
     let out = out.unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
+    (
         out.status.success(),
-        "kubectl {args:?} failed: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// A plain HTTP GET (Connection: close); returns the raw response bytes.
@@ -149,9 +159,7 @@ fn http_get(port: u16, path: &str, read_for: Duration) -> String {
 }
 
 fn list_rv(port: u16, path: &str) -> String {
-    let r = http_get(port, path, Duration::from_secs(5));
-    let body = &r[r.find("\r\n\r\n").unwrap() + 4..];
-    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    let v = support::get(port, path, &[]).json();
     v["metadata"]["resourceVersion"]
         .as_str()
         .unwrap()
@@ -356,6 +364,247 @@ fn http_wire_format() {
     assert!(r.starts_with("HTTP/1.1 504"), "{r}");
     assert!(r.contains("Retry-After: 1"), "{r}");
     assert!(r.contains("Too large resource version"), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Columns of a kubectl table, by header name.
+fn rows(table: &str) -> Vec<Vec<String>> {
+    table
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().map(String::from).collect())
+        .collect()
+}
+
+/// `kubectl api-resources` and `kubectl get all` (kubectl 1.32) read the sim's aggregated
+/// discovery: one request each for `/api` and `/apis`, never the per-group documents; the
+/// categories make `get all` list pods, services, deployments and replicasets (as the real
+/// registry's `Categories()` say) and not configmaps; `--verbs=list` leaves out the review
+/// resources (create only).
+#[test]
+fn kubectl_discovery_api_resources_and_get_all() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("discovery");
+    let sim = start_sim(&dir, &["--objects", "12", "--churn", "0"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+
+    let out = run(&k, &kc, &["api-resources"]);
+    let table = rows(&out);
+    let row = |name: &str| -> Vec<String> {
+        table
+            .iter()
+            .find(|r| r[0] == name)
+            .unwrap_or_else(|| panic!("{name} missing:\n{out}"))
+            .clone()
+    };
+    assert_eq!(row("pods"), ["pods", "po", "v1", "true", "Pod"]);
+    assert_eq!(row("nodes"), ["nodes", "no", "v1", "false", "Node"]);
+    assert_eq!(row("secrets"), ["secrets", "v1", "true", "Secret"]);
+    assert_eq!(row("events"), ["events", "ev", "v1", "true", "Event"]);
+    assert_eq!(
+        row("services"),
+        ["services", "svc", "v1", "true", "Service"]
+    );
+    assert_eq!(
+        row("replicasets"),
+        ["replicasets", "rs", "apps/v1", "true", "ReplicaSet"]
+    );
+    assert_eq!(
+        row("widgets"),
+        ["widgets", "wg", "kubelive.dev/v1", "true", "Widget"]
+    );
+    assert_eq!(
+        row("selfsubjectaccessreviews"),
+        [
+            "selfsubjectaccessreviews",
+            "authorization.k8s.io/v1",
+            "false",
+            "SelfSubjectAccessReview"
+        ]
+    );
+    let listable = run(&k, &kc, &["api-resources", "--verbs=list", "-o", "name"]);
+    assert!(listable.lines().any(|l| l == "pods"), "{listable}");
+    assert!(!listable.contains("selfsubject"), "{listable}");
+    let all = run(
+        &k,
+        &kc,
+        &["api-resources", "--categories=all", "-o", "name"],
+    );
+    let mut all: Vec<&str> = all.lines().collect();
+    all.sort();
+    assert_eq!(
+        all,
+        ["deployments.apps", "pods", "replicasets.apps", "services"]
+    );
+
+    let out = run(&k, &kc, &["get", "all", "-A"]);
+    assert!(
+        out.lines().filter(|l| l.contains(" pod/")).count() == 12,
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.contains(" deployment.apps/")),
+        "{out}"
+    );
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    for path in [
+        "/api/v1/pods",
+        "/api/v1/services",
+        "/apis/apps/v1/deployments",
+        "/apis/apps/v1/replicasets",
+    ] {
+        assert!(
+            log.contains(&format!("GET {path}?")),
+            "get all listed {path}:\n{log}"
+        );
+    }
+    assert!(!log.contains("GET /api/v1/configmaps"), "{log}");
+    let fetched = |path: &str| {
+        log.lines().any(|l| {
+            l.contains(&format!("GET {path} ")) || l.contains(&format!("GET {path}?timeout"))
+        })
+    };
+    assert!(
+        log.lines().any(|l| l.contains("GET /apis?timeout=32s (Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")),
+        "{log}"
+    );
+    assert!(
+        !fetched("/api/v1") && !fetched("/apis/apps/v1") && !fetched("/apis/kubelive.dev/v1"),
+        "aggregated discovery only:\n{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `kubectl auth can-i` against the RBAC mode gives kubectl's own answers (it asks
+/// SelfSubjectAccessReview / SelfSubjectRulesReview); forbidden requests show the
+/// apiserver's message through kubectl.
+#[test]
+fn kubectl_auth_can_i_in_rbac_mode() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("rbac");
+    let sim = start_sim(
+        &dir,
+        &[
+            "--objects",
+            "12",
+            "--churn",
+            "0",
+            "--allow",
+            "list,watch:pods@ns-0,ns-1",
+        ],
+    );
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    let can = |args: &[&str]| -> (bool, String) {
+        let mut full = vec!["auth", "can-i"];
+        full.extend_from_slice(args);
+        let (ok, out, _) = run_status(&k, &kc, &full);
+        (ok, out.trim().to_string())
+    };
+    assert_eq!(can(&["list", "pods", "-n", "ns-0"]), (true, "yes".into()));
+    assert_eq!(can(&["watch", "pods", "-n", "ns-1"]), (true, "yes".into()));
+    assert_eq!(can(&["list", "pods", "-n", "ns-2"]), (false, "no".into()));
+    assert_eq!(can(&["get", "pods", "-n", "ns-0"]), (false, "no".into()));
+    assert_eq!(can(&["list", "pods", "-A"]), (false, "no".into()));
+    assert_eq!(can(&["list", "namespaces"]), (false, "no".into()));
+    assert_eq!(
+        can(&["create", "selfsubjectaccessreviews"]),
+        (true, "yes".into())
+    );
+
+    let (ok, rules, err) = run_status(&k, &kc, &["auth", "can-i", "--list", "-n", "ns-0"]);
+    assert!(ok, "{err}");
+    let table = rows(&rules);
+    assert!(
+        table
+            .iter()
+            .any(|r| r == &["pods", "[]", "[]", "[list", "watch]"]),
+        "{rules}"
+    );
+    assert!(
+        table.iter().any(|r| r
+            == &[
+                "selfsubjectaccessreviews.authorization.k8s.io",
+                "[]",
+                "[]",
+                "[create]"
+            ]),
+        "{rules}"
+    );
+    assert!(
+        table.iter().any(|r| r == &["[/api/*]", "[]", "[get]"]),
+        "{rules}"
+    );
+    let (_, rules, _) = run_status(&k, &kc, &["auth", "can-i", "--list", "-n", "ns-2"]);
+    assert!(!rows(&rules).iter().any(|r| r[0] == "pods"), "{rules}");
+
+    let (ok, _, err) = run_status(&k, &kc, &["get", "pods", "-n", "ns-2"]);
+    assert!(!ok);
+    assert!(
+        err.contains("Error from server (Forbidden): pods is forbidden: User \"jane@example.com\" cannot list resource \"pods\" in API group \"\" in the namespace \"ns-2\""),
+        "{err}"
+    );
+    let out = run(&k, &kc, &["get", "pods", "-n", "ns-0", "-o", "name"]);
+    assert!(
+        out.lines().count() > 0 && out.lines().all(|l| l.starts_with("pod/")),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// gzip through `kubectl proxy`: the proxy forwards the client's `Accept-Encoding` and
+/// passes the compressed body through untouched (what the browser gets); kubectl itself
+/// (client-go) asks for gzip and decodes it.
+#[test]
+fn kubectl_proxy_passes_gzip_through() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("gzip");
+    let sim = start_sim(&dir, &["--objects", "300", "--churn", "0"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    let out = run(&k, &kc, &["get", "pods", "-A", "-o", "name"]);
+    assert_eq!(out.lines().count(), 300);
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("GET /api/v1/pods?") && l.contains("Accept-Encoding: gzip")),
+        "kubectl asks for gzip:\n{log}"
+    );
+
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(&k)
+        .args(["proxy", "--port", &port.to_string()])
+        .env("KUBECONFIG", &kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let rx = line_channel(child.stdout.take().unwrap());
+    let _p = Proc(child);
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("proxy did not start");
+    let plain = support::get(port, "/api/v1/pods", &[]);
+    let gz = support::get(
+        port,
+        "/api/v1/pods",
+        &[("Accept-Encoding", "gzip, deflate, br")],
+    );
+    assert_eq!(plain.header("content-encoding"), None);
+    assert_eq!(gz.header("content-encoding"), Some("gzip"));
+    assert!(gz.body.len() * 4 < plain.body.len());
+    assert_eq!(gz.decoded(), plain.body);
+    assert_eq!(gz.json()["items"].as_array().unwrap().len(), 300);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
