@@ -287,55 +287,60 @@ pub fn cell(col: Col, o: &Object, now: f64) -> String {
     }
 }
 
-/// The text filter: words are name substrings (case-insensitive), `k=v` words are
-/// label matches (`k=` matches an empty value; `k` alone with `=` only).
+/// The CSS class of a status cell, `st-<status>`, built only from `[a-z0-9-]`: the
+/// status is server data, and a status `"x st-running"` must not add a class of its
+/// own (it gives `st-xst-running`). None when nothing is left.
+pub fn status_class(status: &str) -> Option<String> {
+    let name: String = status
+        .chars()
+        .map(|c| c.to_ascii_lowercase())
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+        .collect();
+    (!name.is_empty()).then(|| format!("st-{name}"))
+}
+
+/// The free-text filter: every word must appear (case-insensitive) in one of the
+/// row's shown cells. Ages are left out: they change with the clock, not with the
+/// object, and the index is only kept up to date on changes. Label and field
+/// selectors are the server's business (see `query`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {
-    names: Vec<String>,
-    labels: Vec<(String, String)>,
+    /// Lowercase.
+    words: Vec<String>,
+    cols: Vec<Col>,
 }
 
 impl Filter {
-    pub fn parse(q: &str) -> Filter {
-        let mut f = Filter::default();
-        for word in q.split_whitespace() {
-            match word.split_once('=') {
-                Some((k, v)) => {
-                    let v = v.strip_prefix('=').unwrap_or(v);
-                    f.labels.push((k.to_string(), v.to_string()));
-                }
-                None => f.names.push(word.to_lowercase()),
-            }
+    pub fn new(words: &[String], cols: &[Col]) -> Filter {
+        Filter {
+            words: words.iter().map(|w| w.to_lowercase()).collect(),
+            cols: cols.iter().copied().filter(|c| *c != Col::Age).collect(),
         }
-        f
     }
 
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty() && self.labels.is_empty()
+        self.words.is_empty()
     }
 
     pub fn matches(&self, o: &Object) -> bool {
-        if !self.names.is_empty() {
-            let name = o.name();
-            let lower;
-            let name = if name.bytes().any(|b| b.is_ascii_uppercase()) || !name.is_ascii() {
-                lower = name.to_lowercase();
-                lower.as_str()
-            } else {
-                name
-            };
-            if !self.names.iter().all(|n| name.contains(n.as_str())) {
-                return false;
-            }
+        if self.words.is_empty() {
+            return true;
         }
-        if !self.labels.is_empty() {
-            let labels = o.labels();
-            return self
-                .labels
-                .iter()
-                .all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v));
-        }
-        true
+        let cells: Vec<String> = self
+            .cols
+            .iter()
+            .map(|&c| {
+                let text = cell(c, o, 0.0);
+                if text.is_ascii() {
+                    text.to_ascii_lowercase()
+                } else {
+                    text.to_lowercase()
+                }
+            })
+            .collect();
+        self.words
+            .iter()
+            .all(|w| cells.iter().any(|c| c.contains(w.as_str())))
     }
 }
 

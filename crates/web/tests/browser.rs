@@ -324,6 +324,8 @@ async fn hostile_object_data_renders_as_text() {
             copied: false,
             on_copy: Default::default(),
             on_close: Default::default(),
+            events: Default::default(),
+            now: 0.0,
         },
     )
     .render();
