@@ -62,7 +62,7 @@ impl Question {
 
     /// The JSON body of the review.
     pub fn body(&self) -> String {
-        let s = |v: &str| serde_json::Value::String(v.to_string()).to_string();
+        let s = |v: &str| serde_json::to_string(v).unwrap_or_default();
         match self {
             Question::CanList { target, scope } => format!(
                 r#"{{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","spec":{{"resourceAttributes":{{"namespace":{},"verb":"list","group":{},"resource":{}}}}}}}"#,

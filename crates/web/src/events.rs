@@ -8,7 +8,7 @@
 //! `count`; both forms are read.
 
 use crate::time::{human_duration, parse_rfc3339};
-use serde_json::Value;
+use serde::Deserialize;
 use std::cmp::Ordering;
 
 /// The field selector of an object's events.
@@ -34,9 +34,49 @@ pub struct EventRow {
     pub last: Option<f64>,
 }
 
+/// The fields of a core `v1` Event the panel reads (a JSON `null` reads as absent).
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct EventDoc {
+    metadata: Meta,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    reason: Option<String>,
+    message: Option<String>,
+    source: Option<Source>,
+    reporting_component: Option<String>,
+    reporting_instance: Option<String>,
+    count: Option<u64>,
+    first_timestamp: Option<String>,
+    last_timestamp: Option<String>,
+    event_time: Option<String>,
+    series: Option<Series>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Meta {
+    name: Option<String>,
+    creation_timestamp: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Source {
+    component: Option<String>,
+    host: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct Series {
+    count: Option<u64>,
+    last_observed_time: Option<String>,
+}
+
 /// RFC 3339 with optional fractional seconds (`MicroTime`), to Unix seconds.
-fn timestamp(v: &Value) -> Option<f64> {
-    let s = v.as_str()?;
+fn timestamp(s: Option<&String>) -> Option<f64> {
+    let s = s?;
     let whole = parse_rfc3339(s)?;
     let frac = s
         .get(19..)
@@ -49,50 +89,42 @@ fn timestamp(v: &Value) -> Option<f64> {
     Some(whole + frac)
 }
 
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
+/// The first of `options` that is set and not empty.
+fn first_of(options: [&Option<String>; 2]) -> String {
+    options
+        .into_iter()
+        .flatten()
+        .find(|s| !s.is_empty())
+        .cloned()
+        .unwrap_or_default()
 }
 
 impl EventRow {
     /// Reads an Event object; None if it is not one (no JSON object).
     pub fn from_json(json: &str) -> Option<EventRow> {
-        let v: Value = serde_json::from_str(json).ok()?;
-        if !v.is_object() {
-            return None;
-        }
-        let series = &v["series"];
-        let first = timestamp(&v["firstTimestamp"])
-            .or_else(|| timestamp(&v["eventTime"]))
-            .or_else(|| timestamp(&v["metadata"]["creationTimestamp"]));
-        let last = timestamp(&series["lastObservedTime"])
-            .or_else(|| timestamp(&v["lastTimestamp"]))
-            .or_else(|| timestamp(&v["eventTime"]))
+        let v: EventDoc = serde_json::from_str(json).ok()?;
+        let series = v.series.unwrap_or_default();
+        let first = timestamp(v.first_timestamp.as_ref())
+            .or_else(|| timestamp(v.event_time.as_ref()))
+            .or_else(|| timestamp(v.metadata.creation_timestamp.as_ref()));
+        let last = timestamp(series.last_observed_time.as_ref())
+            .or_else(|| timestamp(v.last_timestamp.as_ref()))
+            .or_else(|| timestamp(v.event_time.as_ref()))
             .or(first);
-        let count = series["count"]
-            .as_u64()
-            .or_else(|| v["count"].as_u64())
-            .unwrap_or(1)
-            .max(1);
-        let component = [&v["source"]["component"], &v["reportingComponent"]]
-            .into_iter()
-            .map(text)
-            .find(|s| !s.is_empty())
-            .unwrap_or_default();
-        let host = [&v["source"]["host"], &v["reportingInstance"]]
-            .into_iter()
-            .map(text)
-            .find(|s| !s.is_empty())
-            .unwrap_or_default();
+        let count = series.count.or(v.count).unwrap_or(1).max(1);
+        let src = v.source.unwrap_or_default();
+        let component = first_of([&src.component, &v.reporting_component]);
+        let host = first_of([&src.host, &v.reporting_instance]);
         let source = match (component.is_empty(), host.is_empty()) {
             (false, false) => format!("{component}, {host}"),
             (false, true) => component,
             (true, _) => host,
         };
         Some(EventRow {
-            name: text(&v["metadata"]["name"]),
-            kind: text(&v["type"]),
-            reason: text(&v["reason"]),
-            message: text(&v["message"]).trim_end().to_string(),
+            name: v.metadata.name.unwrap_or_default(),
+            kind: v.kind.unwrap_or_default(),
+            reason: v.reason.unwrap_or_default(),
+            message: v.message.unwrap_or_default().trim_end().to_string(),
             source,
             count,
             first,
@@ -173,7 +205,7 @@ mod tests {
 
     #[test]
     fn reads_events_recorded_through_events_k8s_io() {
-        let json = r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"web-1.b","namespace":"ns-0","creationTimestamp":"2024-01-01T00:00:00Z"},"involvedObject":{"uid":"pod-uid"},"reason":"BackOff","message":"Back-off restarting failed container","type":"Warning","eventTime":"2024-01-01T00:00:00.250000Z","series":{"count":5,"lastObservedTime":"2024-01-01T00:08:00.500000Z"},"reportingComponent":"kubelet","reportingInstance":"node-1","firstTimestamp":null,"lastTimestamp":null}"#;
+        let json = r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"web-1.b","namespace":"ns-0","creationTimestamp":"2024-01-01T00:00:00Z"},"involvedObject":{"uid":"pod-uid"},"reason":"BackOff","message":"Back-off restarting failed container","type":"Warning","eventTime":"2024-01-01T00:00:00.250000Z","series":{"count":5,"lastObservedTime":"2024-01-01T00:08:00.500000Z"},"reportingComponent":"kubelet","reportingInstance":"node-1","firstTimestamp":null,"lastTimestamp":null,"source":null,"count":null}"#;
         let row = EventRow::from_json(json).unwrap();
         assert_eq!(row.count, 5);
         assert_eq!(row.source, "kubelet, node-1");

@@ -564,7 +564,8 @@ pub fn namespace_field(p: &NamespaceFieldProps) -> Html {
                 <span class="field-error" id="ns-error" role="alert">{ e.clone() }</span>
             } else if let Some(m) = &p.mark {
                 <span class="field-mark" id="ns-mark">{ m.clone() }</span>
-            } else if let Some(n) = &p.note {
+            }
+            if let Some(n) = &p.note {
                 <span class="field-note" id="ns-note" title={n.clone()}>{ n.clone() }</span>
             }
         </label>
