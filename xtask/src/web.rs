@@ -484,7 +484,8 @@ fn node_script(script: &str, env: &[(&str, String)]) -> Command {
 }
 
 /// The Playwright scripts: the app against the sim under faults, hostile data, the
-/// JS API example page, and a busy table (scroll anchoring, the event log, renders).
+/// JS API example page, selectors (and keys, URL state, themes) against a calm sim,
+/// and a busy table (scroll anchoring, the event log, renders).
 fn e2e() -> Result<(), String> {
     setup::browser()?;
     setup::npm_packages()?;
@@ -540,6 +541,30 @@ fn e2e() -> Result<(), String> {
                 if let Err(e) = run(node_script(script, &env)) {
                     failures.push(e);
                 }
+            }
+        }
+        Err(e) => failures.push(e),
+    }
+
+    // Selectors and the small things: a calm, churning cluster (pods move in and out
+    // of `tier=backend` and change phase), no faults.
+    let calm = Cluster {
+        objects: 60,
+        churn: 10.0,
+        faults: String::new(),
+        extra: vec!["--namespaces".into(), "4".into()],
+    };
+    match start_cluster(&calm, 0, true) {
+        Ok(running) => {
+            let env = [
+                (
+                    "BASE_URL",
+                    format!("http://127.0.0.1:{}", running.proxy_port),
+                ),
+                ("ARTIFACTS", artifacts.display().to_string()),
+            ];
+            if let Err(e) = run(node_script("tests/selectors.mjs", &env)) {
+                failures.push(e);
             }
         }
         Err(e) => failures.push(e),

@@ -366,6 +366,7 @@ async fn status_bar_tells_the_phase() {
                 ..StatusView::default()
             },
             resource: "v1/pods".into(),
+            instead: None,
         },
     )
     .render();

@@ -1540,7 +1540,11 @@ impl Component for App {
         html! {
             <div class={classes!("app", self.view.open.then_some("with-detail"))}>
                 { self.view_header(ctx) }
-                <StatusBar status={self.status.clone()} resource={self.view.resource.clone()} />
+                <StatusBar status={self.status.clone()} resource={self.view.resource.clone()}
+                    instead={self.blocked.as_ref().map(|b| AttrValue::from(match b {
+                        Blocked::Discovering => "Discovering resources…",
+                        _ => "Not started: see below",
+                    }))} />
                 <main class="body">
                     { self.view_table(ctx) }
                     if self.view.open {

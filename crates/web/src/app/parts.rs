@@ -31,6 +31,10 @@ pub fn pretty_json(compact: &str) -> String {
 pub struct StatusBarProps {
     pub status: StatusView,
     pub resource: String,
+    /// Said instead of the engine's headline when no engine runs (the view waits for
+    /// discovery, or cannot start).
+    #[prop_or_default]
+    pub instead: Option<AttrValue>,
 }
 
 /// The status bar: the engine's phase and health, from `Engine::status()`.
@@ -46,7 +50,7 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
              data-rv={s.resource_version.clone().unwrap_or_default()}
              data-relists={s.relists.to_string()} data-resumes={s.resumes.to_string()} role="status" aria-live="polite">
             <span class="dot"></span>
-            <span class="headline" id="status-headline">{ s.headline() }</span>
+            <span class="headline" id="status-headline">{ p.instead.as_ref().map(|i| i.to_string()).unwrap_or_else(|| s.headline()) }</span>
             if let Some(e) = error {
                 <span class="err" title={e.clone()}>{ e.clone() }</span>
             }
