@@ -5,8 +5,8 @@
 //! the view's resource in its scope (SelfSubjectAccessReview); the view's namespace's
 //! rules (SelfSubjectRulesReview: marks every resource of the picker for it); when
 //! the view is refused (403) or known to be, the rules of the namespaces worth
-//! offering; when the resource picker gets the focus in all namespaces, every
-//! resource cluster-wide (within the session's budget).
+//! offering; when the resource picker gets the focus, every resource in the scope
+//! it would be opened in (within the session's budget).
 
 use super::parts::{Choice, NsOption};
 use super::{App, Marks, Msg};
@@ -65,18 +65,18 @@ impl App {
                     .map(|namespace| Question::Rules { namespace }),
             );
         }
-        if self.picker_focused && scope.is_none() {
-            wanted.extend(
-                self.discovery
-                    .found
-                    .resources
-                    .iter()
-                    .filter(|r| r.namespaced || self.view.namespace.is_none())
-                    .map(|r| Question::CanList {
+        if self.picker_focused {
+            // Each resource in the scope the picker would open it in: one rules
+            // review covers every namespaced resource of a namespace.
+            wanted.extend(self.discovery.found.resources.iter().map(|r| {
+                match self.view.namespace.clone().filter(|_| r.namespaced) {
+                    Some(namespace) => Question::Rules { namespace },
+                    None => Question::CanList {
                         target: r.target(),
                         scope: None,
-                    }),
-            );
+                    },
+                }
+            }));
         }
         for q in self.access.next(&wanted, &self.typed) {
             let link = ctx.link().clone();
