@@ -254,37 +254,39 @@ fn sorted(rows: &[Arc<Object>], sort: Sort) -> Vec<Arc<Object>> {
 
 /// The text of one cell (`now` in Unix seconds, for ages).
 pub fn cell(col: Col, o: &Object, now: f64) -> String {
-    match col {
-        Col::Name => o.name().to_string(),
-        Col::Namespace => o.namespace().to_string(),
-        Col::Age => o
-            .creation_timestamp()
-            .and_then(parse_rfc3339)
-            .map(|t| human_duration(now - t))
-            .unwrap_or_else(|| "<unknown>".to_string()),
+    let mut out = String::new();
+    write_cell(col, o, now, &mut out);
+    out
+}
+
+/// Appends the text of one cell to `out` (the free-text filter reuses one buffer).
+pub fn write_cell(col: Col, o: &Object, now: f64, out: &mut String) {
+    use std::fmt::Write;
+    let _ = match col {
+        Col::Name => write!(out, "{}", o.name()),
+        Col::Namespace => write!(out, "{}", o.namespace()),
+        Col::Age => match o.creation_timestamp().and_then(parse_rfc3339) {
+            Some(t) => write!(out, "{}", human_duration(now - t)),
+            None => write!(out, "<unknown>"),
+        },
         _ => match o.columns() {
             Columns::Pod(p) => match col {
-                Col::Ready => format!("{}/{}", p.ready, p.containers),
-                Col::Status => p.status.to_string(),
-                Col::Restarts => p.restarts.to_string(),
-                Col::Node => {
-                    if p.node.is_empty() {
-                        "<none>".to_string()
-                    } else {
-                        p.node.to_string()
-                    }
-                }
-                _ => String::new(),
+                Col::Ready => write!(out, "{}/{}", p.ready, p.containers),
+                Col::Status => write!(out, "{}", p.status),
+                Col::Restarts => write!(out, "{}", p.restarts),
+                Col::Node if p.node.is_empty() => write!(out, "<none>"),
+                Col::Node => write!(out, "{}", p.node),
+                _ => Ok(()),
             },
             Columns::Deployment(d) => match col {
-                Col::Ready => format!("{}/{}", d.ready, d.desired),
-                Col::UpToDate => d.up_to_date.to_string(),
-                Col::Available => d.available.to_string(),
-                _ => String::new(),
+                Col::Ready => write!(out, "{}/{}", d.ready, d.desired),
+                Col::UpToDate => write!(out, "{}", d.up_to_date),
+                Col::Available => write!(out, "{}", d.available),
+                _ => Ok(()),
             },
-            Columns::Generic => String::new(),
+            Columns::Generic => Ok(()),
         },
-    }
+    };
 }
 
 /// The CSS class of a status cell, `st-<status>`, built only from `[a-z0-9-]`: the
@@ -326,21 +328,26 @@ impl Filter {
         if self.words.is_empty() {
             return true;
         }
-        let cells: Vec<String> = self
-            .cols
-            .iter()
-            .map(|&c| {
-                let text = cell(c, o, 0.0);
-                if text.is_ascii() {
-                    text.to_ascii_lowercase()
-                } else {
-                    text.to_lowercase()
-                }
-            })
-            .collect();
-        self.words
-            .iter()
-            .all(|w| cells.iter().any(|c| c.contains(w.as_str())))
+        // The shown cells, lowercase, in one buffer reused across rows (a filter over
+        // 100,000 rows must not allocate per cell); a separator no word holds keeps
+        // words from matching across two cells.
+        thread_local! {
+            static CELLS: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        CELLS.with(|cells| {
+            let mut cells = cells.borrow_mut();
+            cells.clear();
+            for &c in &self.cols {
+                write_cell(c, o, 0.0, &mut cells);
+                cells.push('\u{1}');
+            }
+            if cells.is_ascii() {
+                cells.make_ascii_lowercase();
+            } else {
+                *cells = cells.to_lowercase();
+            }
+            self.words.iter().all(|w| cells.contains(w.as_str()))
+        })
     }
 }
 
