@@ -16,6 +16,13 @@ const hash = (page) => page.evaluate(() => location.hash);
 const rowKeys = (page) => page.evaluate(() => [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key));
 
 try {
+  // The sim creates every pod with tier=backend; its churn moves some to frontend.
+  // Wait for a few, so the selector has something to leave out and to take back in.
+  const others = await until('pods outside tier=backend', async () => {
+    const l = await getJson(`${BASE}/api/v1/pods?labelSelector=tier%21%3Dbackend`);
+    return l.items.length >= 5 && l.items.length;
+  }, 120000, 500);
+  check(others >= 5, `the sim has pods outside tier=backend (${others})`);
   const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 2600 } });
   const requests = [];
   page.on('request', (r) => requests.push(decodeURIComponent(r.url().replace(BASE, ''))));
@@ -42,7 +49,7 @@ try {
   // tier) shows as DELETED; a pod that joins it (existing before) as ADDED.
   const seen = { out: null, in: null };
   const t1 = Date.now();
-  while ((!seen.out || !seen.in) && Date.now() - t1 < 90000) {
+  while ((!seen.out || !seen.in) && Date.now() - t1 < 120000) {
     const lines = await page.evaluate(() => [...document.querySelectorAll('.log-entry')]
       .map((l) => [l.dataset.kind, l.querySelector('.log-obj').textContent]));
     for (const [kind, key] of lines) {
