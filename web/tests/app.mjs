@@ -2,7 +2,7 @@
 // split chunks, 500/429/HTML errors, restarts -> 410 and relists): the table converges
 // to the server's truth, the status bar shows each phase, the pickers, filter, sort,
 // keyboard and detail panel work, and a connection loss shows at once.
-import { launch, openPage, until, check, done, getJson, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, convergeTo, ARTIFACTS } from './lib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 const SIM_PID = Number(process.env.SIM_PID || 0);
@@ -44,38 +44,7 @@ try {
   check(true, 'the table syncs');
   await page.screenshot({ path: `${ARTIFACTS}/app-main.png`, clip: { x: 0, y: 0, width: 1400, height: 900 } });
 
-  // Convergence: the rows shown and the version in the status bar (rendered in the
-  // same frame) against the server's Exact list at that version.
-  async function converge(path, what) {
-    let last = '';
-    for (let i = 0; i < 80; i++) {
-      const mine = await page.evaluate(() => {
-        const st = document.getElementById('status');
-        if (st.dataset.phase !== 'watching' || st.dataset.synced !== 'true') return null;
-        return {
-          rv: st.dataset.rv,
-          keys: [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key),
-          total: Number(document.getElementById('total-count').textContent),
-        };
-      });
-      if (mine && mine.rv) {
-        try {
-          const list = await getJson(`${BASE}${path}?resourceVersion=${mine.rv}&resourceVersionMatch=Exact`);
-          const truth = list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
-          const got = [...mine.keys].sort();
-          last = `rv ${mine.rv}: ${got.length} rows, ${mine.total} held, ${truth.length} on the server`;
-          if (mine.total === truth.length && got.length === truth.length && got.every((k, j) => k === truth[j])) {
-            check(true, `${what} converges to the server's truth (${last})`);
-            return;
-          }
-        } catch (e) {
-          last = String(e);
-        }
-      }
-      await sleep(250);
-    }
-    check(false, `${what} converges to the server's truth (${last})`);
-  }
+  const converge = (path, what) => convergeTo(page, BASE, path, what);
   await converge('/api/v1/pods', 'the pods table');
 
   // Faults: the status bar shows backoff and (after a restart) a relist with its reason.
@@ -129,11 +98,13 @@ try {
   const restarts = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone)')].map((r) => Number(r.children[4].textContent)));
   check(restarts.every((v, i) => i === 0 || restarts[i - 1] >= v), 'rows sort by restarts, descending');
 
-  // Namespace picker (fed by a live watch of namespaces).
-  const options = await page.evaluate(() => [...document.querySelectorAll('#namespace option')].map((o) => o.value));
-  check(options.includes('') && options.length > 1, `the namespace picker lists namespaces (${options.slice(1).join(', ')})`);
-  const ns = options[1];
-  await page.selectOption('#namespace', ns);
+  // Namespace field: suggestions fed by a live watch of namespaces; a name is applied
+  // with Enter.
+  const options = await page.evaluate(() => [...document.querySelectorAll('#ns-options option')].map((o) => o.value));
+  check(options.length > 0, `the namespace field suggests namespaces (${options.join(', ')})`);
+  const ns = options[0];
+  await page.fill('#namespace', ns);
+  await page.press('#namespace', 'Enter');
   await until('the namespaced view to sync', () => page.evaluate(() => {
     const st = document.getElementById('status');
     return st.dataset.synced === 'true' && location.hash.includes('ns=');

@@ -31,14 +31,21 @@ function pod(name, i, rv) {
 }
 
 const pods = XSS.map((n, i) => pod(n, i, 10 + i));
+// A status that would add a class of its own if class names were built from it raw.
+const sneaky = pod('sneaky-status', 7, 30);
+sneaky.status.phase = 'x st-running';
+pods.push(sneaky);
 const json = (res, code, body) => {
   res.writeHead(code, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(body));
 };
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css' };
 
+// Every API path the app asked for (the UI's own files aside).
+const asked = [];
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
+  if (!url.pathname.startsWith('/ui/')) asked.push(url.pathname);
   const p = url.pathname;
   const watch = url.searchParams.get('watch') === 'true';
   if (p === '/api') return json(res, 200, { kind: 'APIVersions', versions: ['v1'] });
@@ -99,8 +106,8 @@ try {
   const detail = await page.evaluate(() => document.getElementById('detail').textContent);
   check(detail.includes('<img src=y onerror=alert(6)>'), 'a label holding markup is shown as text (after a live MODIFIED)');
   check(detail.includes('<style>*{display:none}</style>'), 'an annotation holding markup is shown as text');
-  const ns = await page.evaluate(() => [...document.querySelectorAll('#namespace option')].map((o) => o.textContent));
-  check(ns.includes(XSS[1]), 'a namespace name holding markup is shown as text in the picker');
+  const ns = await page.evaluate(() => [...document.querySelectorAll('#ns-options option')].map((o) => o.value));
+  check(ns.includes(XSS[1]), 'a namespace name holding markup is only an attribute value among the suggestions');
   const created = await page.evaluate(() => ['img', 'script', 'svg', 'iframe', 'marquee', 'style']
     .map((t) => [t, document.querySelectorAll(`#app ${t}`).length])
     .concat([['b (from data)', [...document.querySelectorAll('#app b')].filter((b) => b.textContent === 'bold').length]])
@@ -120,6 +127,37 @@ try {
   }));
   check(blocked.startsWith('script-src'), `the CSP blocks inline script (${blocked})`);
   await page.screenshot({ path: `${ARTIFACTS}/hostile.png` });
+
+  // A status cannot restyle its cell: its class is built from [a-z0-9-] only.
+  const classes = await page.evaluate(() => {
+    const row = document.querySelector('.row[data-key="default/sneaky-status"]');
+    return row && row.children[3].className;
+  });
+  check(classes === 'td st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
+  const color = await page.evaluate(() => {
+    const cell = document.querySelector('.row[data-key="default/sneaky-status"]').children[3];
+    return [getComputedStyle(cell).color, getComputedStyle(document.documentElement).getPropertyValue('--ok').trim()];
+  });
+  check(color[0] !== 'rgb(26, 127, 55)' && color[0] !== 'rgb(63, 185, 80)', `and is not coloured as Running (${color[0]})`);
+
+  // A resource or namespace in the hash is checked before use: nothing outside the
+  // API's discovery and collection paths is ever requested.
+  for (const [hash, want] of [
+    ['#r=..%2F..%2Fx', 'This link does not name a view kubelive can open.'],
+    ['#r=v1%2F..%2F..%2Fx%3Fy%3D1', 'This link does not name a view kubelive can open.'],
+    ['#r=v1/nosuch', 'The server offers no resource v1/nosuch that can be listed and watched.'],
+    ['#r=apps/v1/deployments', 'The server offers no resource apps/v1/deployments that can be listed and watched.'],
+    ['#r=v1/pods&ns=..%2F..%2Fx', 'This link does not name a view kubelive can open.'],
+  ]) {
+    asked.length = 0;
+    await page.goto('about:blank');
+    await page.goto(`${BASE}/ui/${hash}`);
+    const title = await until(`the problem for ${hash}`, () => page.evaluate(() => document.getElementById('problem-title')?.textContent), 10000).catch(() => null);
+    await page.waitForTimeout(500);
+    const strange = asked.filter((p) => !['/api', '/apis', '/api/v1', '/api/v1/namespaces'].includes(p));
+    check(title === want, `${hash}: "${title}"`);
+    check(strange.length === 0, `${hash}: no request outside discovery (${strange.join(', ') || 'none'})`);
+  }
 } finally {
   await browser.close();
   server.close();

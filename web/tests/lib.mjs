@@ -68,3 +68,41 @@ export async function getJson(url) {
   if (!r.ok) throw new Error(`GET ${url}: ${r.status} ${(await r.text()).slice(0, 200)}`);
   return r.json();
 }
+
+/**
+ * Checks that the table converges to the server's truth: the rows shown and the
+ * version in the status bar (rendered in the same frame) against the server's Exact
+ * list at that version. `path` may carry a query (a selector).
+ */
+export async function convergeTo(page, base, path, what, tries = 80) {
+  let last = '';
+  for (let i = 0; i < tries; i++) {
+    const mine = await page.evaluate(() => {
+      const st = document.getElementById('status');
+      if (st.dataset.phase !== 'watching' || st.dataset.synced !== 'true') return null;
+      return {
+        rv: st.dataset.rv,
+        keys: [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key),
+        total: Number(document.getElementById('total-count').textContent),
+      };
+    });
+    if (mine && mine.rv) {
+      try {
+        const sep = path.includes('?') ? '&' : '?';
+        const list = await getJson(`${base}${path}${sep}resourceVersion=${mine.rv}&resourceVersionMatch=Exact`);
+        const truth = list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
+        const got = [...mine.keys].sort();
+        last = `rv ${mine.rv}: ${got.length} rows, ${mine.total} held, ${truth.length} on the server`;
+        if (mine.total === truth.length && got.length === truth.length && got.every((k, j) => k === truth[j])) {
+          check(true, `${what} converges to the server's truth (${last})`);
+          return true;
+        }
+      } catch (e) {
+        last = String(e);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  check(false, `${what} converges to the server's truth (${last})`);
+  return false;
+}

@@ -474,6 +474,30 @@ pub fn test_steps(steps: &mut Steps) {
     );
 }
 
+/// Runs `scripts` one after another against a sim behind kubectl proxy started for
+/// them (stopped after). Returns the failures.
+fn on_cluster(cluster: &Cluster, scripts: &[&str], sim_pid: bool, artifacts: &Path) -> Vec<String> {
+    let running = match start_cluster(cluster, 0, true) {
+        Ok(r) => r,
+        Err(e) => return vec![e],
+    };
+    let mut env = vec![
+        (
+            "BASE_URL",
+            format!("http://127.0.0.1:{}", running.proxy_port),
+        ),
+        ("ARTIFACTS", artifacts.display().to_string()),
+    ];
+    if sim_pid {
+        let pid = running.kids.pid("kubelive-sim").unwrap_or(0);
+        env.push(("SIM_PID", pid.to_string()));
+    }
+    scripts
+        .iter()
+        .filter_map(|script| run(node_script(script, &env)).err())
+        .collect()
+}
+
 fn node_script(script: &str, env: &[(&str, String)]) -> Command {
     let mut c = command("node", &[script]);
     c.current_dir(root().join("web"));
@@ -484,7 +508,8 @@ fn node_script(script: &str, env: &[(&str, String)]) -> Command {
 }
 
 /// The Playwright scripts: the app against the sim under faults, hostile data, the
-/// JS API example page, and a busy table (scroll anchoring, the event log, renders).
+/// JS API example page, selectors (and keys, URL state, themes) against a calm sim,
+/// and a busy table (scroll anchoring, the event log, renders).
 fn e2e() -> Result<(), String> {
     setup::browser()?;
     setup::npm_packages()?;
@@ -523,27 +548,28 @@ fn e2e() -> Result<(), String> {
             "3".into(),
         ],
     };
-    match start_cluster(&cluster, 0, true) {
-        Ok(running) => {
-            let env = [
-                (
-                    "BASE_URL",
-                    format!("http://127.0.0.1:{}", running.proxy_port),
-                ),
-                (
-                    "SIM_PID",
-                    running.kids.pid("kubelive-sim").unwrap_or(0).to_string(),
-                ),
-                ("ARTIFACTS", artifacts.display().to_string()),
-            ];
-            for script in ["tests/example.mjs", "tests/app.mjs"] {
-                if let Err(e) = run(node_script(script, &env)) {
-                    failures.push(e);
-                }
-            }
-        }
-        Err(e) => failures.push(e),
-    }
+    // SIM_PID: app.mjs kills the sim at its end, to see a connection loss.
+    failures.extend(on_cluster(
+        &cluster,
+        &["tests/example.mjs", "tests/app.mjs"],
+        true,
+        &artifacts,
+    ));
+
+    // Selectors and the small things: a calm, churning cluster (pods move in and out
+    // of `tier=backend` and change phase), no faults.
+    let calm = Cluster {
+        objects: 60,
+        churn: 10.0,
+        faults: String::new(),
+        extra: vec!["--namespaces".into(), "4".into()],
+    };
+    failures.extend(on_cluster(
+        &calm,
+        &["tests/selectors.mjs"],
+        false,
+        &artifacts,
+    ));
 
     // A busy table: thousands of pods churning hundreds of times a second, no faults.
     let busy = Cluster {
@@ -552,21 +578,7 @@ fn e2e() -> Result<(), String> {
         faults: String::new(),
         extra: vec!["--namespaces".into(), "20".into()],
     };
-    match start_cluster(&busy, 0, true) {
-        Ok(running) => {
-            let env = [
-                (
-                    "BASE_URL",
-                    format!("http://127.0.0.1:{}", running.proxy_port),
-                ),
-                ("ARTIFACTS", artifacts.display().to_string()),
-            ];
-            if let Err(e) = run(node_script("tests/live.mjs", &env)) {
-                failures.push(e);
-            }
-        }
-        Err(e) => failures.push(e),
-    }
+    failures.extend(on_cluster(&busy, &["tests/live.mjs"], false, &artifacts));
     if failures.is_empty() {
         Ok(())
     } else {

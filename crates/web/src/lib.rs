@@ -8,10 +8,14 @@
 //!
 //! All of them live in one wasm module.
 
+pub mod access;
 pub mod api;
 pub mod app;
 pub mod bench;
 pub mod driver;
+pub mod events;
+pub mod fetch;
+pub mod query;
 pub mod status;
 pub mod table;
 pub mod time;

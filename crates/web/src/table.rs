@@ -254,88 +254,100 @@ fn sorted(rows: &[Arc<Object>], sort: Sort) -> Vec<Arc<Object>> {
 
 /// The text of one cell (`now` in Unix seconds, for ages).
 pub fn cell(col: Col, o: &Object, now: f64) -> String {
-    match col {
-        Col::Name => o.name().to_string(),
-        Col::Namespace => o.namespace().to_string(),
-        Col::Age => o
-            .creation_timestamp()
-            .and_then(parse_rfc3339)
-            .map(|t| human_duration(now - t))
-            .unwrap_or_else(|| "<unknown>".to_string()),
-        _ => match o.columns() {
-            Columns::Pod(p) => match col {
-                Col::Ready => format!("{}/{}", p.ready, p.containers),
-                Col::Status => p.status.to_string(),
-                Col::Restarts => p.restarts.to_string(),
-                Col::Node => {
-                    if p.node.is_empty() {
-                        "<none>".to_string()
-                    } else {
-                        p.node.to_string()
-                    }
-                }
-                _ => String::new(),
-            },
-            Columns::Deployment(d) => match col {
-                Col::Ready => format!("{}/{}", d.ready, d.desired),
-                Col::UpToDate => d.up_to_date.to_string(),
-                Col::Available => d.available.to_string(),
-                _ => String::new(),
-            },
-            Columns::Generic => String::new(),
-        },
-    }
+    let mut out = String::new();
+    write_cell(col, o, now, &mut out);
+    out
 }
 
-/// The text filter: words are name substrings (case-insensitive), `k=v` words are
-/// label matches (`k=` matches an empty value; `k` alone with `=` only).
+/// Appends the text of one cell to `out` (the free-text filter reuses one buffer).
+pub fn write_cell(col: Col, o: &Object, now: f64, out: &mut String) {
+    use std::fmt::Write;
+    let _ = match col {
+        Col::Name => write!(out, "{}", o.name()),
+        Col::Namespace => write!(out, "{}", o.namespace()),
+        Col::Age => match o.creation_timestamp().and_then(parse_rfc3339) {
+            Some(t) => write!(out, "{}", human_duration(now - t)),
+            None => write!(out, "<unknown>"),
+        },
+        _ => match o.columns() {
+            Columns::Pod(p) => match col {
+                Col::Ready => write!(out, "{}/{}", p.ready, p.containers),
+                Col::Status => write!(out, "{}", p.status),
+                Col::Restarts => write!(out, "{}", p.restarts),
+                Col::Node if p.node.is_empty() => write!(out, "<none>"),
+                Col::Node => write!(out, "{}", p.node),
+                _ => Ok(()),
+            },
+            Columns::Deployment(d) => match col {
+                Col::Ready => write!(out, "{}/{}", d.ready, d.desired),
+                Col::UpToDate => write!(out, "{}", d.up_to_date),
+                Col::Available => write!(out, "{}", d.available),
+                _ => Ok(()),
+            },
+            Columns::Generic => Ok(()),
+        },
+    };
+}
+
+/// The CSS class of a status cell, `st-<status>`, built only from `[a-z0-9-]`: the
+/// status is server data, and a status `"x st-running"` must not add a class of its
+/// own (it gives `st-xst-running`). None when nothing is left.
+pub fn status_class(status: &str) -> Option<String> {
+    let name: String = status
+        .chars()
+        .map(|c| c.to_ascii_lowercase())
+        .filter(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+        .collect();
+    (!name.is_empty()).then(|| format!("st-{name}"))
+}
+
+/// The free-text filter: every word must appear (case-insensitive) in one of the
+/// row's shown cells. Ages are left out: they change with the clock, not with the
+/// object, and the index is only kept up to date on changes. Label and field
+/// selectors are the server's business (see `query`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Filter {
-    names: Vec<String>,
-    labels: Vec<(String, String)>,
+    /// Lowercase.
+    words: Vec<String>,
+    cols: Vec<Col>,
 }
 
 impl Filter {
-    pub fn parse(q: &str) -> Filter {
-        let mut f = Filter::default();
-        for word in q.split_whitespace() {
-            match word.split_once('=') {
-                Some((k, v)) => {
-                    let v = v.strip_prefix('=').unwrap_or(v);
-                    f.labels.push((k.to_string(), v.to_string()));
-                }
-                None => f.names.push(word.to_lowercase()),
-            }
+    pub fn new(words: &[String], cols: &[Col]) -> Filter {
+        Filter {
+            words: words.iter().map(|w| w.to_lowercase()).collect(),
+            cols: cols.iter().copied().filter(|c| *c != Col::Age).collect(),
         }
-        f
     }
 
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty() && self.labels.is_empty()
+        self.words.is_empty()
     }
 
     pub fn matches(&self, o: &Object) -> bool {
-        if !self.names.is_empty() {
-            let name = o.name();
-            let lower;
-            let name = if name.bytes().any(|b| b.is_ascii_uppercase()) || !name.is_ascii() {
-                lower = name.to_lowercase();
-                lower.as_str()
-            } else {
-                name
-            };
-            if !self.names.iter().all(|n| name.contains(n.as_str())) {
-                return false;
+        if self.words.is_empty() {
+            return true;
+        }
+        // The shown cells, lowercase, in one buffer reused across rows (a filter over
+        // 100,000 rows must not allocate per cell); a separator no word holds keeps
+        // words from matching across two cells.
+        thread_local! {
+            static CELLS: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        CELLS.with(|cells| {
+            let mut cells = cells.borrow_mut();
+            cells.clear();
+            for &c in &self.cols {
+                write_cell(c, o, 0.0, &mut cells);
+                cells.push('\u{1}');
             }
-        }
-        if !self.labels.is_empty() {
-            let labels = o.labels();
-            return self
-                .labels
-                .iter()
-                .all(|(k, v)| labels.iter().any(|(lk, lv)| lk == k && lv == v));
-        }
-        true
+            if cells.is_ascii() {
+                cells.make_ascii_lowercase();
+            } else {
+                *cells = cells.to_lowercase();
+            }
+            self.words.iter().all(|w| cells.contains(w.as_str()))
+        })
     }
 }
 

@@ -1,18 +1,30 @@
 //! The view's state in the URL hash, so views can be bookmarked and shared:
-//! `#r=v1/pods&ns=default&q=app%3Dweb&sort=-restarts` (`&stream=1`: streaming list).
+//! `#r=v1/pods&ns=default&l=app%3Dweb&f=status.phase%3DRunning&q=web&sort=-restarts&sel=default/web-1&open=1`
+//! (`&stream=1`: streaming list).
+//!
+//! `l` and `f` are the label and field selectors sent to the server, `q` the free
+//! text filtered in the browser. `q` is read with the filter box's syntax, so an old
+//! link with `q=app%3Dweb` still selects server-side.
+
+use crate::query::{is_dns_label, is_dns_subdomain, Query};
 
 /// What the user is looking at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewState {
-    /// `v1/pods`, `apps/v1/deployments`, `<group>/<version>/<plural>`.
+    /// `v1/pods`, `apps/v1/deployments`, `<group>/<version>/<plural>` (checked against
+    /// discovery before use).
     pub resource: String,
     /// `None`: all namespaces.
     pub namespace: Option<String>,
-    pub filter: String,
+    pub query: Query,
     /// `name`, `-restarts` (see `table::Sort`).
     pub sort: String,
     /// Sync with a streaming list (`sendInitialEvents`) instead of paginated LIST.
     pub streaming: bool,
+    /// The selected row, `namespace/name` (`/name` when cluster-scoped).
+    pub selected: Option<String>,
+    /// The detail panel of the selected row is open.
+    pub open: bool,
 }
 
 impl Default for ViewState {
@@ -20,10 +32,21 @@ impl Default for ViewState {
         ViewState {
             resource: "v1/pods".to_string(),
             namespace: None,
-            filter: String::new(),
+            query: Query::default(),
             sort: "name".to_string(),
             streaming: false,
+            selected: None,
+            open: false,
         }
+    }
+}
+
+/// Joins two selectors with `,` (AND).
+fn and(a: &str, b: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (true, _) => b.to_string(),
+        (_, true) => a.to_string(),
+        _ => format!("{a},{b}"),
     }
 }
 
@@ -34,53 +57,106 @@ impl ViewState {
         let hash = hash.strip_prefix('#').unwrap_or(hash);
         let hash = hash.strip_prefix('/').unwrap_or(hash);
         let hash = hash.strip_prefix('?').unwrap_or(hash);
+        let (mut label, mut field, mut text) = (String::new(), String::new(), String::new());
         for pair in hash.split('&').filter(|p| !p.is_empty()) {
             let (k, val) = pair.split_once('=').unwrap_or((pair, ""));
             let val = decode(val);
             match k {
                 "r" if !val.is_empty() => v.resource = val,
                 "ns" if !val.is_empty() => v.namespace = Some(val),
-                "q" => v.filter = val,
+                "l" => label = val,
+                "f" => field = val,
+                "q" => text = val,
                 "sort" if !val.is_empty() => v.sort = val,
                 "stream" => v.streaming = val == "1",
+                "sel" if !val.is_empty() => v.selected = Some(val),
+                "open" => v.open = val == "1",
                 _ => {}
             }
         }
+        let typed = Query::split(&text);
+        v.query = Query {
+            label: and(&label, &typed.label),
+            field: and(&field, &typed.field),
+            words: typed.words,
+        };
         v
     }
 
     pub fn to_hash(&self) -> String {
         let mut out = format!("#r={}", encode(&self.resource));
+        let mut add = |k: &str, v: &str| {
+            out.push('&');
+            out.push_str(k);
+            out.push('=');
+            out.push_str(&encode(v));
+        };
         if let Some(ns) = &self.namespace {
-            out.push_str("&ns=");
-            out.push_str(&encode(ns));
+            add("ns", ns);
         }
-        if !self.filter.is_empty() {
-            out.push_str("&q=");
-            out.push_str(&encode(&self.filter));
+        if !self.query.label.is_empty() {
+            add("l", &self.query.label);
+        }
+        if !self.query.field.is_empty() {
+            add("f", &self.query.field);
+        }
+        if !self.query.words.is_empty() {
+            add("q", &self.query.words.join(" "));
         }
         if self.sort != "name" {
-            out.push_str("&sort=");
-            out.push_str(&encode(&self.sort));
+            add("sort", &self.sort);
         }
         if self.streaming {
-            out.push_str("&stream=1");
+            add("stream", "1");
+        }
+        if let Some(sel) = &self.selected {
+            add("sel", sel);
+            if self.open {
+                add("open", "1");
+            }
         }
         out
     }
 
-    /// The API prefix and plural of the resource: (`/api/v1`, `pods`).
+    /// The API prefix and plural of the resource: (`/api/v1`, `pods`), if the
+    /// resource is well formed (see [`check_resource`]).
     pub fn api(&self) -> Option<(String, String)> {
+        check_resource(&self.resource).ok()?;
         let parts: Vec<&str> = self.resource.split('/').collect();
         match parts.as_slice() {
-            [v, plural] if !v.is_empty() && !plural.is_empty() => {
-                Some((format!("/api/{v}"), plural.to_string()))
-            }
-            [g, v, plural] if !g.is_empty() && !v.is_empty() && !plural.is_empty() => {
-                Some((format!("/apis/{g}/{v}"), plural.to_string()))
-            }
+            [v, plural] => Some((format!("/api/{v}"), plural.to_string())),
+            [g, v, plural] => Some((format!("/apis/{g}/{v}"), plural.to_string())),
             _ => None,
         }
+    }
+
+    /// Why the namespace cannot be used in a path, if it cannot.
+    pub fn namespace_problem(&self) -> Option<String> {
+        let ns = self.namespace.as_deref()?;
+        (!is_dns_label(ns)).then(|| {
+            format!(
+                "{ns:?} is not a namespace name (lowercase letters, digits and '-', at most 63)"
+            )
+        })
+    }
+}
+
+/// A resource id is `version/plural` (core) or `group/version/plural`, each part a
+/// DNS name: anything else (`..`, `%2F`, an empty part) would put an arbitrary path
+/// into a request.
+pub fn check_resource(id: &str) -> Result<(), String> {
+    let parts: Vec<&str> = id.split('/').collect();
+    let ok = match parts.as_slice() {
+        [v, plural] => is_dns_label(v) && is_dns_label(plural),
+        [g, v, plural] => is_dns_subdomain(g) && is_dns_label(v) && is_dns_label(plural),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{id:?} is not a resource: expected version/plural (v1/pods) or group/version/plural (apps/v1/deployments)"
+        ))
     }
 }
 
@@ -131,23 +207,60 @@ fn decode(s: &str) -> String {
 mod tests {
     use super::*;
 
+    fn query(label: &str, field: &str, words: &[&str]) -> Query {
+        Query {
+            label: label.into(),
+            field: field.into(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
     #[test]
     fn round_trips_through_the_hash() {
         let v = ViewState {
             resource: "apps/v1/deployments".into(),
             namespace: Some("team-a".into()),
-            filter: "app=web <b>&x".into(),
+            query: query(
+                "env in (a,b),tier!=db",
+                "status.phase=Running",
+                &["web", "<b>&x"],
+            ),
             sort: "-age".into(),
             streaming: true,
+            selected: Some("team-a/web-1".into()),
+            open: true,
         };
         let h = v.to_hash();
         assert_eq!(
             h,
-            "#r=apps/v1/deployments&ns=team-a&q=app%3Dweb%20%3Cb%3E%26x&sort=-age&stream=1"
+            "#r=apps/v1/deployments&ns=team-a&l=env%20in%20%28a%2Cb%29%2Ctier%21%3Ddb\
+             &f=status.phase%3DRunning&q=web%20%3Cb%3E%26x&sort=-age&stream=1\
+             &sel=team-a/web-1&open=1"
         );
         assert_eq!(ViewState::from_hash(&h), v);
         assert_eq!(ViewState::from_hash(""), ViewState::default());
-        assert_eq!(ViewState::from_hash("#q=%zz%4").filter, "%zz%4");
+        assert_eq!(ViewState::from_hash("#q=%zz%4").query.words, ["%zz%4"]);
+        // A cluster-scoped selection; no `open` without a selection.
+        let v = ViewState {
+            selected: Some("/ns-1".into()),
+            ..ViewState::default()
+        };
+        assert_eq!(ViewState::from_hash(&v.to_hash()), v);
+        let v = ViewState {
+            open: true,
+            ..ViewState::default()
+        };
+        assert_eq!(v.to_hash(), "#r=v1/pods");
+    }
+
+    #[test]
+    fn the_free_text_key_reads_selector_terms_too() {
+        // Links from before `l`/`f` existed: `q=app=web` asked for a label match.
+        let v = ViewState::from_hash("#r=v1/pods&q=app%3Dweb%20api&l=tier%3Dbackend");
+        assert_eq!(v.query, query("tier=backend,app=web", "", &["api"]));
+        let v = ViewState::from_hash("#q=field%3Astatus.phase%3DRunning");
+        assert_eq!(v.query, query("", "status.phase=Running", &[]));
+        assert_eq!(ViewState::from_hash(&v.to_hash()), v);
     }
 
     #[test]
@@ -161,5 +274,43 @@ mod tests {
         );
         v.resource = "bad".into();
         assert_eq!(v.api(), None);
+    }
+
+    #[test]
+    fn resource_ids_that_would_leave_the_api_are_rejected() {
+        for bad in [
+            "../../x",
+            "v1/../x",
+            "v1/pods/x/y",
+            "/v1/pods",
+            "v1/",
+            "apps/v1/deployments?watch=true",
+            "apps/v1/a%2Fb",
+            "Apps/v1/deployments",
+            "v1/pods#x",
+        ] {
+            assert!(check_resource(bad).is_err(), "{bad}");
+            let v = ViewState {
+                resource: bad.into(),
+                ..ViewState::default()
+            };
+            assert_eq!(v.api(), None, "{bad}");
+        }
+        // As it arrives from a hash: `#r=..%2F..%2Fx`.
+        let v = ViewState::from_hash("#r=..%2F..%2Fx");
+        assert_eq!(v.resource, "../../x");
+        assert_eq!(v.api(), None);
+        assert!(check_resource("v1/pods").is_ok());
+        assert!(check_resource("kubelive.dev/v1alpha1/widgets").is_ok());
+    }
+
+    #[test]
+    fn namespaces_from_the_hash_are_names() {
+        let v = ViewState::from_hash("#ns=..%2Fx");
+        assert!(v.namespace_problem().is_some());
+        assert!(ViewState::from_hash("#ns=team-a")
+            .namespace_problem()
+            .is_none());
+        assert!(ViewState::default().namespace_problem().is_none());
     }
 }

@@ -5,9 +5,10 @@
 
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
 use kubelive_web::app::parts::{
-    Detail, DetailProps, EventLog, EventLogProps, LogEntry, Rows, RowsProps, ShownRow, StatusBar,
-    StatusBarProps,
+    Detail, DetailProps, EventLog, EventLogProps, LogEntry, NamespaceField, NamespaceFieldProps,
+    NsOption, Rows, RowsProps, ShownRow, StatusBar, StatusBarProps,
 };
+use kubelive_web::app::App;
 use kubelive_web::driver::{Driver, DriverRef};
 use kubelive_web::status::StatusView;
 use kubelive_web::table::{columns, RowState};
@@ -391,6 +392,8 @@ async fn hostile_object_data_renders_as_text() {
             copied: false,
             on_copy: Default::default(),
             on_close: Default::default(),
+            events: Default::default(),
+            now: 0.0,
         },
     )
     .render();
@@ -430,6 +433,7 @@ async fn status_bar_tells_the_phase() {
                 ..StatusView::default()
             },
             resource: "v1/pods".into(),
+            instead: None,
         },
     )
     .render();
@@ -500,4 +504,517 @@ async fn event_log_holds_under_the_pointer_and_says_what_waits() {
     assert_eq!(log.get_attribute("data-held").as_deref(), Some("true"));
     let badge = root.query_selector("#log-held").unwrap().unwrap();
     assert_eq!(badge.text_content().as_deref(), Some("paused · 42 new"));
+}
+
+// ---- issue 13: the namespace field, refused views, related events ----
+
+/// Sets an input's value as typing would and fires its `input` event.
+fn type_into(input: &web_sys::HtmlInputElement, text: &str) {
+    input.set_value(text);
+    let init = web_sys::InputEventInit::new();
+    init.set_input_type("insertText");
+    init.set_bubbles(true);
+    let e = web_sys::InputEvent::new_with_event_init_dict("input", &init).unwrap();
+    input.dispatch_event(&e).unwrap();
+}
+
+fn press(target: &web_sys::Element, key: &str) {
+    let init = web_sys::KeyboardEventInit::new();
+    init.set_key(key);
+    init.set_bubbles(true);
+    let e = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
+    target.dispatch_event(&e).unwrap();
+}
+
+fn text_of(root: &web_sys::Element, selector: &str) -> Option<String> {
+    root.query_selector(selector)
+        .unwrap()
+        .map(|e| e.text_content().unwrap_or_default())
+}
+
+#[wasm_bindgen_test]
+async fn the_namespace_field_takes_typed_names() {
+    let root = mount();
+    let applied: Rc<RefCell<Vec<String>>> = Rc::default();
+    let options = Rc::new(vec![
+        NsOption {
+            name: "team-a".into(),
+            note: None,
+        },
+        NsOption {
+            name: "team-b".into(),
+            note: Some("cannot list pods here".into()),
+        },
+    ]);
+    let props = |value: &str, note: Option<&str>| NamespaceFieldProps {
+        value: value.to_string().into(),
+        options: options.clone(),
+        disabled: false,
+        note: note.map(|n| n.to_string().into()),
+        mark: None,
+        on_apply: {
+            let applied = applied.clone();
+            yew::Callback::from(move |ns: String| applied.borrow_mut().push(ns))
+        },
+    };
+    let mut handle = yew::Renderer::<NamespaceField>::with_root_and_props(
+        root.clone(),
+        props("", Some("cannot list namespaces (403): type a name")),
+    )
+    .render();
+    sleep(50).await;
+    let input: web_sys::HtmlInputElement = root
+        .query_selector("#namespace")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    // Suggestions, with what is known of them; the failed namespaces watch is said.
+    let options_html = root
+        .query_selector("#ns-options")
+        .unwrap()
+        .unwrap()
+        .inner_html();
+    assert!(options_html.contains(r#"value="team-a""#), "{options_html}");
+    assert!(
+        options_html.contains("team-b — cannot list pods here"),
+        "{options_html}"
+    );
+    assert!(text_of(&root, "#ns-note")
+        .unwrap()
+        .contains("cannot list namespaces"));
+    // A typed name that is in no list: applied on Enter, not while typing.
+    type_into(&input, "team-zeta");
+    sleep(20).await;
+    assert!(applied.borrow().is_empty(), "typing alone applies nothing");
+    press(&input, "Enter");
+    sleep(20).await;
+    assert_eq!(*applied.borrow(), ["team-zeta"]);
+    // Not a namespace name: said, and nothing applied.
+    type_into(&input, "../kube-system");
+    press(&input, "Enter");
+    sleep(50).await;
+    assert!(
+        text_of(&root, "#ns-error")
+            .unwrap()
+            .contains("is not a namespace name"),
+        "{}",
+        root.inner_html()
+    );
+    assert_eq!(applied.borrow().len(), 1);
+    // Esc puts the view's namespace back; empty + Enter is all namespaces.
+    press(&input, "Escape");
+    sleep(50).await;
+    assert_eq!(input.value(), "");
+    assert!(root.query_selector("#ns-error").unwrap().is_none());
+    press(&input, "Enter");
+    sleep(20).await;
+    assert_eq!(*applied.borrow(), ["team-zeta", ""]);
+    // The view moved elsewhere (a link, a choice): the field follows.
+    handle.update(props("team-a", None));
+    sleep(50).await;
+    assert_eq!(input.value(), "team-a");
+}
+
+#[wasm_bindgen_test]
+async fn a_status_cannot_add_a_class_of_its_own() {
+    let json = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default","uid":"u","resourceVersion":"1"},"spec":{"containers":[{"name":"c"}]},"status":{"phase":"x st-running"}}"#;
+    let opts = ParseOptions {
+        columns: ColumnKind::Pod,
+        ..ParseOptions::default()
+    };
+    let o = Arc::new(Object::parse(json.as_bytes(), &opts).unwrap());
+    let root = mount();
+    yew::Renderer::<Rows>::with_root_and_props(
+        root.clone(),
+        RowsProps {
+            rows: Rc::new(vec![ShownRow::new(o, |_| RowState::Normal)]),
+            first: 0,
+            base: 0,
+            cols: Rc::new(columns(ColumnKind::Pod, true)),
+            template: AttrValue::default(),
+            selected: None,
+            now: 0.0,
+            on_select: Default::default(),
+            on_open: Default::default(),
+        },
+    )
+    .render();
+    sleep(50).await;
+    let cell = root
+        .query_selector(".td[title='x st-running']")
+        .unwrap()
+        .unwrap();
+    let class = cell.get_attribute("class").unwrap_or_default();
+    let classes: Vec<&str> = class.split_whitespace().collect();
+    assert!(classes.contains(&"st-xst-running"), "{class}");
+    assert!(!classes.contains(&"st-running"), "{class}");
+}
+
+#[wasm_bindgen(inline_js = r#"
+const routes = [];
+const log = [];
+export function router_install() {
+  routes.length = 0;
+  log.length = 0;
+  window.fetch = (url, init) => {
+    url = String(url);
+    const method = (init && init.method) || 'GET';
+    const body = init && init.body ? String(init.body) : '';
+    const entry = { method, url, body, aborted: false };
+    log.push(entry);
+    const matches = (r) => r.prefix.endsWith('$') ? url === r.prefix.slice(0, -1) : url.startsWith(r.prefix);
+    const route = routes.find((r) => r.method === method && matches(r) && body.includes(r.bodyHas));
+    if (!route) return Promise.resolve(new Response('{"kind":"Status","code":404,"reason":"NotFound","message":"no route"}', { status: 404, headers: { 'Content-Type': 'application/json' } }));
+    let controller;
+    const stream = new ReadableStream({
+      start(c) {
+        controller = c;
+        if (route.body) c.enqueue(new TextEncoder().encode(route.body));
+        if (!route.open) c.close();
+      },
+    });
+    const signal = init && init.signal;
+    if (signal) signal.addEventListener('abort', () => {
+      entry.aborted = true;
+      try { controller.error(new DOMException('aborted', 'AbortError')); } catch (_) {}
+    });
+    return Promise.resolve(new Response(stream, { status: route.status, headers: { 'Content-Type': route.type } }));
+  };
+}
+// A prefix ending in `$` matches the whole URL.
+export function route(method, prefix, status, type, body, open, bodyHas) {
+  routes.push({ method, prefix, status, type, body, open, bodyHas });
+}
+export function requests() { return log.map((e) => `${e.method} ${e.url}${e.body ? ' ' + e.body : ''}`).join('\n'); }
+export function was_aborted(prefix) { return log.some((e) => e.url.startsWith(prefix) && e.aborted); }
+export function set_hash(h) { history.replaceState(null, '', h); }
+"#)]
+extern "C" {
+    fn router_install();
+    fn route(
+        method: &str,
+        prefix: &str,
+        status: u16,
+        content_type: &str,
+        body: &str,
+        open: bool,
+        body_has: &str,
+    );
+    fn requests() -> String;
+    fn was_aborted(prefix: &str) -> bool;
+    fn set_hash(h: &str);
+}
+
+const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+const JSON: &str = "application/json";
+
+/// Aggregated discovery (`/api` and `/apis`): pods, namespaces, events, and the
+/// review resources.
+fn route_discovery() {
+    let verbs = r#"["get","list","watch"]"#;
+    route(
+        "GET",
+        "/api$",
+        200,
+        AGGREGATED,
+        &format!(
+            r#"{{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{{}},"items":[{{"metadata":{{}},"versions":[{{"version":"v1","resources":[
+              {{"resource":"pods","responseKind":{{"group":"","version":"","kind":"Pod"}},"scope":"Namespaced","verbs":{verbs}}},
+              {{"resource":"namespaces","responseKind":{{"group":"","version":"","kind":"Namespace"}},"scope":"Cluster","verbs":{verbs}}},
+              {{"resource":"events","responseKind":{{"group":"","version":"","kind":"Event"}},"scope":"Namespaced","verbs":{verbs}}}],"freshness":"Current"}}]}}]}}"#
+        ),
+        false,
+        "",
+    );
+    route(
+        "GET",
+        "/apis$",
+        200,
+        AGGREGATED,
+        r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"authorization.k8s.io"},"versions":[{"version":"v1","resources":[
+          {"resource":"selfsubjectaccessreviews","responseKind":{"group":"","version":"","kind":"SelfSubjectAccessReview"},"scope":"Cluster","verbs":["create"]},
+          {"resource":"selfsubjectrulesreviews","responseKind":{"group":"","version":"","kind":"SelfSubjectRulesReview"},"scope":"Cluster","verbs":["create"]}],"freshness":"Current"}]}]}"#,
+        false,
+        "",
+    );
+}
+
+fn forbidden(resource: &str, scope: &str) -> String {
+    format!(
+        r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"{resource} is forbidden: User \"dev\" cannot list resource \"{resource}\" in API group \"\" {scope}","reason":"Forbidden","details":{{"kind":"{resource}"}},"code":403}}"#
+    )
+}
+
+fn mount_app(hash: &str) -> (web_sys::Element, yew::AppHandle<App>) {
+    set_hash(hash);
+    let root = mount();
+    let handle = yew::Renderer::<App>::with_root(root.clone()).render();
+    (root, handle)
+}
+
+async fn until_text(root: &web_sys::Element, selector: &str, what: &str) -> String {
+    for _ in 0..400 {
+        if let Some(t) = text_of(root, selector) {
+            return t;
+        }
+        sleep(10).await;
+    }
+    panic!(
+        "timed out waiting for {what} ({selector}): {}\nrequests:\n{}",
+        root.inner_html(),
+        requests()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_view_says_why_in_the_table_area_and_offers_the_namespaces_the_user_can_use() {
+    router_install();
+    route_discovery();
+    route(
+        "GET",
+        "/api/v1/namespaces?",
+        403,
+        JSON,
+        &forbidden("namespaces", "at the cluster scope"),
+        false,
+        "",
+    );
+    route(
+        "GET",
+        "/api/v1/pods?",
+        403,
+        JSON,
+        &forbidden("pods", "at the cluster scope"),
+        false,
+        "",
+    );
+    route(
+        "GET",
+        "/api/v1/namespaces/team-a/pods?limit",
+        200,
+        JSON,
+        r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},"items":[]}"#,
+        false,
+        "",
+    );
+    route(
+        "GET",
+        "/api/v1/namespaces/team-a/pods?watch",
+        200,
+        JSON,
+        "",
+        true,
+        "",
+    );
+    route(
+        "POST",
+        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        201,
+        JSON,
+        r#"{"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","status":{"allowed":false}}"#,
+        false,
+        "",
+    );
+    let rules = |json: &str| {
+        format!(
+            r#"{{"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1","status":{{"resourceRules":{json},"incomplete":false}}}}"#
+        )
+    };
+    route(
+        "POST",
+        "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+        201,
+        JSON,
+        &rules(r#"[{"verbs":["get","list","watch"],"apiGroups":[""],"resources":["pods"]}]"#),
+        false,
+        r#""namespace":"team-a""#,
+    );
+    route(
+        "POST",
+        "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+        201,
+        JSON,
+        &rules("[]"),
+        false,
+        "",
+    );
+    // Namespaces this browser remembers (the user cannot list namespaces).
+    let storage = web_sys::window().unwrap().local_storage().unwrap().unwrap();
+    storage
+        .set_item("kubelive.namespaces", r#"["team-b","team-a"]"#)
+        .unwrap();
+
+    let (root, handle) = mount_app("#r=v1/pods");
+    let title = until_text(&root, "#problem-title", "the refusal").await;
+    assert_eq!(title, "You may not list pods in all namespaces.");
+    let message = text_of(&root, "#problem-message").unwrap();
+    assert!(
+        message.contains(r#"cannot list resource "pods" in API group "" at the cluster scope"#),
+        "the server's words: {message}"
+    );
+    let html = root.inner_html();
+    assert!(!html.contains("Waiting for the first list"), "{html}");
+    // The rules reviews come back: team-a allows pods, team-b does not.
+    until_text(
+        &root,
+        "button.choice.allowed[data-ns='team-a']",
+        "team-a offered",
+    )
+    .await;
+    let denied = until_text(&root, "#denied", "team-b marked").await;
+    assert!(denied.contains("team-b"), "{denied}");
+    assert!(
+        text_of(&root, ".problem-hint")
+            .unwrap()
+            .starts_with("Pick a namespace you can use"),
+        "{}",
+        root.inner_html()
+    );
+    // The namespaces watch failed: said by the namespace field.
+    let note = until_text(&root, "#ns-note", "the namespaces watch failure").await;
+    assert!(note.contains("cannot list namespaces"), "{note}");
+    // Bounded questions, each asked once.
+    let log = requests();
+    let posts: Vec<&str> = log.lines().filter(|l| l.starts_with("POST")).collect();
+    assert!(posts.len() <= 4, "{posts:?}");
+    assert_eq!(
+        posts
+            .iter()
+            .filter(|l| l.contains(r#""namespace":"team-a""#) && l.contains("rules"))
+            .count(),
+        1,
+        "{posts:?}"
+    );
+    // One click: a working view of team-a.
+    let button: web_sys::HtmlElement = root
+        .query_selector("button.choice.allowed[data-ns='team-a']")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    button.click();
+    for _ in 0..300 {
+        if requests().contains("GET /api/v1/namespaces/team-a/pods?watch=true") {
+            break;
+        }
+        sleep(10).await;
+    }
+    assert!(
+        requests().contains("GET /api/v1/namespaces/team-a/pods?limit=500"),
+        "{}",
+        requests()
+    );
+    let hash = web_sys::window().unwrap().location().hash().unwrap();
+    assert!(hash.contains("ns=team-a"), "{hash}");
+    sleep(100).await;
+    assert!(
+        root.query_selector("#problem").unwrap().is_none(),
+        "{}",
+        root.inner_html()
+    );
+    assert_eq!(
+        text_of(&root, "#empty").as_deref(),
+        Some("No objects match.")
+    );
+    let remembered = storage.get_item("kubelive.namespaces").unwrap().unwrap();
+    assert_eq!(remembered, r#"["team-a","team-b"]"#);
+    handle.destroy();
+    storage.remove_item("kubelive.namespaces").unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn the_detail_panel_watches_the_objects_events_while_it_is_open() {
+    router_install();
+    route_discovery();
+    route(
+        "GET",
+        "/api/v1/namespaces?",
+        200,
+        JSON,
+        r#"{"kind":"NamespaceList","metadata":{"resourceVersion":"1"},"items":[]}"#,
+        false,
+        "",
+    );
+    route("GET", "/api/v1/namespaces?watch", 200, JSON, "", true, "");
+    route(
+        "GET",
+        "/api/v1/pods?limit",
+        200,
+        JSON,
+        &format!(
+            r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"20"}},"items":[{}]}}"#,
+            pod_json("web-1", 5).replace("u-web-1", "uid-web-1")
+        ),
+        false,
+        "",
+    );
+    route("GET", "/api/v1/pods?watch", 200, JSON, "", true, "");
+    let event = |name: &str, reason: &str, count: u32, last: &str| {
+        format!(
+            r#"{{"kind":"Event","apiVersion":"v1","metadata":{{"name":"{name}","namespace":"default","uid":"e-{name}","resourceVersion":"3","creationTimestamp":"2024-01-01T00:00:00Z"}},"involvedObject":{{"kind":"Pod","namespace":"default","name":"web-1","uid":"uid-web-1"}},"reason":"{reason}","message":"{reason} happened","source":{{"component":"kubelet","host":"node-1"}},"firstTimestamp":"2024-01-01T00:00:00Z","lastTimestamp":"{last}","count":{count},"type":"Normal"}}"#
+        )
+    };
+    let events_prefix =
+        "/api/v1/namespaces/default/events?fieldSelector=involvedObject.uid%3Duid-web-1";
+    route(
+        "GET",
+        &format!("{events_prefix}&limit"),
+        200,
+        JSON,
+        &format!(
+            r#"{{"kind":"EventList","apiVersion":"v1","metadata":{{"resourceVersion":"30"}},"items":[{},{}]}}"#,
+            event("web-1.a", "Scheduled", 1, "2024-01-01T00:00:00Z"),
+            event("web-1.b", "BackOff", 4, "2024-01-01T00:05:00Z")
+        ),
+        false,
+        "",
+    );
+    route(
+        "GET",
+        &format!("{events_prefix}&watch"),
+        200,
+        JSON,
+        "",
+        true,
+        "",
+    );
+
+    // The selection and its open panel come from the URL.
+    let (root, handle) = mount_app("#r=v1/pods&sel=default/web-1&open=1");
+    until_text(
+        &root,
+        "#related-events[data-state='live'] .events",
+        "the events",
+    )
+    .await;
+    let reasons: Vec<String> = {
+        let list = root.query_selector_all(".event .ev-reason").unwrap();
+        (0..list.length())
+            .map(|i| list.item(i).unwrap().text_content().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(reasons, ["BackOff", "Scheduled"], "newest first");
+    let age = text_of(&root, ".event .ev-age").unwrap();
+    assert!(age.contains("(x4 over"), "{age}");
+    assert_eq!(text_of(&root, "#detail-name").as_deref(), Some("web-1"));
+    assert!(!was_aborted(events_prefix));
+    // Closing the panel stops its watch.
+    let close: web_sys::HtmlElement = root
+        .query_selector("#close-detail")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    close.click();
+    sleep(100).await;
+    assert!(root.query_selector("#detail").unwrap().is_none());
+    assert!(
+        was_aborted(&format!("{events_prefix}&watch")),
+        "{}",
+        requests()
+    );
+    let hash = web_sys::window().unwrap().location().hash().unwrap();
+    assert_eq!(hash, "#r=v1/pods&sel=default/web-1");
+    handle.destroy();
 }

@@ -1,8 +1,27 @@
 //! Resource discovery: what the server can list and watch (core, apps, any group,
-//! CRDs), read from `/api`, `/api/v1`, `/apis` and `/apis/<group>/<version>`.
+//! CRDs), as kubectl 1.30+ reads it.
+//!
+//! Aggregated discovery first: one `GET /api` and one `GET /apis`, each asking for an
+//! `APIGroupDiscoveryList` (`apidiscovery.k8s.io` v2, then v2beta1) and accepting plain
+//! JSON. The response's `Content-Type` says which it is (client-go
+//! `discovery/discovery_client.go`, `downloadLegacy`/`downloadAPIs`, `ContentTypeIsGVK`);
+//! a server without aggregated discovery answers the legacy documents, and then the
+//! core version's resources and each group's preferred version are fetched, the
+//! groups in parallel, each with a deadline. A version marked `Stale` in an aggregated
+//! answer, or a group document that fails, is reported by name
+//! (`discovery/aggregated_discovery.go`, `SplitGroupsAndResources`).
+//!
+//! The two halves (`/api`, `/apis`) are independent: the core group's resources are
+//! known (and a view of pods can start) without waiting for slow aggregated APIs.
 
-use gloo_net::http::Request;
+use crate::fetch::{fetch, Reply};
 use serde::Deserialize;
+
+/// What kubectl sends to ask for aggregated discovery.
+pub const ACCEPT_AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+/// How long a discovery document may take.
+const TIMEOUT_MS: i32 = 8000;
 
 /// A resource type the picker offers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,12 +52,209 @@ impl ResourceType {
             format!("{}.{}", self.plural, self.group)
         }
     }
+
+    pub fn target(&self) -> crate::access::Target {
+        crate::access::Target {
+            group: self.group.clone(),
+            plural: self.plural.clone(),
+        }
+    }
+}
+
+/// What one half of discovery found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// Resources with both the `list` and `watch` verbs, one version each.
+    pub resources: Vec<ResourceType>,
+    /// Group versions that could not be read: (`group/version`, why).
+    pub failed: Vec<(String, String)>,
+    /// The server takes SelfSubjectAccessReviews and SelfSubjectRulesReviews.
+    pub reviews: bool,
+    /// Whether the answer was aggregated discovery.
+    pub aggregated: bool,
+    /// Requests it took.
+    pub requests: u32,
+}
+
+impl Found {
+    pub fn merge(&mut self, other: Found) {
+        for r in other.resources {
+            if !self
+                .resources
+                .iter()
+                .any(|x| x.group == r.group && x.plural == r.plural)
+            {
+                self.resources.push(r);
+            }
+        }
+        self.failed.extend(other.failed);
+        self.reviews |= other.reviews;
+        self.requests += other.requests;
+        sort(&mut self.resources);
+    }
+
+    /// Adds one resource as discovery describes it (a subresource, a resource without
+    /// list or watch, or a second version of one already known is left out).
+    fn add(
+        &mut self,
+        group: &str,
+        version: &str,
+        name: &str,
+        kind: &str,
+        namespaced: bool,
+        verbs: &[String],
+    ) {
+        let can = |v: &str| verbs.iter().any(|x| x == v);
+        if group == "authorization.k8s.io" && name == "selfsubjectaccessreviews" && can("create") {
+            self.reviews = true;
+        }
+        if name.contains('/') || !can("list") || !can("watch") {
+            return;
+        }
+        if self
+            .resources
+            .iter()
+            .any(|r| r.group == group && r.plural == name)
+        {
+            return;
+        }
+        self.resources.push(ResourceType {
+            group: group.to_string(),
+            version: version.to_string(),
+            plural: name.to_string(),
+            kind: kind.to_string(),
+            namespaced,
+        });
+    }
+}
+
+/// Whether a `Content-Type` is an aggregated discovery document
+/// (`application/json;g=apidiscovery.k8s.io;v=v2|v2beta1;as=APIGroupDiscoveryList`,
+/// parameters in any order, others ignored).
+pub fn is_aggregated(content_type: &str) -> bool {
+    let mut parts = content_type.split(';').map(str::trim);
+    if !parts
+        .next()
+        .is_some_and(|base| base.eq_ignore_ascii_case("application/json"))
+    {
+        return false;
+    }
+    let (mut g, mut v, mut as_) = (false, false, false);
+    for p in parts {
+        let Some((k, val)) = p.split_once('=') else {
+            continue;
+        };
+        let val = val.trim().trim_matches('"');
+        match k.trim().to_ascii_lowercase().as_str() {
+            "g" => g = val == "apidiscovery.k8s.io",
+            "v" => v = val == "v2" || val == "v2beta1",
+            "as" => as_ = val == "APIGroupDiscoveryList",
+            _ => {}
+        }
+    }
+    g && v && as_
+}
+
+#[derive(Deserialize)]
+struct GroupDiscoveryList {
+    #[serde(default)]
+    items: Vec<GroupDiscovery>,
+}
+
+#[derive(Deserialize)]
+struct GroupDiscovery {
+    #[serde(default)]
+    metadata: Meta,
+    #[serde(default)]
+    versions: Vec<VersionDiscovery>,
+}
+
+#[derive(Deserialize, Default)]
+struct Meta {
+    #[serde(default)]
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct VersionDiscovery {
+    version: String,
+    #[serde(default)]
+    resources: Vec<ResourceDiscovery>,
+    #[serde(default)]
+    freshness: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ResourceDiscovery {
+    resource: String,
+    response_kind: Option<Gvk>,
+    #[serde(default)]
+    scope: String,
+    #[serde(default)]
+    verbs: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Gvk {
+    #[serde(default)]
+    kind: String,
+}
+
+/// Reads an `APIGroupDiscoveryList` (v2 or v2beta1: the same JSON). Versions come in
+/// preference order; the first version that is not stale wins for each resource.
+pub fn parse_aggregated(body: &str) -> Result<Found, String> {
+    let list: GroupDiscoveryList =
+        serde_json::from_str(body).map_err(|e| format!("not an APIGroupDiscoveryList: {e}"))?;
+    let mut found = Found {
+        aggregated: true,
+        ..Found::default()
+    };
+    for g in list.items {
+        let group = g.metadata.name;
+        for v in g.versions {
+            let gv = if group.is_empty() {
+                v.version.clone()
+            } else {
+                format!("{group}/{}", v.version)
+            };
+            if v.freshness == "Stale" {
+                found
+                    .failed
+                    .push((gv, "stale: the server could not refresh it".into()));
+                continue;
+            }
+            for r in v.resources {
+                // No kind: not listed (client-go leaves such a resource out too).
+                let Some(kind) = r.response_kind.map(|k| k.kind).filter(|k| !k.is_empty()) else {
+                    continue;
+                };
+                found.add(
+                    &group,
+                    &v.version,
+                    &r.resource,
+                    &kind,
+                    r.scope == "Namespaced",
+                    &r.verbs,
+                );
+            }
+        }
+    }
+    sort(&mut found.resources);
+    Ok(found)
 }
 
 #[derive(Deserialize)]
 struct ApiVersions {
     #[serde(default)]
     versions: Vec<String>,
+}
+
+/// Reads `/api` (`APIVersions`): the core versions, preferred first.
+pub fn parse_api_versions(body: &str) -> Result<Vec<String>, String> {
+    let v: ApiVersions =
+        serde_json::from_str(body).map_err(|e| format!("not an APIVersions document: {e}"))?;
+    Ok(v.versions)
 }
 
 #[derive(Deserialize)]
@@ -61,6 +277,22 @@ struct GroupVersion {
     version: String,
 }
 
+/// Reads `/apis` (`APIGroupList`): each group and its preferred version.
+pub fn parse_group_list(body: &str) -> Result<Vec<(String, String)>, String> {
+    let list: GroupList =
+        serde_json::from_str(body).map_err(|e| format!("not an APIGroupList: {e}"))?;
+    Ok(list
+        .groups
+        .into_iter()
+        .filter_map(|g| {
+            let v = g
+                .preferred_version
+                .or_else(|| g.versions.first().cloned())?;
+            Some((g.name, v.version))
+        })
+        .collect())
+}
+
 #[derive(Deserialize)]
 struct ResourceList {
     #[serde(default)]
@@ -78,66 +310,95 @@ struct ApiResource {
     verbs: Vec<String>,
 }
 
-async fn get<T: for<'de> Deserialize<'de>>(path: &str) -> Result<T, String> {
-    let response = Request::get(path)
-        .header("Accept", "application/json")
-        .send()
+/// Reads one group version's `APIResourceList` into `found`.
+pub fn parse_resource_list(
+    body: &str,
+    group: &str,
+    version: &str,
+    found: &mut Found,
+) -> Result<(), String> {
+    let list: ResourceList =
+        serde_json::from_str(body).map_err(|e| format!("not an APIResourceList: {e}"))?;
+    for r in list.resources {
+        found.add(group, version, &r.name, &r.kind, r.namespaced, &r.verbs);
+    }
+    Ok(())
+}
+
+/// Whether a reply is aggregated discovery: by its `Content-Type`, as client-go
+/// decides, or (a proxy that dropped the parameters) by its `kind`.
+fn aggregated_reply(r: &Reply) -> bool {
+    #[derive(Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+    }
+    is_aggregated(&r.content_type)
+        || serde_json::from_str::<Kind>(&r.body)
+            .ok()
+            .and_then(|k| k.kind)
+            .is_some_and(|k| k == "APIGroupDiscoveryList")
+}
+
+async fn get(path: &str, accept: &str) -> Result<Reply, String> {
+    let r = fetch(path, accept, None, TIMEOUT_MS)
         .await
         .map_err(|e| format!("GET {path}: {e}"))?;
-    if !response.ok() {
-        let text = response.text().await.unwrap_or_default();
-        let text: String = text.chars().take(200).collect();
-        return Err(format!("GET {path}: {} {}", response.status(), text.trim()));
-    }
-    response
-        .json::<T>()
-        .await
-        .map_err(|e| format!("GET {path}: {e}"))
-}
-
-fn watchable(list: ResourceList, group: &str, version: &str, out: &mut Vec<ResourceType>) {
-    for r in list.resources {
-        let can = |v: &str| r.verbs.iter().any(|x| x == v);
-        // Subresources (pods/log) are not collections.
-        if r.name.contains('/') || !can("list") || !can("watch") {
-            continue;
-        }
-        out.push(ResourceType {
-            group: group.to_string(),
-            version: version.to_string(),
-            plural: r.name,
-            kind: r.kind,
-            namespaced: r.namespaced,
-        });
+    if r.ok() {
+        Ok(r)
+    } else {
+        Err(format!("GET {path}: {}", r.problem()))
     }
 }
 
-/// Everything listable and watchable, core group first, then by group and name.
-/// A group that fails to answer is skipped (aggregated APIs do go down); only a
-/// failure of the core group is an error.
-pub async fn discover() -> Result<Vec<ResourceType>, String> {
-    let mut out = Vec::new();
-    let versions: ApiVersions = get("/api").await?;
-    let core = versions
-        .versions
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "v1".into());
-    let list: ResourceList = get(&format!("/api/{core}")).await?;
-    watchable(list, "", &core, &mut out);
-    if let Ok(groups) = get::<GroupList>("/apis").await {
-        for g in groups.groups {
-            let Some(v) = g.preferred_version.or_else(|| g.versions.first().cloned()) else {
-                continue;
-            };
-            if let Ok(list) = get::<ResourceList>(&format!("/apis/{}/{}", g.name, v.version)).await
-            {
-                watchable(list, &g.name, &v.version, &mut out);
-            }
+/// The core group, from `/api`.
+pub async fn discover_core() -> Result<Found, String> {
+    let r = get("/api", ACCEPT_AGGREGATED).await?;
+    if aggregated_reply(&r) {
+        let mut found = parse_aggregated(&r.body).map_err(|e| format!("GET /api: {e}"))?;
+        found.requests = 1;
+        return Ok(found);
+    }
+    let versions = parse_api_versions(&r.body).map_err(|e| format!("GET /api: {e}"))?;
+    let version = versions.first().cloned().unwrap_or_else(|| "v1".into());
+    let path = format!("/api/{version}");
+    let r = get(&path, "application/json").await?;
+    let mut found = Found {
+        requests: 2,
+        ..Found::default()
+    };
+    parse_resource_list(&r.body, "", &version, &mut found)
+        .map_err(|e| format!("GET {path}: {e}"))?;
+    sort(&mut found.resources);
+    Ok(found)
+}
+
+/// The named groups, from `/apis` (and, without aggregated discovery, each group's
+/// preferred version in parallel).
+pub async fn discover_groups() -> Result<Found, String> {
+    let r = get("/apis", ACCEPT_AGGREGATED).await?;
+    if aggregated_reply(&r) {
+        let mut found = parse_aggregated(&r.body).map_err(|e| format!("GET /apis: {e}"))?;
+        found.requests = 1;
+        return Ok(found);
+    }
+    let groups = parse_group_list(&r.body).map_err(|e| format!("GET /apis: {e}"))?;
+    let fetches = groups.iter().map(|(g, v)| async move {
+        let path = format!("/apis/{g}/{v}");
+        let body = get(&path, "application/json").await.map(|r| r.body);
+        (g.clone(), v.clone(), body)
+    });
+    let mut found = Found {
+        requests: 1 + groups.len() as u32,
+        ..Found::default()
+    };
+    for (g, v, body) in futures::future::join_all(fetches).await {
+        let read = body.and_then(|b| parse_resource_list(&b, &g, &v, &mut found));
+        if let Err(e) = read {
+            found.failed.push((format!("{g}/{v}"), e));
         }
     }
-    sort(&mut out);
-    Ok(out)
+    sort(&mut found.resources);
+    Ok(found)
 }
 
 pub fn sort(types: &mut [ResourceType]) {
@@ -150,19 +411,157 @@ pub fn sort(types: &mut [ResourceType]) {
     types.sort_by(|a, b| (rank(a), &a.group, &a.plural).cmp(&(rank(b), &b.group, &b.plural)));
 }
 
-/// What the picker offers before discovery answers (or if it fails).
-pub fn fallback() -> Vec<ResourceType> {
-    let t = |group: &str, plural: &str, kind: &str, namespaced: bool| ResourceType {
-        group: group.into(),
-        version: "v1".into(),
-        plural: plural.into(),
-        kind: kind.into(),
-        namespaced,
-    };
-    vec![
-        t("", "pods", "Pod", true),
-        t("", "namespaces", "Namespace", false),
-        t("", "configmaps", "ConfigMap", true),
-        t("apps", "deployments", "Deployment", true),
-    ]
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(f: &Found) -> Vec<String> {
+        f.resources.iter().map(|r| r.id()).collect()
+    }
+
+    #[test]
+    fn tells_aggregated_discovery_by_its_content_type() {
+        for yes in [
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+            "application/json; as=APIGroupDiscoveryList;v=v2beta1;g=apidiscovery.k8s.io",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;charset=utf-8",
+        ] {
+            assert!(is_aggregated(yes), "{yes}");
+        }
+        for no in [
+            "application/json",
+            "application/json; charset=UTF-8",
+            "text/plain;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+            "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList",
+            "",
+        ] {
+            assert!(!is_aggregated(no), "{no}");
+        }
+    }
+
+    /// The shape of `apidiscovery.k8s.io/v2` `APIGroupDiscoveryList` as the apiserver
+    /// serves `/apis` (k8s.io/api `apidiscovery/v2/types.go`).
+    const AGGREGATED_APIS: &str = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[
+      {"metadata":{"name":"apps","creationTimestamp":null},"versions":[{"version":"v1","resources":[
+        {"resource":"deployments","responseKind":{"group":"","version":"","kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["deploy"],"categories":["all"],
+         "subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},{"subresource":"status","responseKind":{"group":"","version":"","kind":"Deployment"},"verbs":["get","patch","update"]}]},
+        {"resource":"controllerrevisions","responseKind":{"group":"","version":"","kind":"ControllerRevision"},"scope":"Namespaced","singularResource":"controllerrevision","verbs":["create","delete","deletecollection","get","list","patch","update","watch"]}
+      ],"freshness":"Current"}]},
+      {"metadata":{"name":"authorization.k8s.io","creationTimestamp":null},"versions":[{"version":"v1","resources":[
+        {"resource":"selfsubjectaccessreviews","responseKind":{"group":"","version":"","kind":"SelfSubjectAccessReview"},"scope":"Cluster","singularResource":"selfsubjectaccessreview","verbs":["create"]},
+        {"resource":"selfsubjectrulesreviews","responseKind":{"group":"","version":"","kind":"SelfSubjectRulesReview"},"scope":"Cluster","singularResource":"selfsubjectrulesreview","verbs":["create"]}
+      ],"freshness":"Current"}]},
+      {"metadata":{"name":"kubelive.dev","creationTimestamp":null},"versions":[
+        {"version":"v2","resources":[{"resource":"widgets","responseKind":{"group":"kubelive.dev","version":"v2","kind":"Widget"},"scope":"Namespaced","singularResource":"widget","verbs":["get","list","watch"]}],"freshness":"Current"},
+        {"version":"v1","resources":[
+          {"resource":"widgets","responseKind":{"group":"kubelive.dev","version":"v1","kind":"Widget"},"scope":"Namespaced","singularResource":"widget","verbs":["get","list","watch"]},
+          {"resource":"gadgets","responseKind":{"group":"kubelive.dev","version":"v1","kind":"Gadget"},"scope":"Cluster","singularResource":"gadget","verbs":["get","list","watch"]},
+          {"resource":"nokind","scope":"Cluster","verbs":["get","list","watch"]}
+        ],"freshness":"Current"}]},
+      {"metadata":{"name":"metrics.k8s.io","creationTimestamp":null},"versions":[{"version":"v1beta1","freshness":"Stale"}]}
+    ]}"#;
+
+    #[test]
+    fn reads_aggregated_discovery() {
+        let f = parse_aggregated(AGGREGATED_APIS).unwrap();
+        assert!(f.aggregated);
+        assert_eq!(
+            ids(&f),
+            [
+                "apps/v1/controllerrevisions",
+                "apps/v1/deployments",
+                "kubelive.dev/v1/gadgets",
+                "kubelive.dev/v2/widgets",
+            ],
+            "list+watch only, no subresources, the preferred (first) version"
+        );
+        let deploy = &f.resources[1];
+        assert_eq!(deploy.kind, "Deployment");
+        assert!(deploy.namespaced);
+        assert!(!f.resources[2].namespaced, "scope Cluster");
+        assert!(f.reviews);
+        assert_eq!(
+            f.failed,
+            [(
+                "metrics.k8s.io/v1beta1".to_string(),
+                "stale: the server could not refresh it".to_string()
+            )]
+        );
+        // `/api`: the core group's name is empty.
+        let core = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"creationTimestamp":null},"versions":[{"version":"v1","resources":[
+          {"resource":"pods","responseKind":{"group":"","version":"","kind":"Pod"},"scope":"Namespaced","singularResource":"pod","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["po"],"categories":["all"],"subresources":[{"subresource":"log","responseKind":{"group":"","version":"","kind":"Pod"},"verbs":["get"]}]},
+          {"resource":"namespaces","responseKind":{"group":"","version":"","kind":"Namespace"},"scope":"Cluster","singularResource":"namespace","verbs":["create","delete","get","list","patch","update","watch"]},
+          {"resource":"bindings","responseKind":{"group":"","version":"","kind":"Binding"},"scope":"Namespaced","singularResource":"binding","verbs":["create"]}
+        ],"freshness":"Current"}]}]}"#;
+        let f = parse_aggregated(core).unwrap();
+        assert_eq!(ids(&f), ["v1/namespaces", "v1/pods"]);
+        assert!(!f.reviews);
+        assert!(parse_aggregated("<html>").is_err());
+    }
+
+    #[test]
+    fn reads_legacy_discovery() {
+        assert_eq!(
+            parse_api_versions(
+                r#"{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}"#
+            ),
+            Ok(vec!["v1".to_string()])
+        );
+        let groups = parse_group_list(
+            r#"{"kind":"APIGroupList","apiVersion":"v1","groups":[
+              {"name":"apps","versions":[{"groupVersion":"apps/v1","version":"v1"}],"preferredVersion":{"groupVersion":"apps/v1","version":"v1"}},
+              {"name":"kubelive.dev","versions":[{"groupVersion":"kubelive.dev/v2","version":"v2"},{"groupVersion":"kubelive.dev/v1","version":"v1"}]},
+              {"name":"empty","versions":[]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            groups,
+            [
+                ("apps".to_string(), "v1".to_string()),
+                ("kubelive.dev".to_string(), "v2".to_string())
+            ]
+        );
+        let mut f = Found::default();
+        parse_resource_list(
+            r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[
+              {"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":["create","delete","get","list","patch","update","watch"],"shortNames":["po"]},
+              {"name":"pods/log","singularName":"","namespaced":true,"kind":"Pod","verbs":["get"]},
+              {"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["get","list","watch"]},
+              {"name":"componentstatuses","namespaced":false,"kind":"ComponentStatus","verbs":["get","list"]}]}"#,
+            "",
+            "v1",
+            &mut f,
+        )
+        .unwrap();
+        parse_resource_list(
+            r#"{"kind":"APIResourceList","groupVersion":"authorization.k8s.io/v1","resources":[
+              {"name":"selfsubjectaccessreviews","namespaced":false,"kind":"SelfSubjectAccessReview","verbs":["create"]}]}"#,
+            "authorization.k8s.io",
+            "v1",
+            &mut f,
+        )
+        .unwrap();
+        sort(&mut f.resources);
+        assert_eq!(ids(&f), ["v1/namespaces", "v1/pods"]);
+        assert!(f.reviews);
+        assert!(!f.aggregated);
+        assert!(parse_resource_list("{", "", "v1", &mut f).is_err());
+    }
+
+    #[test]
+    fn halves_merge_in_picker_order() {
+        let mut core = parse_aggregated(
+            r#"{"items":[{"metadata":{"name":""},"versions":[{"version":"v1","resources":[{"resource":"pods","responseKind":{"kind":"Pod"},"scope":"Namespaced","verbs":["list","watch"]}]}]}]}"#,
+        )
+        .unwrap();
+        core.requests = 1;
+        let mut groups = parse_aggregated(AGGREGATED_APIS).unwrap();
+        groups.requests = 1;
+        core.merge(groups);
+        assert_eq!(core.resources[0].id(), "v1/pods");
+        assert_eq!(core.resources[1].id(), "apps/v1/controllerrevisions");
+        assert_eq!(core.requests, 2);
+        assert!(core.reviews);
+        assert_eq!(core.failed.len(), 1);
+    }
 }

@@ -1,20 +1,40 @@
-//! The Yew app: resource and namespace pickers, a virtualized live table, a status
-//! bar that tells the truth, a detail panel and an event log. State lives in the URL
-//! hash. Engine events are batched per animation frame, never rendered per event.
+//! The Yew app: resource and namespace pickers, a filter box that sends label and
+//! field selectors to the server, a virtualized live table, a status bar that tells
+//! the truth, a detail panel with the object's live events, and an event log. State
+//! lives in the URL hash. Engine events are batched per animation frame, never
+//! rendered per event.
+//!
+//! A view starts only once discovery says its resource exists (a link cannot make
+//! the app request an arbitrary path); a view the server refuses says why in the
+//! table area, and for a 403 offers the namespaces the user can use, asked of the
+//! server with access reviews (`reviews`).
 
 pub mod discovery;
 mod log;
 pub mod parts;
+pub mod prefs;
+pub mod problem;
+mod related;
+mod reviews;
 
+use crate::access::Access;
 use crate::driver::{Driver, DriverRef};
+use crate::query::Query;
 use crate::status::StatusView;
 use crate::table::{self, columns, Col, Filter, Sort, TableModel};
 use crate::time;
-use crate::url::ViewState;
-use discovery::ResourceType;
-use kubelive_core::{Collection, ColumnKind, Config, Event as CoreEvent, Object};
-use parts::{Detail, EventLog, Rows, ShownRow, StatusBar};
+use crate::url::{check_resource, ViewState};
+use discovery::{Found, ResourceType};
+use kubelive_core::{
+    ApiError, ApiErrorKind, Collection, ColumnKind, Config, Event as CoreEvent, Object,
+};
+use parts::{
+    Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem, RelatedView, Rows, ShownRow,
+    StatusBar,
+};
+use problem::Blocked;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -36,7 +56,11 @@ const USER_SCROLL_QUIET_MS: f64 = 400.0;
 const FRAME_MEASURE: &str = "kubelive:frame";
 
 pub enum Msg {
-    Discovered(Result<Vec<ResourceType>, String>),
+    /// Discovery of the core group (`/api`) answered.
+    CoreFound(Result<Found, String>),
+    /// Discovery of the named groups (`/apis`) answered.
+    GroupsFound(Result<Found, String>),
+    RetryDiscovery,
     /// The main engine produced events (sent per batch; the work waits for a frame).
     Wake(u64),
     Frame,
@@ -45,11 +69,16 @@ pub enum Msg {
     /// The pointer entered (true) or left the event log.
     HoldLog(bool),
     Namespaces(Vec<String>),
+    /// The namespaces watch failed (the server's words), or works again (None).
+    NamespacesFailed(Option<String>),
     Tick,
     HashChanged,
     SetResource(String),
     SetNamespace(String),
-    SetFilter(String),
+    /// The filter box's text as typed: free text applies at once.
+    FilterInput(String),
+    /// Enter in the filter box: selectors are checked and sent.
+    FilterApply,
     SortBy(Col),
     Scroll,
     Resize,
@@ -58,6 +87,13 @@ pub enum Msg {
     CloseDetail,
     Key(KeyboardEvent),
     Copy,
+    /// An access review answered: its HTTP status and body, or a transport error.
+    Reviewed(crate::access::Question, Result<(u16, String), String>),
+    /// The resource picker got the focus: worth asking what the user may list.
+    PickerFocus,
+    /// The related-events engine produced events.
+    Related(u64),
+    ToggleHelp,
 }
 
 /// The first visible row and how far it is scrolled past, taken before a frame's
@@ -87,15 +123,85 @@ struct Feed {
     pending: Rc<RefCell<Vec<CoreEvent>>>,
 }
 
+/// One half of discovery (`/api` or `/apis`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Half {
+    Pending,
+    Done,
+    Failed(String),
+}
+
+/// What discovery has found so far.
+struct Discovery {
+    core: Half,
+    groups: Half,
+    found: Found,
+}
+
+impl Discovery {
+    /// The half that knows about `id` (`v1/pods`: core; `apps/v1/deployments`: groups).
+    fn half_of(&self, id: &str) -> &Half {
+        if id.split('/').count() == 2 {
+            &self.core
+        } else {
+            &self.groups
+        }
+    }
+
+    fn find(&self, id: &str) -> Option<&ResourceType> {
+        self.found.resources.iter().find(|r| r.id() == id)
+    }
+
+    /// What failed, for the picker's note.
+    fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (what, half) in [("/api", &self.core), ("/apis", &self.groups)] {
+            if let Half::Failed(e) = half {
+                out.push(format!("{what}: {e}"));
+            }
+        }
+        for (gv, why) in &self.found.failed {
+            out.push(format!("{gv}: {why}"));
+        }
+        out
+    }
+}
+
+/// The marks the pickers show, recomputed when something is learnt (not per frame).
+#[derive(Default)]
+struct Marks {
+    /// Resource ids the user may not list in the current scope.
+    denied: HashSet<String>,
+    ns_options: Rc<Vec<NsOption>>,
+    /// What is known of the current scope for the current resource.
+    scope_mark: Option<AttrValue>,
+}
+
 pub struct App {
     view: ViewState,
-    resources: Vec<ResourceType>,
-    discovery_error: Option<String>,
+    discovery: Discovery,
+    /// Why the view is not running, if it is not.
+    blocked: Option<Blocked>,
+    /// The main engine's last refusal, until it syncs again.
+    failure: Option<ApiError>,
     main: Option<Feed>,
     generation: u64,
-    started_namespaced: bool,
     ns_feed: Option<Driver>,
     namespaces: Vec<String>,
+    /// The namespaces watch's failure (the server's words).
+    ns_failure: Option<String>,
+    /// Namespaces this browser remembers (newest first).
+    remembered: Vec<String>,
+    /// Namespaces the user chose this session (asked about past the review budget).
+    typed: Vec<String>,
+    access: Access,
+    /// The resource picker was focused: ask about every resource.
+    picker_focused: bool,
+    marks: Marks,
+    /// The filter box's text (selectors in it are sent on Enter).
+    filter_text: String,
+    /// A selector the box holds that the parser rejects.
+    filter_error: Option<String>,
     model: TableModel,
     kind: ColumnKind,
     cols: Rc<Vec<Col>>,
@@ -122,10 +228,14 @@ pub struct App {
     /// When the user last scrolled (ms, `performance.now()`).
     user_scrolled_at: f64,
     viewport: f64,
-    selected: Option<String>,
     /// The selected object as last seen (shown if it is deleted meanwhile).
     selected_obj: Option<Arc<Object>>,
-    detail_open: bool,
+    /// The selection came from the URL: scroll to it once it is in the table.
+    reveal: bool,
+    related: Option<related::RelatedFeed>,
+    related_generation: u64,
+    related_view: Rc<RelatedView>,
+    help_open: bool,
     copied: bool,
     filter_ref: NodeRef,
     scroller_ref: NodeRef,
@@ -193,53 +303,116 @@ fn next_frame(f: impl Fn() + 'static) {
 }
 
 impl App {
+    /// The view's resource type, once discovery has found it.
     fn resource(&self) -> Option<&ResourceType> {
-        self.resources.iter().find(|r| r.id() == self.view.resource)
+        self.discovery.find(&self.view.resource)
     }
 
     fn namespaced(&self) -> bool {
         self.resource().map(|r| r.namespaced).unwrap_or(true)
     }
 
-    /// (Re)starts the main engine for the current view.
+    /// The namespace the view is in (None: all namespaces, or a cluster-scoped resource).
+    fn scope(&self) -> Option<String> {
+        if self.namespaced() {
+            self.view.namespace.clone()
+        } else {
+            None
+        }
+    }
+
+    /// Whether the view can run, and what it runs on.
+    fn check_view(&self) -> Result<ResourceType, Blocked> {
+        check_resource(&self.view.resource).map_err(Blocked::BadLink)?;
+        if let Some(why) = self.view.namespace_problem() {
+            return Err(Blocked::BadLink(why));
+        }
+        self.view
+            .query
+            .check()
+            .map_err(|e| Blocked::BadSelector(e.to_string()))?;
+        if let Some(rt) = self.resource() {
+            return Ok(rt.clone());
+        }
+        let id = &self.view.resource;
+        match self.discovery.half_of(id) {
+            Half::Pending => Err(Blocked::Discovering),
+            Half::Failed(e) => Err(Blocked::DiscoveryFailed(e.clone())),
+            Half::Done => {
+                let gv = id.rsplit_once('/').map(|(gv, _)| gv).unwrap_or(id);
+                let failed = self.discovery.found.failed.iter().find(|(g, _)| g == gv);
+                Err(Blocked::NotOffered(match failed {
+                    Some((_, why)) => format!(
+                        "The server could not describe {gv} ({why}): {id} cannot be checked."
+                    ),
+                    None => format!(
+                        "The server offers no resource {id} that can be listed and watched."
+                    ),
+                }))
+            }
+        }
+    }
+
+    /// (Re)starts the main engine for the current view (the selection stays: it may
+    /// come from the URL).
     fn restart(&mut self, ctx: &Context<Self>) {
         self.main = None;
         self.generation += 1;
         self.model.clear();
         self.log_live = false;
-        self.selected = None;
+        self.failure = None;
         self.selected_obj = None;
-        self.detail_open = false;
+        self.related = None;
+        self.related_view = Rc::default();
         self.scroll_top = 0.0;
         self.window_base = 0;
         if let Some(el) = self.scroller_ref.cast::<HtmlElement>() {
             el.set_scroll_top(0);
         }
-        let Some((prefix, plural)) = self.view.api() else {
-            self.status = StatusView {
-                phase: "stopped",
-                failed: Some(format!("not a resource: {:?}", self.view.resource)),
-                ..StatusView::default()
-            };
-            return;
-        };
-        self.started_namespaced = self.namespaced();
-        let ns = if self.started_namespaced {
-            self.view.namespace.as_deref()
+        let plural = self.view.api().map(|(_, p)| p).unwrap_or_default();
+        let rt = self.check_view();
+        let namespaced = rt.as_ref().map(|r| r.namespaced).unwrap_or(true);
+        let ns = if namespaced {
+            self.view.namespace.clone()
         } else {
             None
         };
         self.kind = ColumnKind::for_resource(&plural);
         // The namespace column only when it varies.
-        self.cols = Rc::new(columns(self.kind, self.started_namespaced && ns.is_none()));
+        self.cols = Rc::new(columns(self.kind, namespaced && ns.is_none()));
         self.template = grid_template(&self.cols).into();
         let sort = Sort::parse(&self.view.sort)
             .filter(|s| self.cols.contains(&s.col))
             .unwrap_or_default();
         self.model.set_sort(sort);
-        self.model.set_filter(Filter::parse(&self.view.filter));
-        let mut config = Config::new(Collection::new(&prefix, ns, &plural));
+        self.model
+            .set_filter(Filter::new(&self.view.query.words, &self.cols));
+        self.refresh_marks();
+        let rt = match rt {
+            Ok(rt) => rt,
+            Err(blocked) => {
+                if let Blocked::BadSelector(e) = &blocked {
+                    self.filter_error = Some(e.clone());
+                }
+                self.blocked = Some(blocked);
+                self.status = StatusView {
+                    phase: "stopped",
+                    ..StatusView::default()
+                };
+                return;
+            }
+        };
+        self.blocked = None;
+        let prefix = if rt.group.is_empty() {
+            format!("/api/{}", rt.version)
+        } else {
+            format!("/apis/{}/{}", rt.group, rt.version)
+        };
+        let mut config = Config::new(Collection::new(&prefix, ns.as_deref(), &rt.plural));
         config.strip_managed_fields = true;
+        let q = &self.view.query;
+        config.label_selector = (!q.label.is_empty()).then(|| q.label.clone());
+        config.field_selector = (!q.field.is_empty()).then(|| q.field.clone());
         if self.view.streaming {
             config.mode = kubelive_core::Mode::StreamingList;
         }
@@ -253,17 +426,37 @@ impl App {
         });
         let driver = Driver::start(config, "", sink);
         self.status = driver.status();
-        let what = match ns {
+        let mut what = match &ns {
             Some(ns) => format!("{} in {ns}", self.view.resource),
-            None => format!("{} in all namespaces", self.view.resource),
+            None if namespaced => format!("{} in all namespaces", self.view.resource),
+            None => self.view.resource.clone(),
         };
+        for (k, v) in [("labels", &q.label), ("fields", &q.field)] {
+            if !v.is_empty() {
+                what.push_str(&format!(" · {k} {v}"));
+            }
+        }
         self.push_log("VIEW", what, String::new(), "note");
         self.main = Some(Feed { driver, pending });
+        self.plan_reviews(ctx);
+    }
+
+    /// Forgets the selection (a new view).
+    fn unselect(&mut self) {
+        self.view.selected = None;
+        self.view.open = false;
+        self.selected_obj = None;
+        self.reveal = false;
     }
 
     fn start_namespaces(&mut self, ctx: &Context<Self>) {
         let link = ctx.link().clone();
         let sink = Box::new(move |d: &DriverRef<'_>, events: Vec<CoreEvent>| {
+            for e in &events {
+                if let CoreEvent::Failed { error } = e {
+                    link.send_message(Msg::NamespacesFailed(Some(error.to_string())));
+                }
+            }
             let changed = events.iter().any(|e| {
                 matches!(
                     e,
@@ -278,6 +471,57 @@ impl App {
         });
         let config = Config::new(Collection::new("/api/v1", None, "namespaces"));
         self.ns_feed = Some(Driver::start(config, "", sink));
+    }
+
+    fn discover(&mut self, ctx: &Context<Self>) {
+        if self.discovery.core != Half::Done {
+            self.discovery.core = Half::Pending;
+            let link = ctx.link().clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                link.send_message(Msg::CoreFound(discovery::discover_core().await));
+            });
+        }
+        if self.discovery.groups != Half::Done {
+            self.discovery.groups = Half::Pending;
+            let link = ctx.link().clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                link.send_message(Msg::GroupsFound(discovery::discover_groups().await));
+            });
+        }
+    }
+
+    /// One half of discovery answered.
+    fn discovered(&mut self, ctx: &Context<Self>, core: bool, result: Result<Found, String>) {
+        let half = match result {
+            Ok(found) => {
+                for (gv, why) in &found.failed {
+                    self.push_log("DISCOVERY", format!("{gv}: {why}"), String::new(), "warn");
+                }
+                if found.reviews {
+                    self.access.offer();
+                }
+                self.discovery.found.merge(found);
+                Half::Done
+            }
+            Err(e) => {
+                self.push_log("DISCOVERY", e.clone(), String::new(), "error");
+                Half::Failed(e)
+            }
+        };
+        if core {
+            self.discovery.core = half;
+        } else {
+            self.discovery.groups = half;
+        }
+        if matches!(
+            self.blocked,
+            Some(Blocked::Discovering | Blocked::DiscoveryFailed(_))
+        ) {
+            self.restart(ctx);
+        } else {
+            self.refresh_marks();
+            self.plan_reviews(ctx);
+        }
     }
 
     fn schedule_frame(&mut self, ctx: &Context<Self>) {
@@ -377,6 +621,25 @@ impl App {
         }
     }
 
+    /// Keeps the main engine's last refusal until it gets something again. Returns
+    /// whether a refusal arrived.
+    fn note_failures(&mut self, events: &[CoreEvent]) -> bool {
+        let mut failed = false;
+        for e in events {
+            match e {
+                CoreEvent::Failed { error } => {
+                    self.failure = Some(error.clone());
+                    failed = true;
+                }
+                CoreEvent::PageListed { .. }
+                | CoreEvent::Synced { .. }
+                | CoreEvent::Resumed { .. } => self.failure = None,
+                _ => {}
+            }
+        }
+        failed
+    }
+
     /// A frame: apply the batch, rebuild if due, drop faded rows.
     fn frame(&mut self, ctx: &Context<Self>) -> bool {
         self.frame_scheduled = false;
@@ -408,12 +671,17 @@ impl App {
             self.window_base += shift;
         }
         self.status = feed.driver.status();
-        let selected = self.selected.as_deref().and_then(|key| {
+        let selected = self.view.selected.as_deref().and_then(|key| {
             let (ns, name) = key.split_once('/')?;
             feed.driver.with_store(|s| s.get(ns, name).cloned())
         });
         if selected.is_some() {
             self.selected_obj = selected;
+        }
+        self.reveal_selected();
+        self.sync_related(ctx);
+        if self.note_failures(&events) {
+            self.plan_reviews(ctx);
         }
         self.log_events(&events);
         self.log.refresh(now);
@@ -425,6 +693,27 @@ impl App {
             self.schedule_sweep(ctx);
         }
         true
+    }
+
+    /// Scrolls a selection restored from the URL into view once its row is there.
+    fn reveal_selected(&mut self) {
+        if !self.reveal || self.model.is_stale() {
+            return;
+        }
+        let Some(key) = self.view.selected.as_deref() else {
+            self.reveal = false;
+            return;
+        };
+        match self.model.find(key) {
+            Some(i) => {
+                let top = (i as f64 * ROW_HEIGHT - self.viewport / 2.0).max(0.0);
+                self.scroll_top = top;
+                self.scroll_to = Some(top);
+                self.reveal = false;
+            }
+            None if self.status.synced => self.reveal = false,
+            None => {}
+        }
     }
 
     /// Marks the start of work that ends with a render (measured in `rendered`).
@@ -473,10 +762,27 @@ impl App {
         }
     }
 
-    fn apply_filter(&mut self, q: String) {
-        self.view.filter = q;
-        self.model.set_filter(Filter::parse(&self.view.filter));
+    /// Applies the box's free words (the browser's part of the filter).
+    fn apply_words(&mut self, words: Vec<String>) {
+        self.view.query.words = words;
+        self.model
+            .set_filter(Filter::new(&self.view.query.words, &self.cols));
         self.rebuild_now();
+    }
+
+    /// Enter in the filter box: the selectors are checked, then sent (a new watch)
+    /// if they changed.
+    fn apply_query(&mut self, ctx: &Context<Self>, query: Query) {
+        let restart = query.label != self.view.query.label || query.field != self.view.query.field;
+        if restart {
+            self.view.query = query;
+            self.unselect();
+            self.write_hash(true);
+            self.restart(ctx);
+        } else {
+            self.apply_words(query.words);
+            self.write_hash(false);
+        }
     }
 
     fn apply_sort(&mut self, sort: Sort) {
@@ -485,21 +791,15 @@ impl App {
         self.rebuild_now();
     }
 
-    /// Moves the selection by `delta` rows and keeps it in view.
-    fn move_selection(&mut self, delta: isize) {
-        let rows = self.model.rows();
-        if rows.is_empty() {
+    /// Selects row `index` and keeps it in view.
+    fn select_index(&mut self, index: usize) {
+        let Some(o) = self.model.rows().get(index).cloned() else {
             return;
-        }
-        let current = self.selected.as_deref().and_then(|k| self.model.find(k));
-        let next = match current {
-            Some(i) => (i as isize + delta).clamp(0, rows.len() as isize - 1) as usize,
-            None => 0,
         };
-        let o = rows[next].clone();
-        self.selected = Some(table::key_of(&o));
+        self.view.selected = Some(table::key_of(&o));
         self.selected_obj = Some(o);
-        let top = next as f64 * ROW_HEIGHT;
+        self.reveal = false;
+        let top = index as f64 * ROW_HEIGHT;
         let mut scroll = self.scroll_top;
         if top < scroll {
             scroll = top;
@@ -512,6 +812,25 @@ impl App {
                 el.set_scroll_top(scroll as i32);
             }
         }
+        self.write_hash(false);
+    }
+
+    /// Moves the selection by `delta` rows.
+    fn move_selection(&mut self, delta: isize) {
+        let rows = self.model.rows().len();
+        if rows == 0 {
+            return;
+        }
+        let current = self
+            .view
+            .selected
+            .as_deref()
+            .and_then(|k| self.model.find(k));
+        let next = match current {
+            Some(i) => (i as isize + delta).clamp(0, rows as isize - 1) as usize,
+            None => 0,
+        };
+        self.select_index(next);
     }
 
     fn select(&mut self, key: String) {
@@ -529,30 +848,42 @@ impl App {
                     .find(|o| table::key_of(o) == key)
                     .cloned()
             });
-        self.selected = Some(key);
+        self.view.selected = Some(key);
+        self.reveal = false;
         self.copied = false;
     }
 
-    fn key(&mut self, e: KeyboardEvent) -> bool {
-        let in_input = e
+    fn key(&mut self, ctx: &Context<Self>, e: KeyboardEvent) -> bool {
+        let target = e
             .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let in_input = target
+            .as_ref()
             .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
             .unwrap_or(false);
         if e.ctrl_key() || e.meta_key() || e.alt_key() {
             return false;
         }
+        // The namespace field handles its own keys (Esc puts its value back).
+        if target.as_ref().is_some_and(|el| el.id() == "namespace") {
+            return false;
+        }
         match e.key().as_str() {
             "Escape" => {
-                if self.detail_open {
-                    self.detail_open = false;
-                } else {
-                    self.apply_filter(String::new());
+                if self.help_open {
+                    self.help_open = false;
+                } else if self.view.open {
+                    self.view.open = false;
                     self.write_hash(false);
+                    self.sync_related(ctx);
+                } else {
+                    self.filter_text.clear();
+                    self.filter_error = None;
                     if let Some(el) = self.filter_ref.cast::<HtmlInputElement>() {
                         el.set_value("");
                         let _ = el.blur();
                     }
+                    self.apply_query(ctx, Query::default());
                 }
                 true
             }
@@ -564,6 +895,11 @@ impl App {
                     el.select();
                 }
                 false
+            }
+            "?" => {
+                e.prevent_default();
+                self.help_open = !self.help_open;
+                true
             }
             "ArrowDown" | "j" => {
                 e.prevent_default();
@@ -585,8 +921,20 @@ impl App {
                 self.move_selection(-((self.viewport / ROW_HEIGHT) as isize));
                 true
             }
-            "Enter" if self.selected.is_some() => {
-                self.detail_open = true;
+            "Home" => {
+                e.prevent_default();
+                self.select_index(0);
+                true
+            }
+            "End" => {
+                e.prevent_default();
+                self.select_index(self.model.rows().len().saturating_sub(1));
+                true
+            }
+            "Enter" if self.view.selected.is_some() => {
+                self.view.open = true;
+                self.write_hash(false);
+                self.sync_related(ctx);
                 true
             }
             _ => false,
@@ -613,19 +961,30 @@ impl App {
         }
     }
 
+    /// The server refused the selector (400/422 with selectors set): its words, to
+    /// show next to the box.
+    fn rejected_selector(&self) -> Option<String> {
+        let f = self.failure.as_ref()?;
+        (f.kind == ApiErrorKind::Invalid && self.view.query.has_selectors())
+            .then(|| format!("The server rejected the selector: {}", f.message))
+    }
+
     fn view_header(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let on_resource = link.callback(|e: Event| {
             Msg::SetResource(e.target_unchecked_into::<HtmlSelectElement>().value())
         });
-        let on_namespace = link.callback(|e: Event| {
-            Msg::SetNamespace(e.target_unchecked_into::<HtmlSelectElement>().value())
-        });
         let on_filter = link.callback(|e: InputEvent| {
-            Msg::SetFilter(e.target_unchecked_into::<HtmlInputElement>().value())
+            Msg::FilterInput(e.target_unchecked_into::<HtmlInputElement>().value())
+        });
+        let on_filter_key = link.batch_callback(|e: KeyboardEvent| {
+            (e.key() == "Enter").then(|| {
+                e.prevent_default();
+                Msg::FilterApply
+            })
         });
         let mut groups: Vec<(String, Vec<&ResourceType>)> = Vec::new();
-        for r in &self.resources {
+        for r in &self.discovery.found.resources {
             let g = if r.group.is_empty() {
                 "core".to_string()
             } else {
@@ -637,20 +996,23 @@ impl App {
             }
         }
         let current = self.view.resource.clone();
-        let known = self.resources.iter().any(|r| r.id() == current);
-        let ns_current = self.view.namespace.clone().unwrap_or_default();
-        let mut namespaces = self.namespaces.clone();
-        if !ns_current.is_empty() && !namespaces.contains(&ns_current) {
-            namespaces.insert(0, ns_current.clone());
-        }
+        let known = self.resource().is_some();
         let shown = self.model.shown();
         let total = self.status.objects;
+        let problems = self.discovery.problems();
+        let typed = Query::split(&self.filter_text);
+        let pending = typed.label != self.view.query.label || typed.field != self.view.query.field;
+        let error = self
+            .filter_error
+            .clone()
+            .or_else(|| self.rejected_selector());
         html! {
             <header class="top">
                 <div class="brand">{"kube"}<b>{"live"}</b></div>
                 <label class="picker">
                     <span>{"Resource"}</span>
-                    <select id="resource" onchange={on_resource} title={self.discovery_error.clone().unwrap_or_default()}>
+                    <select id="resource" onchange={on_resource} onfocus={link.callback(|_: FocusEvent| Msg::PickerFocus)}
+                        title={problems.join("\n")}>
                         if !known {
                             <option value={current.clone()} selected=true>{current.clone()}</option>
                         }
@@ -658,29 +1020,100 @@ impl App {
                             <optgroup label={g.clone()}>
                                 { for list.iter().map(|r| {
                                     let id = r.id();
-                                    html! { <option value={id.clone()} selected={id == current}>{r.label()}</option> }
+                                    let denied = self.marks.denied.contains(&id);
+                                    let label = if denied { format!("{} — no access", r.label()) } else { r.label() };
+                                    html! {
+                                        <option value={id.clone()} selected={id == current}
+                                            data-access={if denied { "denied" } else { "" }}>{label}</option>
+                                    }
                                 }) }
                             </optgroup>
                         }) }
                     </select>
                 </label>
-                <label class="picker">
-                    <span>{"Namespace"}</span>
-                    <select id="namespace" onchange={on_namespace} disabled={!self.namespaced()}>
-                        <option value="" selected={ns_current.is_empty()}>{"All namespaces"}</option>
-                        { for namespaces.iter().map(|n| html! {
-                            <option value={n.clone()} selected={*n == ns_current}>{n.clone()}</option>
-                        }) }
-                    </select>
-                </label>
-                <input id="filter" class="filter" type="search" ref={self.filter_ref.clone()}
-                    placeholder="Filter by name, or label k=v   ( / )"
-                    value={self.view.filter.clone()} oninput={on_filter} autocomplete="off" spellcheck="false" />
+                <NamespaceField
+                    value={AttrValue::from(self.view.namespace.clone().unwrap_or_default())}
+                    options={self.marks.ns_options.clone()}
+                    disabled={!self.namespaced()}
+                    note={self.ns_failure.as_ref().map(|e| AttrValue::from(format!("cannot list namespaces ({e}): type a name")))}
+                    mark={self.marks.scope_mark.clone()}
+                    on_apply={link.callback(Msg::SetNamespace)} />
+                <div class="filter-box">
+                    <input id="filter" class="filter" type="search" ref={self.filter_ref.clone()}
+                        placeholder="Filter: text · app=web,tier!=db · env in (a,b) · field:status.phase=Running ↵"
+                        title="Free text filters the rows shown. Label selector terms (app=web, env in (a,b), !canary, label:canary) and field:path=value terms are sent to the server when you press Enter. ? shows the syntax."
+                        value={self.filter_text.clone()} oninput={on_filter} onkeydown={on_filter_key}
+                        autocomplete="off" spellcheck="false" aria-invalid={error.is_some().to_string()} />
+                    if let Some(e) = error {
+                        <span class="field-error" id="filter-error" role="alert" title={e.clone()}>{ e }</span>
+                    } else if pending {
+                        <span class="field-hint" id="filter-hint">{"Enter: ask the server"}</span>
+                    }
+                </div>
+                if !problems.is_empty() {
+                    <span class="discovery-note" id="discovery-note" title={problems.join("\n")}>
+                        { format!("discovery: {} failed", problems.len()) }
+                    </span>
+                }
                 <div class="counts" id="counts">
                     <b id="shown-count">{shown}</b>{" shown · "}<b id="total-count">{total}</b>{" objects"}
                 </div>
+                <button class="btn help-btn" id="help-button" title="Keys and filter syntax (?)"
+                    onclick={link.callback(|_: MouseEvent| Msg::ToggleHelp)}>{"?"}</button>
             </header>
         }
+    }
+
+    /// What the table area says instead of (or above) rows, if anything.
+    fn view_problem(&self, ctx: &Context<Self>) -> Option<Html> {
+        let link = ctx.link();
+        let explained = match (&self.blocked, &self.failure) {
+            (Some(b), _) => problem::explain_block(b)?,
+            (None, Some(f)) => {
+                let plural = self
+                    .resource()
+                    .map(|r| r.plural.clone())
+                    .unwrap_or_default();
+                problem::explain_failure(
+                    f,
+                    &plural,
+                    self.namespaced(),
+                    self.scope().as_deref(),
+                    self.view.query.has_selectors(),
+                )
+            }
+            (None, None) => return None,
+        };
+        let choices = if explained.offer_namespaces {
+            self.choices()
+        } else {
+            Vec::new()
+        };
+        let hint = if explained.offer_namespaces {
+            let allowed = choices
+                .iter()
+                .filter(|c| c.verdict == crate::access::Verdict::Allowed)
+                .count();
+            let others = choices.iter().filter(|c| !c.verdict.is_denied()).count() - allowed;
+            Some(problem::choice_hint(
+                allowed,
+                others,
+                self.access.in_flight() > 0,
+            ))
+        } else {
+            explained.hint
+        };
+        let action = explained.retry.then(|| {
+            (
+                AttrValue::from("Retry discovery"),
+                link.callback(|_| Msg::RetryDiscovery),
+            )
+        });
+        Some(html! {
+            <Problem title={explained.title} message={explained.message.map(AttrValue::from)}
+                hint={hint.map(AttrValue::from)} choices={Rc::new(choices)}
+                on_choose={link.callback(Msg::SetNamespace)} {action} />
+        })
     }
 
     fn view_table(&self, ctx: &Context<Self>) -> Html {
@@ -707,7 +1140,15 @@ impl App {
             }
         });
         let on_scroll = link.callback(|_: Event| Msg::Scroll);
-        let empty = rows.is_empty() && !self.model.is_stale();
+        let problem = self.view_problem(ctx);
+        let empty = rows.is_empty() && !self.model.is_stale() && problem.is_none();
+        let empty_text = if self.status.synced {
+            "No objects match."
+        } else if self.blocked == Some(Blocked::Discovering) {
+            "Discovering resources…"
+        } else {
+            "Waiting for the first list…"
+        };
         let now = time::now_ms();
         let shown: Rc<Vec<ShownRow>> = Rc::new(
             rows[first..last]
@@ -718,6 +1159,7 @@ impl App {
         html! {
             <section class="table" role="grid" aria-rowcount={rows.len().to_string()}>
                 <div class="thead" style={template.clone()}>{ for header }</div>
+                { problem.unwrap_or_default() }
                 <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0">
                     // The window is the spacer's sibling, placed against the scroller:
                     // the table's height changing under churn lays out only the spacer.
@@ -728,13 +1170,13 @@ impl App {
                         base={self.window_base}
                         cols={self.cols.clone()}
                         template={template}
-                        selected={self.selected.clone()}
+                        selected={self.view.selected.clone()}
                         now={time::unix_now().floor()}
                         on_select={self.on_select.clone()}
                         on_open={self.on_open.clone()}
                     />
                     if empty {
-                        <div class="empty">{ if self.status.synced { "No objects match." } else { "Waiting for the first list…" } }</div>
+                        <div class="empty" id="empty">{ empty_text }</div>
                     }
                 </div>
             </section>
@@ -763,14 +1205,27 @@ impl Component for App {
     fn create(ctx: &Context<Self>) -> Self {
         let view = ViewState::from_hash(&location_hash());
         let mut app = App {
+            filter_text: view.query.to_text(),
+            reveal: view.selected.is_some(),
             view,
-            resources: discovery::fallback(),
-            discovery_error: None,
+            discovery: Discovery {
+                core: Half::Pending,
+                groups: Half::Pending,
+                found: Found::default(),
+            },
+            blocked: None,
+            failure: None,
             main: None,
             generation: 0,
-            started_namespaced: true,
             ns_feed: None,
             namespaces: Vec::new(),
+            ns_failure: None,
+            remembered: prefs::remembered(),
+            typed: Vec::new(),
+            access: Access::default(),
+            picker_focused: false,
+            marks: Marks::default(),
+            filter_error: None,
             model: TableModel::new(Sort::default(), Filter::default()),
             kind: ColumnKind::Generic,
             cols: Rc::default(),
@@ -788,21 +1243,20 @@ impl Component for App {
             window_base: 0,
             user_scrolled_at: f64::NEG_INFINITY,
             viewport: 600.0,
-            selected: None,
             selected_obj: None,
-            detail_open: false,
+            related: None,
+            related_generation: 0,
+            related_view: Rc::default(),
+            help_open: false,
             copied: false,
             filter_ref: NodeRef::default(),
             scroller_ref: NodeRef::default(),
             listeners: Vec::new(),
             interval: None,
         };
+        app.discover(ctx);
         app.restart(ctx);
         app.start_namespaces(ctx);
-        let link = ctx.link().clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            link.send_message(Msg::Discovered(discovery::discover().await));
-        });
         let w = window();
         let link = ctx.link().clone();
         app.listeners.push(listen(&w, "hashchange", move |_| {
@@ -833,17 +1287,17 @@ impl Component for App {
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
-            Msg::Discovered(Ok(resources)) => {
-                self.resources = resources;
-                self.discovery_error = None;
-                if self.namespaced() != self.started_namespaced {
-                    self.restart(ctx);
-                }
+            Msg::CoreFound(result) => {
+                self.discovered(ctx, true, result);
                 true
             }
-            Msg::Discovered(Err(e)) => {
-                self.push_log("DISCOVERY", e.clone(), String::new(), "error");
-                self.discovery_error = Some(e);
+            Msg::GroupsFound(result) => {
+                self.discovered(ctx, false, result);
+                true
+            }
+            Msg::RetryDiscovery => {
+                self.discover(ctx);
+                self.restart(ctx);
                 true
             }
             Msg::Wake(generation) => {
@@ -870,6 +1324,13 @@ impl Component for App {
             }
             Msg::Namespaces(names) => {
                 self.namespaces = names;
+                self.ns_failure = None;
+                self.refresh_marks();
+                self.plan_reviews(ctx);
+                true
+            }
+            Msg::NamespacesFailed(why) => {
+                self.ns_failure = why;
                 true
             }
             Msg::Tick => {
@@ -883,18 +1344,32 @@ impl Component for App {
                 if next == self.view {
                     return false;
                 }
-                let restart =
-                    next.resource != self.view.resource || next.namespace != self.view.namespace;
+                let restart = next.resource != self.view.resource
+                    || next.namespace != self.view.namespace
+                    || next.query.label != self.view.query.label
+                    || next.query.field != self.view.query.field
+                    || next.streaming != self.view.streaming;
                 let old = std::mem::replace(&mut self.view, next);
+                self.filter_text = self.view.query.to_text();
+                self.filter_error = None;
+                if old.selected != self.view.selected {
+                    self.reveal = self.view.selected.is_some();
+                    self.selected_obj = None;
+                }
                 if restart {
                     self.restart(ctx);
                 } else {
-                    if old.filter != self.view.filter {
-                        self.apply_filter(self.view.filter.clone());
+                    if old.query.words != self.view.query.words {
+                        self.apply_words(self.view.query.words.clone());
                     }
                     if let Some(s) = Sort::parse(&self.view.sort) {
                         self.apply_sort(s);
                     }
+                    if let Some(key) = self.view.selected.clone() {
+                        self.select(key);
+                        self.reveal = old.selected != self.view.selected;
+                    }
+                    self.sync_related(ctx);
                 }
                 true
             }
@@ -903,23 +1378,47 @@ impl Component for App {
                     return false;
                 }
                 self.view.resource = r;
+                self.unselect();
                 self.write_hash(true);
                 self.restart(ctx);
                 true
             }
             Msg::SetNamespace(ns) => {
                 let ns = (!ns.is_empty()).then_some(ns);
+                if let Some(n) = &ns {
+                    prefs::remember(n);
+                    self.remembered = prefs::remembered();
+                    if !self.typed.contains(n) {
+                        self.typed.push(n.clone());
+                    }
+                }
                 if ns == self.view.namespace {
                     return false;
                 }
                 self.view.namespace = ns;
+                self.unselect();
                 self.write_hash(true);
                 self.restart(ctx);
                 true
             }
-            Msg::SetFilter(q) => {
-                self.apply_filter(q);
-                self.write_hash(false);
+            Msg::FilterInput(text) => {
+                let words = Query::split(&text).words;
+                self.filter_text = text;
+                self.filter_error = None;
+                if words != self.view.query.words {
+                    self.apply_words(words);
+                    self.write_hash(false);
+                }
+                true
+            }
+            Msg::FilterApply => {
+                match Query::parse(&self.filter_text) {
+                    Ok(q) => {
+                        self.filter_error = None;
+                        self.apply_query(ctx, q);
+                    }
+                    Err(e) => self.filter_error = Some(e.to_string()),
+                }
                 true
             }
             Msg::SortBy(col) => {
@@ -945,18 +1444,24 @@ impl Component for App {
             }
             Msg::Select(key) => {
                 self.select(key);
+                self.write_hash(false);
+                self.sync_related(ctx);
                 true
             }
             Msg::Open(key) => {
                 self.select(key);
-                self.detail_open = true;
+                self.view.open = true;
+                self.write_hash(false);
+                self.sync_related(ctx);
                 true
             }
             Msg::CloseDetail => {
-                self.detail_open = false;
+                self.view.open = false;
+                self.write_hash(false);
+                self.sync_related(ctx);
                 true
             }
-            Msg::Key(e) => self.key(e),
+            Msg::Key(e) => self.key(ctx, e),
             Msg::Copy => {
                 if let Some(o) = &self.selected_obj {
                     let text = parts::pretty_json(&o.json_str());
@@ -964,6 +1469,25 @@ impl Component for App {
                     let _ = clipboard.write_text(&text);
                     self.copied = true;
                 }
+                true
+            }
+            Msg::Reviewed(question, reply) => {
+                self.access.answer(&question, reply);
+                self.refresh_marks();
+                self.plan_reviews(ctx);
+                true
+            }
+            Msg::PickerFocus => {
+                if self.picker_focused {
+                    return false;
+                }
+                self.picker_focused = true;
+                self.plan_reviews(ctx);
+                false
+            }
+            Msg::Related(generation) => self.read_related(generation),
+            Msg::ToggleHelp => {
+                self.help_open = !self.help_open;
                 true
             }
         }
@@ -995,6 +1519,7 @@ impl Component for App {
     fn destroy(&mut self, _ctx: &Context<Self>) {
         self.main = None;
         self.ns_feed = None;
+        self.related = None;
         self.listeners.clear();
         if let Some((handle, _)) = self.interval.take() {
             window().clear_interval_with_handle(handle);
@@ -1013,22 +1538,31 @@ impl Component for App {
                 .unwrap_or(true)
         });
         html! {
-            <div class={classes!("app", self.detail_open.then_some("with-detail"))}>
+            <div class={classes!("app", self.view.open.then_some("with-detail"))}>
                 { self.view_header(ctx) }
-                <StatusBar status={self.status.clone()} resource={self.view.resource.clone()} />
+                <StatusBar status={self.status.clone()} resource={self.view.resource.clone()}
+                    instead={self.blocked.as_ref().map(|b| AttrValue::from(match b {
+                        Blocked::Discovering => "Discovering resources…",
+                        _ => "Not started: see below",
+                    }))} />
                 <main class="body">
                     { self.view_table(ctx) }
-                    if self.detail_open {
+                    if self.view.open {
                         if let Some(o) = &self.selected_obj {
                             <Detail object={o.clone()} deleted={deleted} copied={self.copied}
                                 on_copy={link.callback(|_| Msg::Copy)}
-                                on_close={link.callback(|_| Msg::CloseDetail)} />
+                                on_close={link.callback(|_| Msg::CloseDetail)}
+                                events={self.related_view.clone()}
+                                now={time::unix_now().floor()} />
                         }
                     }
                 </main>
                 <EventLog entries={self.log.shown()} held={self.log.held()}
                     unseen={if self.log.held() { self.log.unseen() } else { 0 }}
                     on_hold={link.callback(Msg::HoldLog)} />
+                if self.help_open {
+                    <KeyHelp on_close={link.callback(|_| Msg::ToggleHelp)} />
+                }
             </div>
         }
     }

@@ -1,11 +1,14 @@
 //! The app's smaller pieces. Object data is only ever rendered as text (Yew escapes
 //! text nodes and attribute values); nothing here sets inner HTML.
 
+use crate::access::Verdict;
+use crate::events::EventRow;
 use crate::status::StatusView;
-use crate::table::{cell, key_of, Col, RowState};
+use crate::table::{cell, key_of, status_class, Col, RowState};
 use kubelive_core::Object;
 use std::rc::Rc;
 use std::sync::Arc;
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 /// Pretty-prints compact JSON, keeping the key order (`JSON.stringify(JSON.parse(s), null, 2)`).
@@ -28,6 +31,10 @@ pub fn pretty_json(compact: &str) -> String {
 pub struct StatusBarProps {
     pub status: StatusView,
     pub resource: String,
+    /// Said instead of the engine's headline when no engine runs (the view waits for
+    /// discovery, or cannot start).
+    #[prop_or_default]
+    pub instead: Option<AttrValue>,
 }
 
 /// The status bar: the engine's phase and health, from `Engine::status()`.
@@ -43,7 +50,7 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
              data-rv={s.resource_version.clone().unwrap_or_default()}
              data-relists={s.relists.to_string()} data-resumes={s.resumes.to_string()} role="status" aria-live="polite">
             <span class="dot"></span>
-            <span class="headline" id="status-headline">{ s.headline() }</span>
+            <span class="headline" id="status-headline">{ p.instead.as_ref().map(|i| i.to_string()).unwrap_or_else(|| s.headline()) }</span>
             if let Some(e) = error {
                 <span class="err" title={e.clone()}>{ e.clone() }</span>
             }
@@ -175,7 +182,7 @@ pub fn row(p: &RowProps) -> Html {
                 let class = classes!(
                     "td",
                     c.numeric().then_some("num"),
-                    (c == Col::Status).then(|| format!("st-{}", text.to_ascii_lowercase())),
+                    (c == Col::Status).then(|| status_class(&text)).flatten(),
                     (c == Col::Name).then_some("name"),
                 );
                 // Tooltips where text is long enough to be cut off.
@@ -193,6 +200,12 @@ pub struct DetailProps {
     pub copied: bool,
     pub on_copy: Callback<()>,
     pub on_close: Callback<()>,
+    /// The object's events, live.
+    #[prop_or_default]
+    pub events: Rc<RelatedView>,
+    /// Unix seconds, for the events' ages.
+    #[prop_or_default]
+    pub now: f64,
 }
 
 /// The selected object: metadata, labels, annotations and its JSON.
@@ -235,6 +248,7 @@ pub fn detail(p: &DetailProps) -> Html {
                 <button class="btn" id="close-detail" onclick={on_close} title="Close (Esc)">{"×"}</button>
             </div>
             <div class="detail-body">
+                <RelatedEvents view={p.events.clone()} now={p.now} />
                 <h4>{"Labels"}</h4>
                 { pairs(o.labels()) }
                 <h4>{"Annotations"}</h4>
@@ -309,5 +323,313 @@ fn log_list(p: &LogListProps) -> Html {
                 </li>
             }) }
         </ol>
+    }
+}
+
+/// Where the related-events watch stands.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum RelatedState {
+    /// Not watching (no object, or an object without a uid).
+    #[default]
+    Off,
+    Loading,
+    Live,
+    /// The server refused (the user may not list events, say): its words.
+    Failed(String),
+}
+
+/// The related events the detail panel shows, newest first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RelatedView {
+    pub rows: Vec<EventRow>,
+    pub state: RelatedState,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct RelatedEventsProps {
+    pub view: Rc<RelatedView>,
+    pub now: f64,
+}
+
+/// The object's events, as `kubectl describe` lists them (newest first here).
+#[function_component(RelatedEvents)]
+pub fn related_events(p: &RelatedEventsProps) -> Html {
+    let v = &p.view;
+    let state = match &v.state {
+        RelatedState::Off => return html! {},
+        RelatedState::Loading => "loading",
+        RelatedState::Live => "live",
+        RelatedState::Failed(_) => "failed",
+    };
+    html! {
+        <section class="related" id="related-events" data-state={state} data-count={v.rows.len().to_string()}>
+            <h4>{"Events"}</h4>
+            if let RelatedState::Failed(why) = &v.state {
+                <div class="related-note error">{ format!("Cannot show events: {why}") }</div>
+            } else if v.rows.is_empty() {
+                <div class="related-note">{ if v.state == RelatedState::Loading { "Loading events…" } else { "No events." } }</div>
+            } else {
+                <ol class="events">
+                    { for v.rows.iter().map(|e| html! {
+                        <li key={e.name.clone()} class={classes!("event", e.class())} data-reason={e.reason.clone()}>
+                            <span class="ev-type">{ e.kind.clone() }</span>
+                            <span class="ev-reason">{ e.reason.clone() }</span>
+                            <span class="ev-age">{ e.age(p.now) }</span>
+                            <span class="ev-source">{ e.source.clone() }</span>
+                            <span class="ev-message">{ e.message.clone() }</span>
+                        </li>
+                    }) }
+                </ol>
+            }
+        </section>
+    }
+}
+
+/// A namespace to offer, with what is known of the user's access to the view's
+/// resource there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub name: String,
+    pub verdict: Verdict,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ProblemProps {
+    /// What happened, in words a user acts on.
+    pub title: AttrValue,
+    /// The server's own message.
+    #[prop_or_default]
+    pub message: Option<AttrValue>,
+    /// What to do next.
+    #[prop_or_default]
+    pub hint: Option<AttrValue>,
+    /// Namespaces to switch to (a button each).
+    #[prop_or_default]
+    pub choices: Rc<Vec<Choice>>,
+    #[prop_or_default]
+    pub on_choose: Callback<String>,
+    /// A button with its label (retry, say).
+    #[prop_or_default]
+    pub action: Option<(AttrValue, Callback<()>)>,
+    /// `error` or `note`.
+    #[prop_or(AttrValue::Static("error"))]
+    pub tone: AttrValue,
+}
+
+/// Why the table is empty when it is not just loading: a failed view, a link that
+/// names no resource, a selector the server refused.
+#[function_component(Problem)]
+pub fn problem(p: &ProblemProps) -> Html {
+    let (usable, denied): (Vec<&Choice>, Vec<&Choice>) =
+        p.choices.iter().partition(|c| !c.verdict.is_denied());
+    html! {
+        <div class={classes!("problem", p.tone.to_string())} id="problem" role="alert">
+            <div class="problem-title" id="problem-title">{ p.title.clone() }</div>
+            if let Some(m) = &p.message {
+                <div class="problem-message" id="problem-message">{ m.clone() }</div>
+            }
+            if let Some(h) = &p.hint {
+                <div class="problem-hint">{ h.clone() }</div>
+            }
+            if !usable.is_empty() {
+                <div class="choices" id="choices">
+                    { for usable.iter().map(|c| {
+                        let name = c.name.clone();
+                        let onclick = p.on_choose.reform(move |_: MouseEvent| name.clone());
+                        let (class, title) = match c.verdict {
+                            Verdict::Allowed => ("choice allowed", "you may list here"),
+                            _ => ("choice unknown", "not checked: try it"),
+                        };
+                        html! {
+                            <button class={class} data-ns={c.name.clone()} {title} {onclick}>{ c.name.clone() }</button>
+                        }
+                    }) }
+                </div>
+            }
+            if !denied.is_empty() {
+                <div class="problem-denied" id="denied">
+                    { format!("Not allowed: {}", denied.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")) }
+                </div>
+            }
+            if let Some((label, cb)) = &p.action {
+                <button class="btn" id="problem-action" onclick={cb.reform(|_: MouseEvent| ())}>{ label.clone() }</button>
+            }
+        </div>
+    }
+}
+
+/// A namespace the field suggests, and what is known of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NsOption {
+    pub name: String,
+    /// Shown with the suggestion: `cannot list pods here`.
+    pub note: Option<String>,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct NamespaceFieldProps {
+    /// The view's namespace (`""`: all namespaces).
+    pub value: AttrValue,
+    pub options: Rc<Vec<NsOption>>,
+    /// The resource is cluster-scoped.
+    #[prop_or_default]
+    pub disabled: bool,
+    /// Why the suggestions may be incomplete (the namespaces watch failed).
+    #[prop_or_default]
+    pub note: Option<AttrValue>,
+    /// What is known of the current namespace (`cannot list pods here`).
+    #[prop_or_default]
+    pub mark: Option<AttrValue>,
+    /// A namespace name (checked), or `""` for all namespaces.
+    pub on_apply: Callback<String>,
+}
+
+/// The namespace field: type any name (no permission to list namespaces needed) or
+/// pick a suggestion; Enter, or picking, applies it; an empty field means all
+/// namespaces.
+#[function_component(NamespaceField)]
+pub fn namespace_field(p: &NamespaceFieldProps) -> Html {
+    let text = use_state(|| p.value.to_string());
+    let error = use_state(|| None::<String>);
+    {
+        // The view moved (a link, a choice in the problem panel): show it.
+        let text = text.clone();
+        let error = error.clone();
+        use_effect_with(p.value.clone(), move |v| {
+            text.set(v.to_string());
+            error.set(None);
+        });
+    }
+    let apply = {
+        let on_apply = p.on_apply.clone();
+        let error = error.clone();
+        move |raw: &str| {
+            let name = raw.trim();
+            if name.is_empty() || crate::query::is_dns_label(name) {
+                error.set(None);
+                on_apply.emit(name.to_string());
+            } else {
+                error.set(Some(format!(
+                    "{name:?} is not a namespace name: lowercase letters, digits and '-', at most 63"
+                )));
+            }
+        }
+    };
+    let oninput = {
+        let text = text.clone();
+        let options = p.options.clone();
+        let apply = apply.clone();
+        move |e: InputEvent| {
+            let value = e.target_unchecked_into::<HtmlInputElement>().value();
+            // Picking a suggestion is not typing: it applies at once.
+            let kind = js_sys::Reflect::get(&e, &"inputType".into())
+                .ok()
+                .and_then(|t| t.as_string())
+                .unwrap_or_default();
+            let typing = kind.starts_with("insert") && kind != "insertReplacementText"
+                || kind.starts_with("delete");
+            text.set(value.clone());
+            if !typing && options.iter().any(|o| o.name == value) {
+                apply(&value);
+            }
+        }
+    };
+    let onkeydown = {
+        let text = text.clone();
+        let value = p.value.clone();
+        let error = error.clone();
+        move |e: KeyboardEvent| match e.key().as_str() {
+            "Enter" => {
+                e.prevent_default();
+                apply(&e.target_unchecked_into::<HtmlInputElement>().value());
+            }
+            "Escape" => {
+                text.set(value.to_string());
+                error.set(None);
+                let _ = e.target_unchecked_into::<HtmlInputElement>().blur();
+            }
+            _ => {}
+        }
+    };
+    html! {
+        <label class="picker ns-picker">
+            <span>{"Namespace"}</span>
+            <input id="namespace" class="ns-field" type="text" list="ns-options" value={(*text).clone()}
+                placeholder="All namespaces" disabled={p.disabled} autocomplete="off" spellcheck="false"
+                title="Type a namespace and press Enter, or pick one; empty: all namespaces"
+                {oninput} {onkeydown} aria-invalid={error.is_some().to_string()} />
+            <datalist id="ns-options">
+                { for p.options.iter().map(|o| html! {
+                    <option value={o.name.clone()} label={o.note.clone().map(|n| format!("{} — {n}", o.name))}
+                        data-denied={o.note.is_some().to_string()} />
+                }) }
+            </datalist>
+            if let Some(e) = &*error {
+                <span class="field-error" id="ns-error" role="alert">{ e.clone() }</span>
+            } else if let Some(m) = &p.mark {
+                <span class="field-mark" id="ns-mark">{ m.clone() }</span>
+            }
+            if let Some(n) = &p.note {
+                <span class="field-note" id="ns-note" title={n.clone()}>{ n.clone() }</span>
+            }
+        </label>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct KeyHelpProps {
+    pub on_close: Callback<()>,
+}
+
+/// The keys and the filter's syntax (`?`).
+#[function_component(KeyHelp)]
+pub fn key_help(p: &KeyHelpProps) -> Html {
+    let keys: [(&str, &str); 10] = [
+        ("/", "filter (free text, label and field selectors)"),
+        ("Enter (in the filter)", "ask the server for the selectors"),
+        ("Esc", "close this, the details, or clear the filter"),
+        ("↑ ↓  j k", "move the selection"),
+        ("PgUp PgDn", "move a page"),
+        ("Home End", "first and last row"),
+        ("Enter", "open the selected object's details and events"),
+        ("?", "this help"),
+        (
+            "Namespace field",
+            "type a name and Enter; empty for all namespaces",
+        ),
+        ("Column header", "sort; again to reverse"),
+    ];
+    let syntax: [(&str, &str); 7] = [
+        (
+            "web api",
+            "rows whose shown cells contain every word (in the browser)",
+        ),
+        ("app=web,tier!=db", "label selector (sent to the server)"),
+        ("env in (a,b)  env notin (c)", "set-based label terms"),
+        ("!canary   label:canary", "label absent / present"),
+        ("replicas>3", "integer comparison of a label"),
+        (
+            "field:status.phase=Running",
+            "field selector (also != and ==)",
+        ),
+        (
+            "field:spec.nodeName=node-3",
+            "fields the resource supports (the server says which)",
+        ),
+    ];
+    let close = p.on_close.reform(|_: MouseEvent| ());
+    let row = |(k, v): &(&str, &str)| html! { <><dt><kbd>{ k.to_string() }</kbd></dt><dd>{ v.to_string() }</dd></> };
+    html! {
+        <div class="help-backdrop" onclick={close.clone()}>
+            <div class="help" id="help" role="dialog" aria-label="Keys and filter syntax" onclick={|e: MouseEvent| e.stop_propagation()}>
+                <div class="help-head">
+                    <b>{"Keys"}</b>
+                    <button class="btn" id="close-help" onclick={close} title="Close (Esc)">{"×"}</button>
+                </div>
+                <dl class="help-keys">{ for keys.iter().map(row) }</dl>
+                <b>{"Filter"}</b>
+                <dl class="help-keys">{ for syntax.iter().map(row) }</dl>
+            </div>
+        </div>
     }
 }

@@ -3,7 +3,7 @@ use kubelive_core::{ParseOptions, Store};
 
 fn pod(ns: &str, name: &str, rv: u32, restarts: u32, app: &str) -> Arc<Object> {
     let json = format!(
-        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"{ns}","uid":"u-{name}","resourceVersion":"{rv}","creationTimestamp":"2024-01-01T00:00:00Z","labels":{{"app":"{app}"}}}},"spec":{{"nodeName":"n1","containers":[{{"name":"c"}}]}},"status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":true,"restartCount":{restarts}}}]}}}}"#
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"{ns}","uid":"u-{name}","resourceVersion":"{rv}","creationTimestamp":"2024-01-01T00:00:00Z","labels":{{"app":"{app}"}}}},"spec":{{"nodeName":"node-{app}","containers":[{{"name":"c"}}]}},"status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":true,"restartCount":{restarts}}}]}}}}"#
     );
     let opts = ParseOptions {
         columns: ColumnKind::Pod,
@@ -36,7 +36,7 @@ fn cells_read_like_kubectl() {
     assert_eq!(cell(Col::Ready, &p, 0.0), "1/1");
     assert_eq!(cell(Col::Status, &p, 0.0), "Running");
     assert_eq!(cell(Col::Restarts, &p, 0.0), "3");
-    assert_eq!(cell(Col::Node, &p, 0.0), "n1");
+    assert_eq!(cell(Col::Node, &p, 0.0), "node-web");
     assert_eq!(cell(Col::Age, &p, 1_704_067_200.0 + 90.0), "90s");
 }
 
@@ -50,15 +50,52 @@ fn sort_params_round_trip() {
     assert!(Sort::parse("bogus").is_none());
 }
 
+/// A filter for the free-text word `w` over the pod columns.
+fn text(w: &str) -> Filter {
+    let words: Vec<String> = w.split_whitespace().map(String::from).collect();
+    Filter::new(&words, &columns(ColumnKind::Pod, true))
+}
+
 #[test]
-fn filter_matches_names_and_labels() {
+fn free_text_matches_any_shown_cell() {
     let p = pod("default", "Web-1", 5, 0, "web");
-    assert!(Filter::parse("web").matches(&p));
-    assert!(Filter::parse("app=web").matches(&p));
-    assert!(Filter::parse("app==web eb-").matches(&p));
-    assert!(!Filter::parse("app=db").matches(&p));
-    assert!(!Filter::parse("api").matches(&p));
-    assert!(Filter::parse("  ").is_empty());
+    assert!(text("web").matches(&p), "the name, case-insensitive");
+    assert!(text("DEFAULT").matches(&p), "the namespace");
+    assert!(text("running").matches(&p), "the status");
+    assert!(text("node-web").matches(&p), "the node");
+    assert!(text("1/1").matches(&p), "the ready column");
+    assert!(
+        text("eb- runn").matches(&p),
+        "every word, each in some cell"
+    );
+    assert!(!text("web api").matches(&p));
+    assert!(
+        !text("app=web").matches(&p),
+        "labels are the server's business"
+    );
+    assert!(!text("2024").matches(&p), "ages are not matched");
+    assert!(text("  ").is_empty());
+    assert!(text("  ").matches(&p));
+}
+
+#[test]
+fn status_classes_are_built_from_safe_characters_only() {
+    assert_eq!(status_class("Running").as_deref(), Some("st-running"));
+    assert_eq!(
+        status_class("CrashLoopBackOff").as_deref(),
+        Some("st-crashloopbackoff")
+    );
+    assert_eq!(status_class("Init:0/1").as_deref(), Some("st-init01"));
+    assert_eq!(
+        status_class("x st-running").as_deref(),
+        Some("st-xst-running")
+    );
+    assert_eq!(
+        status_class("<img src=x onerror=alert(1)>").as_deref(),
+        Some("st-imgsrcxonerroralert1")
+    );
+    assert_eq!(status_class("Ünïcode é").as_deref(), Some("st-ncode"));
+    assert_eq!(status_class(" \"'<>").as_deref(), None);
 }
 
 #[test]
@@ -95,7 +132,7 @@ fn incremental_updates_keep_the_index_sorted() {
 
 #[test]
 fn after_sync_changes_flash_and_deletes_fade() {
-    let mut m = TableModel::new(Sort::default(), Filter::parse("app=x"));
+    let mut m = TableModel::new(Sort::default(), text("node-x"));
     m.maybe_rebuild(&Store::new(), 0.0, false);
     let a = pod("ns", "a", 1, 1, "x");
     let y = pod("ns", "y", 1, 1, "y");
@@ -160,7 +197,7 @@ fn the_rebuild_sorts_like_sort_compare() {
 
 #[test]
 fn a_large_batch_of_new_objects_merges_without_a_rebuild() {
-    let mut m = TableModel::new(Sort::parse("-restarts").unwrap(), Filter::parse("app=x"));
+    let mut m = TableModel::new(Sort::parse("-restarts").unwrap(), text("node-x"));
     assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
     let mk = |i: u32| {
         pod(
@@ -210,7 +247,7 @@ fn a_modified_row_that_keeps_its_place_is_replaced_in_place() {
     assert_eq!(names(&m), ["a", "b", "c"]);
     assert_eq!(m.rows()[1].resource_version(), "9");
     // Filtered out by its new version: it leaves.
-    let mut m2 = TableModel::new(Sort::default(), Filter::parse("app=x"));
+    let mut m2 = TableModel::new(Sort::default(), text("node-x"));
     m2.maybe_rebuild(&Store::new(), 0.0, false);
     let d = pod("ns", "d", 1, 0, "x");
     m2.apply(&[Event::Added(d.clone())], 0.0);
