@@ -26,8 +26,8 @@ use serde_json::{Map, Value};
 
 use crate::faults::{Action, CutStyle, FaultPlan};
 use crate::genpod::PodState;
-use crate::object::{json_body, Body, Obj};
 use crate::negotiate::Output;
+use crate::object::{json_body, Body, Obj};
 use crate::resources::{self, ResourceType, Target, CONFIGMAPS};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{self, FieldError};

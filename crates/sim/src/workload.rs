@@ -409,11 +409,17 @@ impl Workload {
 
     /// Deletes pod `k` gracefully; its Deployment makes a new one.
     fn replace(&mut self, c: &mut Cluster, k: usize, now_ms: u64) {
+        let d = self.remove(c, k, now_ms);
+        self.create_pod(c, d, now_ms, false);
+    }
+
+    /// Deletes pod `k` gracefully; its Deployment's index.
+    fn remove(&mut self, c: &mut Cluster, k: usize, now_ms: u64) -> usize {
         let (name, d) = self.pods.swap_remove(k);
         let grace = 1 + self.rng.below(MAX_GRACE_S);
         let ns = self.deploys[d].namespace.clone();
         let _ = c.delete_graceful(PODS, &ns, &name, grace, now_ms);
-        self.create_pod(c, d, now_ms, false);
+        d
     }
 
     /// One random change.
@@ -422,12 +428,18 @@ impl Workload {
             return;
         }
         let roll = self.rng.below(100);
-        if self.pods.is_empty() || roll < 10 {
+        if self.pods.is_empty() || roll < 5 {
+            // A Deployment scales up.
             let d = self.rng.below(self.deploys.len() as u64) as usize;
             self.create_pod(c, d, now_ms, false);
             return;
         }
         let k = self.rng.below(self.pods.len() as u64) as usize;
+        if roll < 10 {
+            // A Deployment scales down: as many as scale up, so the pod count stays put.
+            self.remove(c, k, now_ms);
+            return;
+        }
         let (name, d) = self.pods[k].clone();
         let ns = self.deploys[d].namespace.clone();
         let Some(phase) = c.pod_state(&ns, &name).map(|p| p.phase) else {

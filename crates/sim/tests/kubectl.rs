@@ -656,7 +656,8 @@ fn kubectl_field_selectors() {
 }
 
 /// Reads a response for `secs`, noting when each piece came: (ms since the request,
-/// bytes), and whether the server closed the connection.
+/// bytes), and whether the response ended: the server closed the connection, or the
+/// chunked body ended cleanly (the connection then stays open for the next request).
 fn timed_get(port: u16, path: &str, secs: u64) -> (Vec<(u128, Vec<u8>)>, bool) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_millis(100)))
@@ -668,7 +669,19 @@ fn timed_get(port: u16, path: &str, secs: u64) -> (Vec<(u128, Vec<u8>)>, bool) {
     while t0.elapsed() < Duration::from_secs(secs) {
         match s.read(&mut buf) {
             Ok(0) => return (pieces, true),
-            Ok(n) => pieces.push((t0.elapsed().as_millis(), buf[..n].to_vec())),
+            Ok(n) => {
+                pieces.push((t0.elapsed().as_millis(), buf[..n].to_vec()));
+                let tail: Vec<u8> = pieces
+                    .iter()
+                    .rev()
+                    .take(2)
+                    .rev()
+                    .flat_map(|p| p.1.iter().copied())
+                    .collect();
+                if tail.ends_with(b"\r\n0\r\n\r\n") {
+                    return (pieces, true);
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => return (pieces, true),
             Err(_) => {}
         }
