@@ -411,6 +411,8 @@ pub struct Run<'a> {
     watch_must_follow: Option<String>,
     backoff_until: Option<u64>,
     drains: u64,
+    /// Table mode: the column definitions the engine announced.
+    columns: Option<std::sync::Arc<[kubelive_core::TableColumn]>>,
     trace: Option<VecDeque<String>>,
     stats: Stats,
 }
@@ -438,6 +440,8 @@ fn reason_key(r: &RelistReason) -> &'static str {
         }
         RelistReason::StreamingListFallback { .. } => "fallback",
         RelistReason::InitialEventsInterrupted => "interrupted",
+        RelistReason::ColumnsChanged => "columns-changed",
+        RelistReason::TablesUnavailable { .. } => "tables-unavailable",
     }
 }
 
@@ -557,6 +561,7 @@ impl<'a> Run<'a> {
             watch_must_follow: None,
             backoff_until: None,
             drains: 0,
+            columns: None,
             trace: trace.then(VecDeque::new),
             stats: Stats::default(),
         };
@@ -1880,6 +1885,9 @@ impl<'a> Run<'a> {
                     "fallback" if !std::mem::take(&mut self.fallback_ok) => {
                         return bad(format!("unjustified streaming-list fallback: {reason}"));
                     }
+                    "columns-changed" | "tables-unavailable" => {
+                        return bad(format!("unjustified relist: {reason}"));
+                    }
                     "interrupted" if n > self.interrupted => {
                         return bad(format!(
                             "relist #{n} for an interrupted streaming list, but {} ended early",
@@ -1904,6 +1912,16 @@ impl<'a> Run<'a> {
                 return bad(format!(
                     "Failed (no scenario should need a user): {error:?}"
                 ));
+            }
+            // The sim's printers never change, and it prints every table asked for.
+            Event::Columns { columns } => {
+                if self.columns.as_ref().is_some_and(|c| *c != columns) {
+                    return bad(format!("the columns changed: {columns:?}"));
+                }
+                self.columns = Some(columns);
+            }
+            Event::TablesUnavailable { why } => {
+                return bad(format!("tables unavailable from the sim: {why}"));
             }
             Event::PageListed { .. } | Event::Resumed { .. } => {}
         }

@@ -89,6 +89,17 @@ pub fn progress(event: &Event, now: kubelive_core::Instant) -> Option<String> {
             )
         }
         Event::Failed { error } => format!("failed: {error}"),
+        Event::Columns { columns } => format!(
+            "columns: {}",
+            columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Event::TablesUnavailable { why } => {
+            format!("the server prints no tables here ({why}): showing objects")
+        }
     })
 }
 

@@ -49,6 +49,7 @@ fn kubelive(stream: &[u8], opts: ParseOptions) -> usize {
         WatchFrame::Bookmark {
             resource_version, ..
         } => rv = resource_version,
+        WatchFrame::Columns(_) => {}
         WatchFrame::Error { .. } => unreachable!(),
     };
     for chunk in stream.chunks(CHUNK) {
