@@ -1,8 +1,13 @@
 //! A small, load-independent driver for instruction counts (valgrind --tool=callgrind):
 //!
 //! `decode_driver gen FILE N` writes `kubelive_sim::watch_event_stream(7, N)` to FILE;
+//! `decode_driver gen-table FILE N` writes the same events as a Table watch
+//! (`includeObject=Metadata`, printed by `kubelive_sim::printers`);
 //! `decode_driver decode|strip|skip FILE` decodes it (kubelive, applied to a map, with
 //! managedFields or stripped) or skips it (serde_json IgnoredAny).
+
+#[path = "../benches/common/tables.rs"]
+mod tables;
 
 use kubelive_core::decode::{WatchDecoder, WatchFrame};
 use kubelive_core::{ColumnKind, Limits, Object, ParseOptions};
@@ -11,9 +16,13 @@ use std::collections::HashMap;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (mode, path) = (args[1].as_str(), &args[2]);
-    if mode == "gen" {
+    if mode == "gen" || mode == "gen-table" {
         let n: usize = args[3].parse().expect("N");
-        std::fs::write(path, kubelive_sim::watch_event_stream(7, n)).expect("write");
+        let mut stream = kubelive_sim::watch_event_stream(7, n);
+        if mode == "gen-table" {
+            stream = tables::table_stream(&stream, kubelive_sim::printers::IncludeObject::Metadata);
+        }
+        std::fs::write(path, stream).expect("write");
         return;
     }
     let stream = std::fs::read(path).expect("read");

@@ -473,6 +473,9 @@ struct TableKeys {
     partial_v1beta1: bool,
     /// The `metadata` value.
     metadata: Option<(usize, usize)>,
+    /// The one row, parsed in place when `kind` and `apiVersion` came before `rows`
+    /// (as the apiserver writes them), so the row is scanned once.
+    row: Option<Object>,
 }
 
 impl TableKeys {
@@ -496,12 +499,14 @@ impl TableKeys {
 }
 
 /// Walks the members of the object at `sc.i`, collecting what the store needs into
-/// `ex` and the Table markers into `tk`. Returns the object's start and end.
+/// `ex` and the Table markers into `tk`; with `doc` (the text of `sc.b`), a Table's one
+/// row is parsed in place. Returns the object's start and end.
 fn walk(
     sc: &mut Scanner<'_>,
     opts: &ParseOptions,
     ex: &mut Extract,
     tk: &mut TableKeys,
+    doc: Option<&str>,
 ) -> Result<(usize, usize), DecodeError> {
     let start = sc.i;
     if !sc.object_start()? {
@@ -547,7 +552,10 @@ fn walk(
             (b"rows", _) => {
                 sc.ws();
                 tk.rows = Some(sc.i);
-                sc.value()?;
+                match doc {
+                    Some(doc) if tk.is_table() => tk.row = Some(single_row(doc, sc, opts)?),
+                    _ => sc.value()?,
+                }
             }
             (b"columnDefinitions", _) => {
                 sc.ws();
@@ -589,10 +597,10 @@ pub(crate) fn parse_object(
     let h0 = sc.hits.len();
     let mut ex = Extract::default();
     let mut tk = TableKeys::default();
-    let (start, end) = walk(sc, opts, &mut ex, &mut tk)?;
+    let (start, end) = walk(sc, opts, &mut ex, &mut tk, Some(doc))?;
     if tk.is_table() {
         sc.hits.truncate(h0);
-        let r = one_row(doc, sc, opts, &tk, columns);
+        let r = one_row(doc, sc, opts, &mut tk, columns);
         sc.i = end;
         sc.hits.truncate(h0);
         return r;
@@ -627,14 +635,23 @@ fn one_row(
     doc: &str,
     sc: &mut Scanner<'_>,
     opts: &ParseOptions,
-    tk: &TableKeys,
+    tk: &mut TableKeys,
     columns: &mut Option<Vec<TableColumn>>,
 ) -> Result<Object, DecodeError> {
     *columns = table_columns(sc.b, tk)?;
+    if let Some(row) = tk.row.take() {
+        return Ok(row);
+    }
+    // `rows` came before `kind`/`apiVersion`: read it now.
     let Some(rows) = tk.rows else {
         return Err(DecodeError::MissingField { field: "rows" });
     };
     sc.i = rows;
+    single_row(doc, sc, opts)
+}
+
+/// The `rows` array at `sc.i` of a Table event: exactly one row.
+fn single_row(doc: &str, sc: &mut Scanner<'_>, opts: &ParseOptions) -> Result<Object, DecodeError> {
     let mut first = true;
     if !sc.array_start()? || !sc.next_elem(&mut first)? {
         return Err(DecodeError::MissingField {
@@ -686,7 +703,7 @@ pub(crate) fn parse_row(
             b"object" if sc.ws() == b'{' => {
                 ex = Extract::default();
                 let mut tk = TableKeys::default();
-                let range = walk(sc, &row_opts, &mut ex, &mut tk)?;
+                let range = walk(sc, &row_opts, &mut ex, &mut tk, None)?;
                 object = Some(tk.partial_metadata().unwrap_or((range, Wrap::None)));
             }
             _ => sc.value()?,

@@ -439,3 +439,41 @@ fn pretty_printed_answers_are_stored_compact() {
         }
     }
 }
+
+#[test]
+fn a_table_event_is_read_whatever_the_order_of_its_members() {
+    // The apiserver writes kind and apiVersion first (the row is then read in one
+    // pass); any other order is read too, with the same result.
+    let row = r#"{"cells":["a",1],"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a","namespace":"n","uid":"u","resourceVersion":"7"}}}"#;
+    let defs = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"N","type":"integer","format":"","description":"","priority":0}]"#;
+    let orders = [
+        format!(
+            r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"7"}},"columnDefinitions":{defs},"rows":[{row}]}}"#
+        ),
+        format!(
+            r#"{{"rows":[{row}],"columnDefinitions":{defs},"metadata":{{"resourceVersion":"7"}},"apiVersion":"meta.k8s.io/v1","kind":"Table"}}"#
+        ),
+        format!(
+            r#"{{"apiVersion":"meta.k8s.io/v1","rows":[{row}],"kind":"Table","columnDefinitions":{defs}}}"#
+        ),
+    ];
+    let mut seen = Vec::new();
+    for table in &orders {
+        for line in [
+            format!("{{\"type\":\"MODIFIED\",\"object\":{table}}}\n"),
+            format!("{{\"object\":{table},\"type\":\"MODIFIED\"}}\n"),
+        ] {
+            let frames = watch_all(line.as_bytes(), GENERIC);
+            assert!(
+                matches!(&frames[0], WatchFrame::Columns(c) if c.len() == 2),
+                "{line}"
+            );
+            let WatchFrame::Modified(o) = &frames[1] else {
+                panic!("{line}: {frames:?}");
+            };
+            assert_eq!(o.cells_json(), Some(r#"["a",1]"#));
+            seen.push(o.json().into_owned());
+        }
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]));
+}
