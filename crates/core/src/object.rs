@@ -759,8 +759,13 @@ fn build(
     } else {
         &[]
     };
-    let cell_hits = cells.map_or(&[][..], |(a, e)| hits_within(hits, a, e));
-    let hits = hits_within(hits, start, end);
+    // A plain object's hits all lie within it; a row's are split between its object and
+    // its cells (the row's own keys and conditions lie outside both).
+    let (hits, cell_hits) = match cells {
+        Some((a, e)) => (hits_within(hits, start, end), hits_within(hits, a, e)),
+        None => (hits, &[][..]),
+    };
+    debug_assert!(hits.iter().all(|h| (start..end).contains(&(h.at as usize))));
     let cuts = &ex.cuts;
     let cut_total: usize = cuts.iter().map(|(a, b)| b - a).sum();
     let terminating = kind == ColumnKind::Pod && ex.deletion_timestamp.is_some();
@@ -785,26 +790,31 @@ fn build(
         node,
         status,
     ];
-    // Bytes whitespace and tokens save (hits inside cut ranges are dropped with them).
+    // Bytes whitespace and tokens save (hits inside cut ranges are dropped with them):
+    // `saved` counts both (a whitespace hit's token is empty), `ws` the whitespace.
     let (mut ws, mut saved) = (0usize, 0usize);
-    let mut ci = 0;
-    for h in hits {
-        let p = h.at as usize;
-        while ci < cuts.len() && cuts[ci].1 <= p {
-            ci += 1;
-        }
-        if ci < cuts.len() && cuts[ci].0 <= p {
-            continue;
-        }
-        if h.is_ws() {
-            ws += usize::from(h.plain);
-        } else {
-            saved += usize::from(h.plain - h.token_len);
+    let mut count = |h: &KeyHit| {
+        saved += usize::from(h.plain - h.token_len);
+        ws += usize::from(h.plain) * usize::from(h.is_ws());
+    };
+    if cuts.is_empty() {
+        hits.iter().for_each(&mut count);
+    } else {
+        let mut ci = 0;
+        for h in hits {
+            let p = h.at as usize;
+            while ci < cuts.len() && cuts[ci].1 <= p {
+                ci += 1;
+            }
+            if ci < cuts.len() && cuts[ci].0 <= p {
+                continue;
+            }
+            count(h);
         }
     }
     // The JSON the object stands for (compact), and what is stored of it.
     let stored_raw = end - start - cut_total - ws;
-    let json_len = stored_raw - saved;
+    let json_len = end - start - cut_total - saved;
     let raw_len = stored_raw + wrap.prefix().len() + wrap.suffix().len();
     let cells_len = cells.map_or(0, |(a, e)| {
         e - a
