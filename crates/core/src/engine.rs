@@ -522,7 +522,8 @@ impl Engine {
             | State::BackingOff {
                 next: Next::Watch { rv },
                 ..
-            } => s.resource_version = Some(rv.clone()),
+            }
+            | State::Stopped { resume: Some(rv) } => s.resource_version = Some(rv.clone()),
             _ => {}
         }
         s

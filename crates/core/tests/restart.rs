@@ -143,6 +143,11 @@ fn a_restart_watches_from_the_last_version_seen_without_relisting() {
     let mut s = watching();
     s.stop();
     assert_eq!(s.engine.status().phase, Phase::Stopped);
+    // The status tells the version it would resume from (the last event's, 12).
+    assert_eq!(
+        s.engine.status().resource_version.map(|v| v.to_string()),
+        Some("12".into())
+    );
     assert_eq!(
         s.restart(),
         Restart::Watch {
