@@ -16,12 +16,14 @@
 //! No borrow is held while a hook runs: a hook may call back (`snapshot()`, `stop()`).
 
 pub mod options;
+pub mod order;
 pub mod report;
 
 use crate::driver::{Driver, DriverRef};
 use crate::status::StatusView;
-use kubelive_core::{Event, Object, Restart};
+use kubelive_core::{Event, Object, Restart, Store};
 use options::{ErrorKind, Settings, Value};
+use order::{Op, Order, Plan};
 use report::{Report, Signal, Tracker, Urgency};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -73,12 +75,15 @@ fn call(f: &Option<js_sys::Function>, args: &[JsValue]) {
     }
 }
 
-/// JS values of objects, each parsed at most once per version of the object (keyed
-/// by the stored `Arc`'s address, which the cache keeps alive, so it cannot be
-/// reused), and the last snapshot with the version it was taken at.
+/// JS values of objects, each parsed at most once per version of the object: those of
+/// the last snapshot live in its array; the others (from change events and `get()`,
+/// keyed by the stored `Arc`'s address, which the entry keeps alive so it cannot be
+/// reused) wait here for the next snapshot.
 #[derive(Default)]
 struct Cache {
-    objects: HashMap<usize, (Arc<Object>, JsValue)>,
+    fresh: HashMap<usize, (Arc<Object>, JsValue)>,
+    order: Order,
+    /// The last snapshot and the version it was taken at.
     snapshot: Option<(u64, js_sys::Array)>,
 }
 
@@ -92,30 +97,93 @@ fn parse(o: &Object) -> JsValue {
 }
 
 impl Cache {
+    /// The object's JS value: the last snapshot's if it holds this very object, else
+    /// parsed once and kept for the next snapshot.
     fn value(&mut self, o: &Arc<Object>) -> JsValue {
-        self.objects
+        if let Some(v) = self.in_snapshot(o) {
+            return v;
+        }
+        self.fresh
             .entry(key(o))
             .or_insert_with(|| (o.clone(), parse(o)))
             .1
             .clone()
     }
 
-    /// The object's JS value when someone wants it.
-    fn value_if(&mut self, wanted: bool, o: &Arc<Object>) -> Option<JsValue> {
-        wanted.then(|| self.value(o))
+    /// The last snapshot's value of this very object, if it holds it.
+    fn in_snapshot(&self, o: &Arc<Object>) -> Option<JsValue> {
+        let (i, held) = self.order.position(o.namespace(), o.name())?;
+        let (_, array) = self.snapshot.as_ref()?;
+        Arc::ptr_eq(held, o).then(|| array.get(i as u32))
     }
 
-    fn forget(&mut self, o: &Arc<Object>) -> Option<JsValue> {
-        self.objects.remove(&key(o)).map(|(_, v)| v)
-    }
-
-    /// Drops values of objects no longer held anywhere but here (a watch's DELETED
-    /// carries the server's last state, not the stored object, whose entry stays
-    /// until now), once they could outnumber the live ones.
-    fn prune(&mut self, held: usize) {
-        if self.objects.len() > 2 * held + 64 {
-            self.objects.retain(|_, (o, _)| Arc::strong_count(o) > 1);
+    /// The value for the next snapshot's array (no longer kept here).
+    fn take(&mut self, o: &Arc<Object>) -> JsValue {
+        match self.fresh.remove(&key(o)) {
+            Some((_, v)) => v,
+            None => parse(o),
         }
+    }
+
+    /// Drops values of objects held nowhere else any more (older versions, deleted
+    /// objects), once they could outnumber the live ones.
+    fn prune(&mut self, held: usize) {
+        if self.fresh.len() > held / 4 + 64 {
+            self.fresh.retain(|_, (o, _)| Arc::strong_count(o) > 1);
+        }
+    }
+
+    /// The snapshot at `version`: the last one if nothing changed, else the last one
+    /// patched where objects changed (or rebuilt, after many changes).
+    fn snapshot(&mut self, version: u64, store: Option<&Store>) -> js_sys::Array {
+        if let Some((at, array)) = &self.snapshot {
+            if *at == version {
+                return array.clone();
+            }
+        }
+        let last = self.snapshot.take().map(|(_, a)| a);
+        if last.is_none() {
+            self.order.forget();
+        }
+        let plan = match store {
+            Some(store) => self.order.plan(
+                |ns, name| store.get(ns, name).cloned(),
+                || store.sorted().into_iter().cloned().collect(),
+            ),
+            None => Plan::Whole(Vec::new()),
+        };
+        let array = match plan {
+            Plan::Patch(ops) => {
+                // (There is a last snapshot: without one the plan is whole.)
+                let array = last.map(|l| l.slice_from(0)).unwrap_or_default();
+                for op in ops {
+                    match op {
+                        Op::Set(i, o) => array.set(i as u32, self.take(&o)),
+                        Op::Insert(i, o) => {
+                            array.splice(i as u32, 0, &self.take(&o));
+                        }
+                        Op::Remove(i) => {
+                            array.splice_many(i as u32, 1, &[]);
+                        }
+                    }
+                }
+                array
+            }
+            Plan::Whole(list) => {
+                let array = js_sys::Array::new_with_length(list.len() as u32);
+                for (i, (o, at)) in list.iter().enumerate() {
+                    let value = match (at, &last) {
+                        (Some(at), Some(last)) => last.get(*at as u32),
+                        _ => self.take(o),
+                    };
+                    array.set(i as u32, value);
+                }
+                array
+            }
+        };
+        js_sys::Object::freeze(&array);
+        self.snapshot = Some((version, array.clone()));
+        array
     }
 }
 
@@ -176,18 +244,22 @@ impl Shared {
         let mut give_up = false;
         for event in &events {
             let change = match event {
-                Event::Added(o) => Some(("ADDED", self.cache.borrow_mut().value_if(wants, o))),
-                Event::Modified { old, new } => {
-                    let mut cache = self.cache.borrow_mut();
-                    cache.forget(old);
-                    Some(("MODIFIED", cache.value_if(wants, new)))
-                }
-                Event::Deleted(o) => {
-                    let cached = self.cache.borrow_mut().forget(o);
-                    Some(("DELETED", cached.or_else(|| wants.then(|| parse(o)))))
-                }
+                Event::Added(o) => Some(("ADDED", o)),
+                Event::Modified { new, .. } => Some(("MODIFIED", new)),
+                Event::Deleted(o) => Some(("DELETED", o)),
                 _ => None,
             };
+            let change = change.map(|(kind, o)| {
+                let mut cache = self.cache.borrow_mut();
+                let value = wants.then(|| match kind {
+                    // The last snapshot's value when it holds this very object (a
+                    // relist's delete), else its last state; not kept for later.
+                    "DELETED" => cache.in_snapshot(o).unwrap_or_else(|| parse(o)),
+                    _ => cache.value(o),
+                });
+                cache.order.touch(o);
+                (kind, value)
+            });
             if let Some((kind, object)) = change {
                 if let Some(object) = object {
                     call(&self.hooks.change, &[JsValue::from_str(kind), object]);
@@ -382,31 +454,12 @@ impl WatcherCore {
     /// something changes, and the same object for each object that did not.
     pub fn snapshot(&self) -> js_sys::Array {
         let version = self.shared.version.get();
+        let driver = self.driver.borrow();
         let mut cache = self.shared.cache.borrow_mut();
-        if let Some((at, array)) = &cache.snapshot {
-            if *at == version {
-                return array.clone();
-            }
+        match driver.as_ref() {
+            Some(d) => d.with_store(|store| cache.snapshot(version, Some(store))),
+            None => cache.snapshot(version, None),
         }
-        let array = js_sys::Array::new();
-        if let Some(d) = self.driver.borrow().as_ref() {
-            d.with_store(|store| {
-                let sorted = store.sorted();
-                let mut objects = HashMap::with_capacity(sorted.len());
-                for o in sorted {
-                    let entry = cache
-                        .objects
-                        .remove(&key(o))
-                        .unwrap_or_else(|| (o.clone(), parse(o)));
-                    array.push(&entry.1);
-                    objects.insert(key(o), entry);
-                }
-                cache.objects = objects;
-            });
-        }
-        js_sys::Object::freeze(&array);
-        cache.snapshot = Some((version, array.clone()));
-        array
     }
 
     /// One object (`""` namespace for cluster-scoped ones), or `undefined`.
