@@ -304,6 +304,14 @@ impl Shared {
     }
 }
 
+/// The status object: the driver's status and the error.
+fn status_js(report: &Report) -> JsValue {
+    let object = to_js(&report.view);
+    let error = report.error.as_ref().map(to_js).unwrap_or(JsValue::NULL);
+    let _ = js_sys::Reflect::set(&object, &JsValue::from_str("error"), &error);
+    object
+}
+
 fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
     let ser = serde_wasm_bindgen::Serializer::json_compatible();
     value.serialize(&ser).unwrap_or(JsValue::NULL)
@@ -492,7 +500,7 @@ impl WatcherCore {
     }
 
     pub fn status(&self) -> JsValue {
-        to_js(&self.shared.report(&self.view()))
+        status_js(&self.shared.report(&self.view()))
     }
 }
 

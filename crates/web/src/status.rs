@@ -38,7 +38,8 @@ impl DriverNotes {
     }
 }
 
-/// A plain, serializable snapshot of where the engine stands.
+/// A plain snapshot of where the engine stands (serialized, it is most of the JS
+/// API's status object).
 #[derive(Clone, Debug, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusView {
@@ -74,7 +75,9 @@ pub struct StatusView {
     pub last_relist_reason: Option<String>,
     pub errors: u64,
     pub last_error: Option<String>,
-    /// The server's message when it refused in a way retrying will not fix.
+    /// The server's message when it refused in a way retrying will not fix (the JS
+    /// API reports its `error` object instead).
+    #[serde(skip)]
     pub failed: Option<String>,
     pub fell_back: Option<String>,
     /// The server's answer behind `last_error`, when it was one (the JS API reports

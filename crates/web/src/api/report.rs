@@ -54,83 +54,35 @@ impl ErrorReport {
     }
 }
 
-/// The status object `watcher.status()` returns.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+/// The status object `watcher.status()` returns: the driver's status (whose phase is
+/// `failed` when a failure retrying cannot fix stopped the watcher) with the error as
+/// one more field (set on the JS object: serde's `flatten` costs 3 KB of wasm).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Report {
-    /// `listing`, `initialEvents`, `watching`, `backingOff`, `failed` or `stopped`.
-    pub phase: &'static str,
-    pub synced: bool,
-    pub connected: bool,
-    pub mode: &'static str,
-    pub resource_version: Option<String>,
-    pub objects: usize,
-    pub page: Option<u32>,
-    pub listed: usize,
-    pub pages_listed: u64,
-    pub remaining_estimate: Option<u64>,
-    pub retry_in_ms: Option<u64>,
-    pub backoff_reason: Option<String>,
+    pub view: StatusView,
     /// The last failure, until an attempt makes progress again (or a restart).
     pub error: Option<ErrorReport>,
-    pub added: u64,
-    pub modified: u64,
-    pub deleted: u64,
-    pub bookmarks: u64,
-    pub last_bookmark_ago_ms: Option<u64>,
-    pub last_byte_ago_ms: Option<u64>,
-    pub resumes: u64,
-    pub relists: u64,
-    pub last_relist_reason: Option<String>,
-    pub errors: u64,
-    pub last_error: Option<String>,
-    pub fell_back: Option<String>,
 }
 
 impl Report {
     pub fn new(view: &StatusView, tracker: &Tracker) -> Report {
-        let phase = if tracker.failed && view.phase == "stopped" {
-            "failed"
-        } else {
-            view.phase
-        };
+        let mut view = view.clone();
+        if tracker.failed && view.phase == "stopped" {
+            view.phase = "failed";
+        }
         Report {
-            phase,
-            synced: view.synced,
-            connected: view.connected,
-            mode: view.mode,
-            resource_version: view.resource_version.clone(),
-            objects: view.objects,
-            page: view.page,
-            listed: view.listed,
-            pages_listed: view.pages_listed,
-            remaining_estimate: view.remaining_estimate,
-            retry_in_ms: view.retry_in_ms,
-            backoff_reason: view.backoff_reason.clone(),
+            view,
             error: tracker.error.clone(),
-            added: view.added,
-            modified: view.modified,
-            deleted: view.deleted,
-            bookmarks: view.bookmarks,
-            last_bookmark_ago_ms: view.last_bookmark_ago_ms,
-            last_byte_ago_ms: view.last_byte_ago_ms,
-            resumes: view.resumes,
-            relists: view.relists,
-            last_relist_reason: view.last_relist_reason.clone(),
-            errors: view.errors,
-            last_error: view.last_error.clone(),
-            fell_back: view.fell_back.clone(),
         }
     }
 
     /// The report without what moves with the clock alone.
     fn timeless(&self) -> Report {
-        Report {
-            retry_in_ms: None,
-            last_bookmark_ago_ms: None,
-            last_byte_ago_ms: None,
-            ..self.clone()
-        }
+        let mut r = self.clone();
+        r.view.retry_in_ms = None;
+        r.view.last_bookmark_ago_ms = None;
+        r.view.last_byte_ago_ms = None;
+        r
     }
 }
 
@@ -153,13 +105,13 @@ pub fn urgency(before: Option<&Report>, now: &Report) -> Urgency {
     };
     let state = |r: &Report| {
         (
-            r.phase,
-            r.synced,
-            r.connected,
-            r.mode,
+            r.view.phase,
+            r.view.synced,
+            r.view.connected,
+            r.view.mode,
             r.error.clone(),
-            r.fell_back.clone(),
-            r.backoff_reason.clone(),
+            r.view.fell_back.clone(),
+            r.view.backoff_reason.clone(),
         )
     };
     if state(before) != state(now) {
@@ -300,10 +252,10 @@ mod tests {
             },
             &t,
         );
-        assert_eq!(r.phase, "failed");
+        assert_eq!(r.view.phase, "failed");
         assert_eq!(r.error.as_ref().map(|e| e.retryable), Some(false));
         // Kept retrying, it is backing off.
-        assert_eq!(Report::new(&v, &t).phase, "backingOff");
+        assert_eq!(Report::new(&v, &t).view.phase, "backingOff");
     }
 
     #[test]
@@ -349,6 +301,72 @@ mod tests {
             3,
         );
         assert_eq!(Report::new(&v, &t).error, None);
+    }
+
+    #[test]
+    fn the_status_object_has_the_fields_its_type_declares() {
+        let mut t = Tracker {
+            failed: true,
+            ..Tracker::default()
+        };
+        t.note(&Event::Failed { error: forbidden() }, &view(), 0);
+        t.note(&backing_off(), &view(), 0);
+        let stopped = StatusView {
+            phase: "stopped",
+            failed: Some("pods is forbidden (403 Forbidden)".into()),
+            ..view()
+        };
+        let report = Report::new(&stopped, &t);
+        // As `api::status_js` builds it.
+        let mut json = serde_json::to_value(&report.view).unwrap();
+        json["error"] = serde_json::to_value(&report.error).unwrap();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        keys.sort_unstable();
+        // `WatcherStatus` in web/npm/index.d.ts, field for field.
+        let mut declared = [
+            "phase",
+            "synced",
+            "connected",
+            "mode",
+            "resourceVersion",
+            "objects",
+            "page",
+            "listed",
+            "pagesListed",
+            "remainingEstimate",
+            "retryInMs",
+            "backoffReason",
+            "error",
+            "added",
+            "modified",
+            "deleted",
+            "bookmarks",
+            "lastBookmarkAgoMs",
+            "lastByteAgoMs",
+            "resumes",
+            "relists",
+            "lastRelistReason",
+            "errors",
+            "lastError",
+            "fellBack",
+        ];
+        declared.sort_unstable();
+        assert_eq!(keys, declared);
+        assert_eq!(json["phase"], "failed");
+        assert_eq!(
+            json["error"],
+            serde_json::json!({
+                "code": 403,
+                "reason": "Forbidden",
+                "message": "pods is forbidden: User \"jane\" cannot list resource \"pods\"",
+                "retryable": false,
+            })
+        );
     }
 
     #[test]
