@@ -329,10 +329,20 @@ async function snapshots() {
   const { page, context } = await packagePage(browser, BASE);
   await page.evaluate((path) => {
     const w = new window.kl.Watcher({ path });
-    window.snap = { w, mismatches: 0, changes: 0 };
+    window.snap = { w, mismatches: 0, changes: 0, batches: 0, incomplete: [] };
     w.onChange(({ type, object }) => {
       window.snap.changes += 1;
       if (type !== 'DELETED' && w.get(object.metadata.namespace, object.metadata.name) !== object) window.snap.mismatches += 1;
+      // A snapshot taken in the middle of a batch of changes.
+      w.snapshot();
+    });
+    // After each batch, the snapshot holds all of it: as many objects as are held,
+    // each at the version get() has.
+    w.onUpdate(() => {
+      window.snap.batches += 1;
+      const all = w.snapshot();
+      const stale = all.filter((o) => w.get(o.metadata.namespace, o.metadata.name)?.metadata.resourceVersion !== o.metadata.resourceVersion);
+      if (all.length !== w.size || stale.length > 0) window.snap.incomplete.push(`${all.length}/${w.size}, ${stale.length} stale`);
     });
     w.start();
   }, NS0);
@@ -375,8 +385,10 @@ async function snapshots() {
   check(got.unchanged > 0 && got.kept === got.unchanged && got.changedButSame === 0,
     `objects that did not change keep their identity (${got.kept}/${got.unchanged}), changed ones are new`);
   check(got.sorted && got.n > 0, `sorted by namespace and name (${got.n})`);
-  const mismatches = await page.evaluate(() => window.snap);
-  check(mismatches.mismatches === 0 && mismatches.changes > 0, `a change's object is the one get() returns (${mismatches.changes} changes)`);
+  await until('a few more batches', () => page.evaluate(() => window.snap.batches >= 8), 30000);
+  const seen = await page.evaluate(() => ({ ...window.snap, w: undefined }));
+  check(seen.mismatches === 0 && seen.changes > 0, `a change's object is the one get() returns (${seen.changes} changes)`);
+  check(seen.incomplete.length === 0, `snapshots taken inside change listeners leave the snapshot after each batch whole (${seen.batches} batches; ${seen.incomplete.join('; ')})`);
   await page.evaluate(() => window.snap.w.free());
   await context.close();
 }

@@ -239,6 +239,13 @@ impl Shared {
             // Before any hook runs, so a snapshot taken in one sees the whole batch
             // (the store already holds it).
             self.version.set(self.version.get() + 1);
+            let mut cache = self.cache.borrow_mut();
+            for event in &events {
+                if let Event::Added(o) | Event::Modified { new: o, .. } | Event::Deleted(o) = event
+                {
+                    cache.order.touch(o);
+                }
+            }
         }
         let wants = self.wants_changes.get();
         let mut give_up = false;
@@ -257,7 +264,6 @@ impl Shared {
                     "DELETED" => cache.in_snapshot(o).unwrap_or_else(|| parse(o)),
                     _ => cache.value(o),
                 });
-                cache.order.touch(o);
                 (kind, value)
             });
             if let Some((kind, object)) = change {
