@@ -133,7 +133,7 @@ pub fn test_step() -> Result<(), String> {
     // watch cache window makes a watcher stopped a while come back to a 410.
     let cluster = Cluster {
         objects: 60,
-        churn: 10.0,
+        churn: 20.0,
         faults: String::new(),
         extra: [
             "--namespaces",
