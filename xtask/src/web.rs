@@ -1,12 +1,14 @@
 //! The browser side: dist, demo, and the browser test steps (owned by the web work).
 //!
-//! * `dist`: release wasm -> wasm-bindgen (`--target web`) -> wasm-opt -Oz (binaryen
-//!   from npm, else the PATH's) -> `dist/` with index.html, the app's module and CSS,
-//!   the JS API example and the bench page.
+//! * `dist`: release wasm (kubelive-web's `app` feature) -> wasm-bindgen (`--target
+//!   web`) -> wasm-opt -Oz (binaryen from npm, else the PATH's) -> `dist/` with
+//!   index.html, the app's module and CSS, the JS API example and the bench page; and
+//!   the npm package in `dist/npm/` (`npm.rs`: the `watcher` feature alone).
 //! * `demo`: dist + kubelive-sim with a churning workload + the real
 //!   `kubectl proxy --www dist --www-prefix /ui/`; prints the URL; Ctrl-C stops all.
-//! * test steps: clippy for wasm32, wasm-bindgen-test in headless Chromium, and the
-//!   Playwright end-to-end scripts in `web/tests`.
+//! * test steps: clippy for wasm32, wasm-bindgen-test in headless Chromium, the
+//!   Playwright end-to-end scripts in `web/tests`, and the npm package's step
+//!   (`npm.rs`).
 
 use crate::setup;
 use crate::util::{cargo, command, have, root, run, Steps};
