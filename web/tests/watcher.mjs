@@ -150,10 +150,12 @@ async function failures() {
     watch('forbidden', { path: '/api/v1/pods' });
     watch('missing', { path: '/api/v1/namespaces/ns-0/nothings' });
     watch('retrying', { path: '/api/v1/pods', pageSize: 7, retryOnFailure: true });
+    // Nothing listens there: a transient failure without a server answer.
+    watch('unreachable', { path: '/api/v1/pods', baseUrl: 'http://127.0.0.1:9' });
   });
   const sent = {
     selector: (u) => u.includes('fieldSelector=status.hostIP'),
-    forbidden: (u) => u.includes('/api/v1/pods?limit=500'),
+    forbidden: (u) => u.startsWith(`${BASE}/api/v1/pods?limit=500`),
     missing: (u) => u.includes('/nothings'),
     retrying: (u) => u.includes('/api/v1/pods?limit=7'),
   };
@@ -187,6 +189,9 @@ async function failures() {
     check(errors.length === 1 && errors[0].code === code && errors[0].retryable === false, `${name}: one error event (${JSON.stringify(errors)})`);
     check(count(name) === 1, `${name}: asked once, never again (${count(name)} requests)`);
   }
+  const u = state.unreachable;
+  check(u.running && u.status.error?.code === null && u.status.error?.retryable === true && u.errors.length >= 2,
+    `unreachable: still running (${u.status.phase}), retrying by itself (${u.errors.length} error events), the error retryable with no code (${JSON.stringify(u.status.error)})`);
   const r = state.retrying;
   check(r.running && r.status.error?.code === 403 && r.status.error?.retryable === false,
     `retrying: still running (${r.status.phase}) with the 403 not retryable (${JSON.stringify(r.status.error)})`);
