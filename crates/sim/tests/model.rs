@@ -256,7 +256,7 @@ fn too_large_list_waits_then_504() {
             assert_eq!(
                 response.text(),
                 format!(
-                    r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Timeout: Too large resource version: {}, current: {cur}","reason":"Timeout","details":{{"causes":[{{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}}],"retryAfterSeconds":1}},"code":504}}"#,
+                    "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":\"Timeout: Too large resource version: {}, current: {cur}\",\"reason\":\"Timeout\",\"details\":{{\"causes\":[{{\"reason\":\"ResourceVersionTooLarge\",\"message\":\"Too large resource version\"}}],\"retryAfterSeconds\":1}},\"code\":504}}\n",
                     cur + 100
                 )
             );

@@ -1030,7 +1030,7 @@ fn v1beta1_tables() {
     let doc = list_doc(
         &pods(),
         TableFormat {
-            version: TableVersion::V1beta1,
+            version: TableVersion::V1Beta1,
             include: IncludeObject::Metadata,
         },
         &ListMeta::default(),

@@ -203,6 +203,41 @@ pub fn top_level_field<'a>(json: &'a str, key: &str) -> Result<Option<&'a str>, 
     }
 }
 
+/// The fields of the JSON object `json`, in order: (raw key without quotes, the value's
+/// byte range in `json`). Scans without building a tree.
+pub fn object_fields(json: &str) -> Result<Vec<(&str, std::ops::Range<usize>)>, ScanError> {
+    let b = json.as_bytes();
+    let mut out = Vec::new();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return Err(ScanError("the object is not a JSON object"));
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(out);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return Err(ScanError("expected a field name"));
+        }
+        let name_end = skip_string(b, i)?;
+        let name = &json[i + 1..name_end - 1];
+        i = skip_ws(b, name_end);
+        if b.get(i) != Some(&b':') {
+            return Err(ScanError("expected ':'"));
+        }
+        let v_start = skip_ws(b, i + 1);
+        let v_end = skip_value(b, v_start)?;
+        out.push((name, v_start..v_end));
+        i = skip_ws(b, v_end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Ok(out),
+            _ => return Err(ScanError("expected ',' or '}'")),
+        }
+    }
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while matches!(b.get(i), Some(b' ' | b'\n' | b'\r' | b'\t')) {
         i += 1;
