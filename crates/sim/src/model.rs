@@ -457,6 +457,17 @@ impl ControlPlane {
     };
 }
 
+impl ControlPlane {
+    /// How often lease `i` of [`CONTROL_PLANE_LEASES`] is renewed (0 = never).
+    fn renew_every_ms(&self, i: usize) -> u64 {
+        if i == 0 {
+            self.identity_renew_ms
+        } else {
+            self.leader_renew_ms
+        }
+    }
+}
+
 /// The leases the control plane renews: (name, holder prefix, lease duration in seconds).
 const CONTROL_PLANE_LEASES: [(&str, &str, u32); 3] = [
     ("apiserver-kubelive-sim", "apiserver-kubelive-sim", 3600),
@@ -847,14 +858,9 @@ impl Cluster {
         self.advance(now_ms);
         self.control_plane = cp;
         let now = self.now_ms;
-        for (i, (name, _, _)) in CONTROL_PLANE_LEASES.iter().enumerate() {
-            let every = if i == 0 {
-                cp.identity_renew_ms
-            } else {
-                cp.leader_renew_ms
-            };
-            self.next_renewal[i] = if every == 0 { u64::MAX } else { now };
-            let _ = name;
+        for (i, next) in self.next_renewal.iter_mut().enumerate() {
+            let every = cp.renew_every_ms(i);
+            *next = if every == 0 { u64::MAX } else { now };
         }
         self.next_progress_ms = match cp.progress {
             CacheProgress::Immediate => u64::MAX,
@@ -869,20 +875,23 @@ impl Cluster {
         self.control_plane
     }
 
-    /// Renews the leases that are due (once each, at `now_ms`: a renewal late by several
-    /// periods is one write) and delivers etcd's periodic progress notification.
+    /// Renews the leases that are due (every renewal since the last call, each with its
+    /// own renewTime; at most a thousand a lease, then the schedule skips ahead) and
+    /// delivers etcd's periodic progress notification.
     fn control_plane_tick(&mut self, now_ms: u64) {
         for i in 0..CONTROL_PLANE_LEASES.len() {
-            if self.next_renewal[i] > now_ms {
-                continue;
+            let every = self.control_plane.renew_every_ms(i);
+            let mut budget = 1000;
+            while self.next_renewal[i] <= now_ms {
+                let due = self.next_renewal[i];
+                self.renew_lease(i, due);
+                budget -= 1;
+                self.next_renewal[i] = match every {
+                    0 => u64::MAX,
+                    _ if budget == 0 => now_ms + every,
+                    _ => due + every,
+                };
             }
-            let every = if i == 0 {
-                self.control_plane.identity_renew_ms
-            } else {
-                self.control_plane.leader_renew_ms
-            };
-            self.next_renewal[i] = if every == 0 { u64::MAX } else { now_ms + every };
-            self.renew_lease(i, now_ms);
         }
         if now_ms >= self.next_progress_ms {
             self.caches_fresh();

@@ -23,7 +23,8 @@ use crate::discovery;
 use crate::faults::FaultPlan;
 use crate::http::{self, BodyOptions, Conn, Head, ReadError, Request};
 use crate::model::{
-    watch_response_head, Cluster, ClusterConfig, Get, Reply, Response, StreamingLists, WatchOutput,
+    watch_response_head, Cluster, ClusterConfig, ControlPlane, Get, Reply, Response,
+    StreamingLists, WatchOutput,
 };
 use crate::negotiate::{self, Discovery};
 use crate::rbac::{self, Policy};
@@ -55,6 +56,11 @@ pub struct ServerConfig {
     pub faults: FaultPlan,
     /// Who the client is and what it may do (default: a cluster admin, everything allowed).
     pub policy: Policy,
+    /// What the control plane writes by itself (default: [`ControlPlane::LIVE`], leases
+    /// renewed as kube-apiserver, the controller-manager and the scheduler renew theirs).
+    pub control_plane: ControlPlane,
+    /// More API groups to serve, each with one listable resource (discovery at scale).
+    pub extra_groups: usize,
     /// Log each request to stderr.
     pub verbose: bool,
 }
@@ -74,6 +80,8 @@ impl Default for ServerConfig {
             streaming_lists: StreamingLists::Supported,
             faults: FaultPlan::none(),
             policy: Policy::admin(),
+            control_plane: ControlPlane::LIVE,
+            extra_groups: 0,
             verbose: false,
         }
     }
@@ -98,6 +106,7 @@ struct Shared {
     seed: u64,
     /// Requests so far (seeds each `Audit-Id`).
     requests: AtomicU64,
+    control_plane: ControlPlane,
 }
 
 impl Shared {
@@ -118,6 +127,8 @@ pub struct Server {
 impl Server {
     /// Binds, populates the cluster and starts the accept and churn threads.
     pub fn start(cfg: ServerConfig) -> io::Result<Server> {
+        crate::resources::register_extra_groups(cfg.extra_groups)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         let listener = TcpListener::bind((cfg.address.as_str(), cfg.port))?;
         let addr = listener.local_addr()?;
         let ms = |s: f64| (s * 1000.0) as u64;
@@ -149,6 +160,7 @@ impl Server {
             address: addr.to_string(),
             seed: cfg.seed,
             requests: AtomicU64::new(0),
+            control_plane: cfg.control_plane,
         });
         let sh = shared.clone();
         thread::spawn(move || churn_loop(sh));
@@ -199,6 +211,8 @@ fn churn_loop(sh: Arc<Shared>) {
         // wait for `ready` (100,000 pods take seconds).
         let mut st = sh.lock();
         let State { cluster, workload } = &mut *st;
+        let control_plane = sh.control_plane;
+        cluster.set_control_plane(control_plane, sh.now_ms());
         workload.populate(cluster, sh.now_ms());
         workload.skip_to(sh.now_ms());
         sh.ready.store(true, Ordering::Release);
