@@ -899,6 +899,162 @@ pub fn secret_tls(rng: &mut Rng, id: &Identity) -> String {
     )
 }
 
+// ---------------------------------------------------------------- Deployment
+
+/// Everything that varies between generated Deployments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeploymentParams {
+    pub id: Identity,
+    /// The `app` label its pods carry (the Deployment's name).
+    pub app: String,
+    /// Its ReplicaSet's `pod-template-hash` (the ReplicaSet is `<app>-<hash>`).
+    pub template_hash: String,
+    pub image: String,
+    pub replicas: u32,
+    /// Ready (and available, up to date) replicas.
+    pub ready: u32,
+}
+
+/// An `apps/v1` Deployment after the controller observed it (DeploymentSpec and
+/// DeploymentStatus in Go order; a RollingUpdate strategy of 25 %/25 %; the Available and
+/// Progressing conditions).
+pub fn deployment(p: &DeploymentParams) -> String {
+    let created = p.id.created_ms;
+    let at = timestamp(created);
+    let mut meta = Meta::new(&p.id);
+    meta.generation = Some(1);
+    meta.labels = vec![("app", &p.app)];
+    meta.annotations = vec![("deployment.kubernetes.io/revision", "1")];
+    meta.managed = vec![
+        managed(
+            "kubectl-client-side-apply",
+            "apps/v1",
+            created,
+            json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                   "f:spec": {"f:progressDeadlineSeconds": {}, "f:replicas": {}, "f:revisionHistoryLimit": {}, "f:selector": {},
+                              "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}}, "f:type": {}},
+                              "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:containers": {}}}}}),
+            None,
+        ),
+        managed(
+            "kube-controller-manager",
+            "apps/v1",
+            created + 5_000,
+            json!({"f:metadata": {"f:annotations": {".": {}, "f:deployment.kubernetes.io/revision": {}}},
+                   "f:status": {"f:availableReplicas": {}, "f:conditions": {}, "f:observedGeneration": {}, "f:readyReplicas": {}, "f:replicas": {}, "f:updatedReplicas": {}}}),
+            Some("status"),
+        ),
+    ];
+    let labels = string_map(&[("app", &p.app)]);
+    let container = obj([
+        ("name", (&p.app).into()),
+        ("image", (&p.image).into()),
+        (
+            "ports",
+            vec![obj([
+                ("containerPort", 8080i64.into()),
+                ("protocol", "TCP".into()),
+            ])]
+            .into(),
+        ),
+        (
+            "resources",
+            obj([(
+                "requests",
+                obj([("cpu", "100m".into()), ("memory", "128Mi".into())]),
+            )]),
+        ),
+        ("terminationMessagePath", "/dev/termination-log".into()),
+        ("terminationMessagePolicy", "File".into()),
+        ("imagePullPolicy", "IfNotPresent".into()),
+    ]);
+    let spec = obj([
+        ("replicas", p.replicas.into()),
+        ("selector", obj([("matchLabels", labels.clone())])),
+        (
+            "template",
+            obj([
+                (
+                    "metadata",
+                    obj([("creationTimestamp", J::Null), ("labels", labels)]),
+                ),
+                (
+                    "spec",
+                    obj([
+                        ("containers", vec![container].into()),
+                        ("restartPolicy", "Always".into()),
+                        ("terminationGracePeriodSeconds", 30i64.into()),
+                        ("dnsPolicy", "ClusterFirst".into()),
+                        ("securityContext", J::Obj(Vec::new())),
+                        ("schedulerName", "default-scheduler".into()),
+                    ]),
+                ),
+            ]),
+        ),
+        (
+            "strategy",
+            obj([
+                ("type", "RollingUpdate".into()),
+                (
+                    "rollingUpdate",
+                    obj([("maxUnavailable", "25%".into()), ("maxSurge", "25%".into())]),
+                ),
+            ]),
+        ),
+        ("revisionHistoryLimit", 10i64.into()),
+        ("progressDeadlineSeconds", 600i64.into()),
+    ]);
+    let condition = |ty: &str, reason: &str, message: String| {
+        obj([
+            ("type", ty.into()),
+            ("status", "True".into()),
+            ("lastUpdateTime", (&at).into()),
+            ("lastTransitionTime", (&at).into()),
+            ("reason", reason.into()),
+            ("message", message.into()),
+        ])
+    };
+    let status = Fields::default()
+        .put("observedGeneration", 1i64)
+        .put("replicas", p.replicas)
+        .put("updatedReplicas", p.replicas)
+        .put_if(p.ready > 0, "readyReplicas", p.ready)
+        .put_if(p.ready > 0, "availableReplicas", p.ready)
+        .put_if(
+            p.replicas > p.ready,
+            "unavailableReplicas",
+            p.replicas - p.ready.min(p.replicas),
+        )
+        .put(
+            "conditions",
+            vec![
+                condition(
+                    "Available",
+                    "MinimumReplicasAvailable",
+                    "Deployment has minimum availability.".into(),
+                ),
+                condition(
+                    "Progressing",
+                    "NewReplicaSetAvailable",
+                    format!(
+                        "ReplicaSet \"{}-{}\" has successfully progressed.",
+                        p.app, p.template_hash
+                    ),
+                ),
+            ],
+        )
+        .done();
+    typed(
+        "Deployment",
+        "apps/v1",
+        vec![
+            ("metadata", meta.into_j()),
+            ("spec", spec),
+            ("status", status),
+        ],
+    )
+}
+
 // ---------------------------------------------------------------- ReplicaSet
 
 /// Everything that varies between generated ReplicaSets.

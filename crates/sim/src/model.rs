@@ -526,6 +526,43 @@ pub struct Cluster {
     cache_rv: Vec<u64>,
 }
 
+/// `text` decoded for what the store reads of it (labels, selectable fields, the printer's
+/// cells): everything but `metadata.managedFields`, often most of an object's fields and
+/// none of what a printer shows, so not decoded.
+fn decode_for_printing(text: &str) -> Result<Value, String> {
+    use crate::printers::gojson::object_fields;
+    let managed = object_fields(text)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|(k, _)| *k == "metadata")
+        .and_then(|(_, meta)| {
+            let fields = object_fields(&text[meta.clone()]).ok()?;
+            let i = fields.iter().position(|(k, _)| *k == "managedFields")?;
+            // From the end of the field before (its comma goes) to this value's end; the
+            // first field goes with the comma after it.
+            let end = meta.start + fields[i].1.end;
+            Some(match i {
+                0 => (meta.start + 1)..end,
+                _ => (meta.start + fields[i - 1].1.end)..end,
+            })
+        });
+    match managed {
+        Some(cut) => {
+            let mut slim = String::with_capacity(text.len() - cut.len());
+            slim.push_str(&text[..cut.start]);
+            let rest = &text[cut.end..];
+            let rest = if slim.ends_with('{') {
+                rest.trim_start().strip_prefix(',').unwrap_or(rest)
+            } else {
+                rest
+            };
+            slim.push_str(rest);
+            serde_json::from_str(&slim).map_err(|e| e.to_string())
+        }
+        None => serde_json::from_str(text).map_err(|e| e.to_string()),
+    }
+}
+
 /// The printer of a resource type: a built-in one, the default convertor, or a CRD's
 /// columns (the widgets' `additionalPrinterColumns`; the extra groups declare none).
 fn convertor_of(rt: &ResourceType) -> TableConvertor {
@@ -780,6 +817,16 @@ impl Cluster {
         }
         let first = self.history.partition_point(|c| c.rv <= rv);
         self.history.range(first..).any(|c| c.res == res)
+    }
+
+    /// Bytes the current objects' stored rows hold (for benches: what printing once per
+    /// version costs in memory; the history's older versions share most of it).
+    pub fn row_bytes(&self) -> usize {
+        self.stores
+            .iter()
+            .flat_map(|s| s.iter())
+            .map(|o| o.row_heap_bytes())
+            .sum()
     }
 
     /// Number of list snapshots held (for tests and benches).
@@ -1125,8 +1172,13 @@ impl Cluster {
         text: &str,
         rv: u64,
     ) -> Result<Obj, MutationError> {
-        let v: Value =
-            serde_json::from_str(text).map_err(|e| MutationError::Invalid(e.to_string()))?;
+        // A custom resource is rebuilt from its decoded form (unstructured): all of it.
+        let v = if rt.custom {
+            serde_json::from_str(text).map_err(|e| e.to_string())
+        } else {
+            decode_for_printing(text)
+        }
+        .map_err(MutationError::Invalid)?;
         let meta = &v["metadata"];
         let name = meta["name"].as_str().unwrap_or("");
         if name.is_empty() {
@@ -2567,5 +2619,37 @@ impl Cluster {
         WatchOutput::Pending {
             wake_at_ms: wake.max(now_ms),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the store reads of an object is all of it but `metadata.managedFields`,
+    /// wherever that field sits in the metadata.
+    #[test]
+    fn decoding_for_printing_leaves_out_managed_fields() {
+        let mut rng = Rng::new(3);
+        let svc = crate::kinds::service(&crate::kinds::ServiceParams::random(
+            &mut rng,
+            "ns",
+            "web",
+            crate::kinds::ServiceKind::NodePort,
+            0,
+        ));
+        for text in [
+            svc.clone(),
+            r#"{"metadata":{"managedFields":[{"a":1}],"name":"x"},"spec":{}}"#.to_string(),
+            r#"{"metadata":{"managedFields":[]}}"#.to_string(),
+            r#"{"metadata":{"name":"x"}}"#.to_string(),
+        ] {
+            let mut want: Value = serde_json::from_str(&text).unwrap();
+            if let Some(m) = want["metadata"].as_object_mut() {
+                m.remove("managedFields");
+            }
+            assert_eq!(decode_for_printing(&text).unwrap(), want, "{text}");
+        }
+        assert!(decode_for_printing("[1]").is_err());
     }
 }

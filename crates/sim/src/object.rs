@@ -125,6 +125,14 @@ impl Obj {
         Obj { rv, ..self.clone() }
     }
 
+    /// Bytes the stored row holds (none for a generated pod: it prints from its state).
+    pub fn row_heap_bytes(&self) -> usize {
+        match &self.body {
+            Body::Json(j) => std::mem::size_of::<Row>() + j.row.heap_bytes(),
+            Body::Pod(_) => 0,
+        }
+    }
+
     /// The object's printed row: the stored one, or a generated pod's, printed from its
     /// typed state.
     pub fn row(&self) -> Cow<'_, Row> {

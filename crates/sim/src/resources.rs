@@ -261,7 +261,12 @@ pub fn register_extra_groups(n: usize) -> Result<(), String> {
 
 /// Index of a resource type in [`all`].
 pub fn index_of(rt: &ResourceType) -> usize {
-    all().iter().position(|r| r == rt).unwrap_or(0)
+    // Plural and group name a served type (the rest follows from them); the plural is
+    // short and differs first.
+    all()
+        .iter()
+        .position(|r| r.plural == rt.plural && r.group == rt.group)
+        .unwrap_or(0)
 }
 
 /// What a request path names.

@@ -1,15 +1,15 @@
 //! A workload generator: realistic objects (pods of Deployments, ~4 KB each like
 //! `kubectl get pod -o json`), seeded churn, and a watch-event byte stream for benches.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use crate::genpod::{DeployInfo, Phase, PodState};
 use crate::kinds::{
-    self, EventParams, Identity, NodeParams, PodEvent, PodRef, ReplicaSetParams, ServiceKind,
-    ServiceParams, WidgetParams,
+    self, DeploymentParams, EventParams, Identity, NodeParams, PodEvent, PodRef, ReplicaSetParams,
+    ServiceKind, ServiceParams, WidgetParams,
 };
 use crate::model::Cluster;
 use crate::resources::{
@@ -325,8 +325,14 @@ impl Default for WorkloadConfig {
 #[derive(Debug, Clone)]
 struct Deploy {
     info: Arc<DeployInfo>,
+    /// The Deployment as last written.
+    deployment: DeploymentParams,
     /// Its ReplicaSet as last written (owned by the Deployment).
     rs: ReplicaSetParams,
+    /// A change of its replicas waits to be reported (see [`REPORT_EVERY_MS`]).
+    unreported: bool,
+    /// When its ReplicaSet and Deployment last reported their replicas.
+    reported_ms: u64,
     /// Pods of it alive (not being deleted): the replicas its objects report.
     live: u32,
 }
@@ -341,7 +347,36 @@ struct EventLog {
     order: VecDeque<(Arc<str>, String)>,
     /// The event a repeated occurrence updates: (pod namespace/name, reason) -> event.
     repeated: HashMap<(String, &'static str), EventParams>,
+    /// Events that may still be written now ([`EVENTS_PER_SEC`], [`EVENT_BURST`]).
+    tokens: f64,
+    /// When `tokens` was last refilled.
+    refilled_ms: u64,
 }
+
+impl EventLog {
+    /// Takes a token if there is one (refilled at [`EVENTS_PER_SEC`] up to [`EVENT_BURST`]).
+    fn admit(&mut self, now_ms: u64) -> bool {
+        if self.tokens.is_infinite() {
+            return true;
+        }
+        let dt = now_ms.saturating_sub(self.refilled_ms) as f64 / 1000.0;
+        self.refilled_ms = self.refilled_ms.max(now_ms);
+        self.tokens = (self.tokens + dt * EVENTS_PER_SEC).min(EVENT_BURST);
+        if self.tokens < 1.0 {
+            return false;
+        }
+        self.tokens -= 1.0;
+        true
+    }
+}
+
+/// Events the workload writes at most per second of churn, with bursts of
+/// [`EVENT_BURST`]: kubelets drop events beyond their spam filter and the apiserver's
+/// EventRateLimit admission refuses them, so a cluster changing 1,000 pods a second does
+/// not write every event it could (and the history the sim keeps stays small).
+pub const EVENTS_PER_SEC: f64 = 50.0;
+/// The burst [`EVENTS_PER_SEC`] allows.
+pub const EVENT_BURST: f64 = 200.0;
 
 /// Most events the workload keeps (about 1.6 KB each with their row): at 1,000 changes a
 /// second a cluster writes far more events than anyone reads, and an hour of them would
@@ -369,9 +404,14 @@ pub struct Workload {
     /// The worker nodes (`node-0` ..), as last written.
     nodes: Vec<NodeParams>,
     events: EventLog,
+    /// Deployments whose scale waits to be reported: (when, index).
+    reports: BTreeSet<(u64, usize)>,
     last_ms: u64,
     carry: f64,
 }
+
+/// A Deployment's scale is reported by its ReplicaSet and itself at most this often.
+const REPORT_EVERY_MS: u64 = 10_000;
 
 /// Grace period of the workload's pod deletions: short, so churn keeps moving.
 const MAX_GRACE_S: u64 = 3;
@@ -404,6 +444,7 @@ impl Workload {
             pods: Vec::new(),
             nodes: Vec::new(),
             events: EventLog::default(),
+            reports: BTreeSet::new(),
             last_ms: 0,
             carry: 0.0,
         }
@@ -465,14 +506,16 @@ impl Workload {
             let name = format!("app-{d}");
             let hash = format!("{:x}", 0x006c_4f9b_0000_u64 + self.rng.below(0xffff));
             let replicas = 10.min(self.cfg.pods - (d * 10).min(self.cfg.pods)) as u32;
-            let uid = c
-                .create(
-                    DEPLOYMENTS,
-                    deployment(ns, &name, replicas, &hash, now_ms),
-                    now_ms,
-                )
-                .map(|r| r.uid)
-                .unwrap_or_default();
+            let dp = DeploymentParams {
+                id: Identity::new(&mut self.rng, ns, &name, now_ms),
+                app: name.clone(),
+                template_hash: hash.clone(),
+                image: format!("registry.example.com/{ns}/{name}:1.0.0"),
+                replicas,
+                ready: replicas,
+            };
+            let _ = c.create_object(DEPLOYMENTS, &kinds::deployment(&dp), now_ms);
+            let uid = dp.id.uid.clone();
             let _ = c.create(CONFIGMAPS, json!({"metadata": {"name": format!("{name}-config"), "namespace": ns, "labels": {"app": name}}, "data": {"LOG_LEVEL": "info", "config.yaml": "listen: :8080\n"}}), now_ms);
             let info = Arc::new(DeployInfo {
                 namespace: ns_arcs[d % nss.len()].clone(),
@@ -504,9 +547,18 @@ impl Workload {
             };
             let svc = ServiceParams::random(&mut self.rng, ns, &name, kind, now_ms);
             let _ = c.create_object(SERVICES, &kinds::service(&svc), now_ms);
-            self.deploys.push(Deploy { info, rs, live: 0 });
+            self.deploys.push(Deploy {
+                info,
+                deployment: dp,
+                rs,
+                live: 0,
+                unreported: false,
+                reported_ms: now_ms,
+            });
         }
         self.pods.reserve(self.cfg.pods);
+        // The first pods' start is history the cluster already has: no budget for it.
+        self.events.tokens = f64::INFINITY;
         for i in 0..self.cfg.pods {
             let d = i / 10 % self.deploys.len();
             let created = self.create_pod(c, d, now_ms, true);
@@ -529,6 +581,8 @@ impl Workload {
                 }
             }
         }
+        self.events.tokens = EVENT_BURST;
+        self.events.refilled_ms = now_ms;
         for (i, ns) in nss.iter().enumerate().take(3) {
             let mut p = WidgetParams::random(&mut self.rng, ns, &format!("widget-{i}"), now_ms);
             p.synced_ms = now_ms;
@@ -556,6 +610,9 @@ impl Workload {
     /// pod's event of that reason, as the kubelet's event correlator does), keeping at
     /// most [`MAX_EVENTS`].
     fn emit(&mut self, c: &mut Cluster, pod: &PodRef, event: PodEvent, now_ms: u64) {
+        if !self.events.admit(now_ms) {
+            return;
+        }
         let repeats = matches!(event, PodEvent::Unhealthy | PodEvent::BackOff);
         let key = |reason| (format!("{}/{}", pod.namespace, pod.name), reason);
         if repeats {
@@ -610,25 +667,41 @@ impl Workload {
         n
     }
 
-    /// The ReplicaSet and the Deployment of `d` report its live pods (a scale step).
+    /// Deployment `d` scaled: its ReplicaSet and Deployment report the live pods, at most
+    /// every [`REPORT_EVERY_MS`] (the controllers' status writes, batched: at 1,000
+    /// changes a second one write per pod would be most of the cluster's writes).
+    fn scaled(&mut self, c: &mut Cluster, d: usize, now_ms: u64) {
+        let due = self.deploys[d].reported_ms + REPORT_EVERY_MS;
+        if now_ms >= due {
+            self.report_replicas(c, d, now_ms);
+        } else if !self.deploys[d].unreported {
+            self.deploys[d].unreported = true;
+            self.reports.insert((due, d));
+        }
+    }
+
+    /// The ReplicaSet and the Deployment of `d` report its live pods.
     fn report_replicas(&mut self, c: &mut Cluster, d: usize, now_ms: u64) {
         let dep = &mut self.deploys[d];
+        dep.unreported = false;
+        dep.reported_ms = now_ms;
         dep.rs.replicas = dep.live;
         dep.rs.ready = dep.live;
+        dep.deployment.replicas = dep.live;
+        dep.deployment.ready = dep.live;
         let _ = c.update_object(REPLICASETS, &kinds::replica_set(&dep.rs), now_ms);
-        let n = dep.live;
-        let (ns, name) = (dep.info.namespace.clone(), dep.info.app.clone());
-        let _ = c.modify(DEPLOYMENTS, &ns, &name, now_ms, |v| {
-            v["spec"]["replicas"] = json!(n);
-            for k in [
-                "replicas",
-                "updatedReplicas",
-                "readyReplicas",
-                "availableReplicas",
-            ] {
-                v["status"][k] = json!(n);
+        let _ = c.update_object(DEPLOYMENTS, &kinds::deployment(&dep.deployment), now_ms);
+    }
+
+    /// Reports the Deployments whose scale waited long enough.
+    fn report_due(&mut self, c: &mut Cluster, now_ms: u64) {
+        while let Some(&(due, d)) = self.reports.first() {
+            if due > now_ms {
+                break;
             }
-        });
+            self.reports.pop_first();
+            self.report_replicas(c, d, now_ms);
+        }
     }
 
     /// Deletes pod `k` gracefully; its Deployment makes a new one.
@@ -680,6 +753,7 @@ impl Workload {
         if self.deploys.is_empty() {
             return;
         }
+        self.report_due(c, now_ms);
         let roll = self.rng.below(100);
         if self.pods.is_empty() || roll < 5 {
             // A Deployment scales up.
@@ -689,14 +763,14 @@ impl Workload {
                 self.emit(c, &pod, PodEvent::Scheduled, now_ms);
                 self.emit(c, &pod, PodEvent::Pulling, now_ms);
             }
-            self.report_replicas(c, d, now_ms);
+            self.scaled(c, d, now_ms);
             return;
         }
         let k = self.rng.below(self.pods.len() as u64) as usize;
         if roll < 10 {
             // A Deployment scales down: as many as scale up, so the pod count stays put.
             let d = self.remove(c, k, now_ms);
-            self.report_replicas(c, d, now_ms);
+            self.scaled(c, d, now_ms);
             return;
         }
         if roll == 99 && self.rng.chance(0.2) {

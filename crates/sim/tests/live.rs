@@ -324,8 +324,15 @@ fn churn_writes_correlated_events() {
         .filter(|e| e["reason"] == "BackOff" && e["count"].as_u64().unwrap_or(0) > 1)
         .collect();
     assert!(!repeated.is_empty(), "a repeated BackOff is counted");
+    assert!(
+        repeated
+            .iter()
+            .any(|e| e["firstTimestamp"] != e["lastTimestamp"]),
+        "a later occurrence moves lastTimestamp"
+    );
     for e in &repeated {
-        assert_ne!(e["firstTimestamp"], e["lastTimestamp"]);
+        let (first, last) = (e["firstTimestamp"].as_str(), e["lastTimestamp"].as_str());
+        assert!(first.unwrap() <= last.unwrap(), "{e}");
         assert_eq!(e["type"], "Warning");
     }
     // One event per (pod, reason) for the correlated ones.

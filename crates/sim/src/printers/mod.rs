@@ -163,6 +163,19 @@ impl Row {
     pub fn texts(&self, now_unix_ms: i64) -> Vec<String> {
         self.cells.iter().map(|c| c.text(now_unix_ms)).collect()
     }
+
+    /// Bytes the row holds on the heap (its cells and their strings).
+    pub fn heap_bytes(&self) -> usize {
+        self.cells.capacity() * std::mem::size_of::<Cell>()
+            + self
+                .cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Str(s) => s.len(),
+                    _ => 0,
+                })
+                .sum::<usize>()
+    }
 }
 
 /// `meta.k8s.io/v1` or the older `meta.k8s.io/v1beta1` (same shape; kubectl asks for both).
