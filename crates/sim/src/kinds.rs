@@ -899,6 +899,52 @@ pub fn secret_tls(rng: &mut Rng, id: &Identity) -> String {
     )
 }
 
+// ---------------------------------------------------------------- pod templates
+
+/// The pod template of a Deployment or ReplicaSet (PodTemplateSpec after defaulting): one
+/// container `app` running `image` on port 8080.
+fn pod_template(labels: J, app: &str, image: &str) -> J {
+    let container = obj([
+        ("name", app.into()),
+        ("image", image.into()),
+        (
+            "ports",
+            vec![obj([
+                ("containerPort", 8080i64.into()),
+                ("protocol", "TCP".into()),
+            ])]
+            .into(),
+        ),
+        (
+            "resources",
+            obj([(
+                "requests",
+                obj([("cpu", "100m".into()), ("memory", "128Mi".into())]),
+            )]),
+        ),
+        ("terminationMessagePath", "/dev/termination-log".into()),
+        ("terminationMessagePolicy", "File".into()),
+        ("imagePullPolicy", "IfNotPresent".into()),
+    ]);
+    obj([
+        (
+            "metadata",
+            obj([("creationTimestamp", J::Null), ("labels", labels)]),
+        ),
+        (
+            "spec",
+            obj([
+                ("containers", vec![container].into()),
+                ("restartPolicy", "Always".into()),
+                ("terminationGracePeriodSeconds", 30i64.into()),
+                ("dnsPolicy", "ClusterFirst".into()),
+                ("securityContext", J::Obj(Vec::new())),
+                ("schedulerName", "default-scheduler".into()),
+            ]),
+        ),
+    ])
+}
+
 // ---------------------------------------------------------------- Deployment
 
 /// Everything that varies between generated Deployments.
@@ -946,51 +992,10 @@ pub fn deployment(p: &DeploymentParams) -> String {
         ),
     ];
     let labels = string_map(&[("app", &p.app)]);
-    let container = obj([
-        ("name", (&p.app).into()),
-        ("image", (&p.image).into()),
-        (
-            "ports",
-            vec![obj([
-                ("containerPort", 8080i64.into()),
-                ("protocol", "TCP".into()),
-            ])]
-            .into(),
-        ),
-        (
-            "resources",
-            obj([(
-                "requests",
-                obj([("cpu", "100m".into()), ("memory", "128Mi".into())]),
-            )]),
-        ),
-        ("terminationMessagePath", "/dev/termination-log".into()),
-        ("terminationMessagePolicy", "File".into()),
-        ("imagePullPolicy", "IfNotPresent".into()),
-    ]);
     let spec = obj([
         ("replicas", p.replicas.into()),
         ("selector", obj([("matchLabels", labels.clone())])),
-        (
-            "template",
-            obj([
-                (
-                    "metadata",
-                    obj([("creationTimestamp", J::Null), ("labels", labels)]),
-                ),
-                (
-                    "spec",
-                    obj([
-                        ("containers", vec![container].into()),
-                        ("restartPolicy", "Always".into()),
-                        ("terminationGracePeriodSeconds", 30i64.into()),
-                        ("dnsPolicy", "ClusterFirst".into()),
-                        ("securityContext", J::Obj(Vec::new())),
-                        ("schedulerName", "default-scheduler".into()),
-                    ]),
-                ),
-            ]),
-        ),
+        ("template", pod_template(labels, &p.app, &p.image)),
         (
             "strategy",
             obj([
@@ -1111,45 +1116,7 @@ pub fn replica_set(p: &ReplicaSetParams) -> String {
         ),
     ];
     let selector = string_map(&[("app", &p.app), ("pod-template-hash", &p.template_hash)]);
-    let container = obj([
-        ("name", (&p.app).into()),
-        ("image", (&p.image).into()),
-        (
-            "ports",
-            vec![obj([
-                ("containerPort", 8080i64.into()),
-                ("protocol", "TCP".into()),
-            ])]
-            .into(),
-        ),
-        (
-            "resources",
-            obj([(
-                "requests",
-                obj([("cpu", "100m".into()), ("memory", "128Mi".into())]),
-            )]),
-        ),
-        ("terminationMessagePath", "/dev/termination-log".into()),
-        ("terminationMessagePolicy", "File".into()),
-        ("imagePullPolicy", "IfNotPresent".into()),
-    ]);
-    let template = obj([
-        (
-            "metadata",
-            obj([("creationTimestamp", J::Null), ("labels", selector.clone())]),
-        ),
-        (
-            "spec",
-            obj([
-                ("containers", vec![container].into()),
-                ("restartPolicy", "Always".into()),
-                ("terminationGracePeriodSeconds", 30i64.into()),
-                ("dnsPolicy", "ClusterFirst".into()),
-                ("securityContext", J::Obj(Vec::new())),
-                ("schedulerName", "default-scheduler".into()),
-            ]),
-        ),
-    ]);
+    let template = pod_template(selector.clone(), &p.app, &p.image);
     let spec = obj([
         ("replicas", p.replicas.into()),
         ("selector", obj([("matchLabels", selector)])),

@@ -745,19 +745,6 @@ fn http_proxy_cut_and_silent_watches() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A printed table as cells: kubectl separates columns by at least two spaces.
-fn grid(out: &str) -> Vec<Vec<String>> {
-    out.lines()
-        .map(|l| {
-            l.split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect()
-        })
-        .collect()
-}
-
 fn unix_ms_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -805,7 +792,7 @@ fn compare_with_printers(
         header.push("NAMESPACE".into());
     }
     header.extend(shown.iter().map(|i| conv.columns()[*i].name.to_uppercase()));
-    let g = grid(&out);
+    let g = support::grid(&out);
     assert_eq!(g[0], header, "kubectl get {what}:\n{out}");
     let items = list["items"].as_array().unwrap();
     assert!(!items.is_empty(), "{what}: the sim has some");
@@ -951,12 +938,7 @@ fn kubectl_watch_shows_terminating_through_tables() {
     let mut terminating = None;
     while Instant::now() < deadline && terminating.is_none() {
         if let Ok(l) = rx.recv_timeout(Duration::from_millis(200)) {
-            let cells: Vec<String> = l
-                .split("  ")
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(String::from)
-                .collect();
+            let cells = support::grid(&l).remove(0);
             if cells.first().map(String::as_str) == Some("MODIFIED")
                 && cells.get(4).map(String::as_str) == Some("Terminating")
             {

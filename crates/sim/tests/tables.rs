@@ -537,7 +537,7 @@ fn every_served_kind_prints_its_json() {
         w.step(&mut c, now);
     }
     let crd: Value = serde_json::from_str(&kinds::widget_crd("", None, 0)).unwrap();
-    for rt in ALL_KINDS {
+    for rt in resources::ALL {
         let conv = if rt == WIDGETS {
             TableConvertor::for_crd(&crd, "v1").unwrap()
         } else {
@@ -552,21 +552,6 @@ fn every_served_kind_prints_its_json() {
         assert_eq!(served, printed, "{path}");
     }
 }
-
-const ALL_KINDS: [ResourceType; 12] = [
-    NAMESPACES,
-    PODS,
-    CONFIGMAPS,
-    DEPLOYMENTS,
-    WIDGETS,
-    SERVICES,
-    NODES,
-    SECRETS,
-    EVENTS,
-    REPLICASETS,
-    LEASES,
-    CUSTOMRESOURCEDEFINITIONS,
-];
 
 /// A row is stored once; its time-dependent cells render when served.
 #[test]
