@@ -305,7 +305,8 @@ pub fn watch_event_stream(seed: u64, n: usize) -> Vec<u8> {
 #[derive(Debug, Clone)]
 pub struct WorkloadConfig {
     pub namespaces: usize,
-    /// Total pods to create initially (spread over Deployments of ~10 replicas).
+    /// Total pods to create initially (spread over Deployments of ~10 replicas; at most
+    /// 20,000 Deployments, so larger clusters have larger Deployments).
     pub pods: usize,
     /// Changes per second of simulated time applied by [`Workload::tick`].
     pub churn_per_sec: f64,
@@ -410,6 +411,10 @@ pub struct Workload {
     carry: f64,
 }
 
+/// Most Deployments a workload has: a million pods make 20,000 Deployments of 50, not
+/// 100,000 of 10 (each brings a ReplicaSet, a Service and a ConfigMap).
+const MAX_DEPLOYMENTS: usize = 20_000;
+
 /// A Deployment's scale is reported by its ReplicaSet and itself at most this often.
 const REPORT_EVERY_MS: u64 = 10_000;
 
@@ -500,12 +505,17 @@ impl Workload {
             let _ = c.create_object(SECRETS, &tls, now_ms);
         }
         let ns_arcs: Vec<Arc<str>> = nss.iter().map(|n| Arc::from(n.as_str())).collect();
-        let n_deploys = self.cfg.pods.div_ceil(10).max(1);
+        let n_deploys = self.cfg.pods.div_ceil(10).clamp(1, MAX_DEPLOYMENTS);
+        // Pod i belongs to Deployment (i / 10) % n: blocks of ten, round robin.
+        let mut replicas_of = vec![0u32; n_deploys];
+        for i in 0..self.cfg.pods {
+            replicas_of[i / 10 % n_deploys] += 1;
+        }
         for d in 0..n_deploys {
             let ns = &nss[d % nss.len()];
             let name = format!("app-{d}");
             let hash = format!("{:x}", 0x006c_4f9b_0000_u64 + self.rng.below(0xffff));
-            let replicas = 10.min(self.cfg.pods - (d * 10).min(self.cfg.pods)) as u32;
+            let replicas = replicas_of[d];
             let dp = DeploymentParams {
                 id: Identity::new(&mut self.rng, ns, &name, now_ms),
                 app: name.clone(),
