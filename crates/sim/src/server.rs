@@ -106,7 +106,6 @@ struct Shared {
     seed: u64,
     /// Requests so far (seeds each `Audit-Id`).
     requests: AtomicU64,
-    control_plane: ControlPlane,
 }
 
 impl Shared {
@@ -132,7 +131,7 @@ impl Server {
         let listener = TcpListener::bind((cfg.address.as_str(), cfg.port))?;
         let addr = listener.local_addr()?;
         let ms = |s: f64| (s * 1000.0) as u64;
-        let cluster = Cluster::new(ClusterConfig {
+        let mut cluster = Cluster::new(ClusterConfig {
             seed: cfg.seed,
             compact_every_ms: ms(cfg.compact_every_s),
             watch_cache_window_ms: ms(cfg.watch_cache_window_s),
@@ -141,6 +140,8 @@ impl Server {
             too_large_wait_ms: 3000,
             faults: cfg.faults.clone(),
         });
+        // Its leases are written at time zero, before the workload.
+        cluster.set_control_plane(cfg.control_plane, 0);
         let workload = Workload::new(
             cfg.seed,
             WorkloadConfig {
@@ -160,7 +161,6 @@ impl Server {
             address: addr.to_string(),
             seed: cfg.seed,
             requests: AtomicU64::new(0),
-            control_plane: cfg.control_plane,
         });
         let sh = shared.clone();
         thread::spawn(move || churn_loop(sh));
@@ -211,8 +211,6 @@ fn churn_loop(sh: Arc<Shared>) {
         // wait for `ready` (100,000 pods take seconds).
         let mut st = sh.lock();
         let State { cluster, workload } = &mut *st;
-        let control_plane = sh.control_plane;
-        cluster.set_control_plane(control_plane, sh.now_ms());
         workload.populate(cluster, sh.now_ms());
         workload.skip_to(sh.now_ms());
         sh.ready.store(true, Ordering::Release);
