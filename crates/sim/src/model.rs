@@ -524,6 +524,8 @@ pub struct Cluster {
     next_progress_ms: u64,
     /// The newest version each resource's watch cache knows ([`CacheProgress::Every`]).
     cache_rv: Vec<u64>,
+    /// Per resource, the newest of its changes compaction dropped from the history.
+    dropped_rv: Vec<u64>,
 }
 
 /// `text` decoded for what the store reads of it (labels, selectable fields, the printer's
@@ -767,6 +769,7 @@ impl Cluster {
             next_renewal: [u64::MAX; 3],
             next_progress_ms: u64::MAX,
             cache_rv: vec![1; resources::all().len()],
+            dropped_rv: vec![0; resources::all().len()],
         }
     }
 
@@ -784,15 +787,24 @@ impl Cluster {
         self.compacted_rv
     }
 
-    /// Watches from versions older than this get 410 (at `now_ms`).
-    pub fn watch_floor(&self, now_ms: u64) -> u64 {
-        let mut floor = self.compacted_rv.max(self.restart_floor);
+    /// Watches of `rt` from versions older than this get 410 (at `now_ms`).
+    ///
+    /// Each resource has its own watch cache, which drops only its own events: a watch is
+    /// too old if an event of its resource after its version is gone (compacted, or older
+    /// than the window), not because other resources moved on. An idle collection's watch
+    /// keeps resuming while the control plane writes elsewhere (`cacher.go`,
+    /// `watch_cache.go` `getAllEventsSinceLocked`: the bound is the cache's own oldest
+    /// event). A restart re-initialises every cache at the current version.
+    pub fn watch_floor(&self, rt: ResourceType, now_ms: u64) -> u64 {
+        let res = resources::index_of(&rt);
+        let mut floor = self.dropped_rv[res].max(self.restart_floor);
         let w = self.cfg.watch_cache_window_ms;
         if w > 0 && now_ms > w {
             let cutoff = now_ms - w;
             let p = self.history.partition_point(|c| c.at_ms < cutoff);
-            if p > 0 {
-                floor = floor.max(self.history[p - 1].rv);
+            // The newest event of the resource older than the window.
+            if let Some(c) = self.history.range(..p).rev().find(|c| c.res == res) {
+                floor = floor.max(c.rv);
             }
         }
         floor
@@ -1025,7 +1037,9 @@ impl Cluster {
             .front()
             .is_some_and(|c| c.rv <= self.compacted_rv)
         {
-            self.history.pop_front();
+            if let Some(c) = self.history.pop_front() {
+                self.dropped_rv[c.res] = c.rv;
+            }
         }
         let floor = self.compacted_rv;
         self.snapshots.retain(|(_, rv), _| *rv >= floor);
@@ -2214,7 +2228,7 @@ impl Cluster {
                 None if o.send_initial == Some(false) && o.rv.is_empty() => {}
                 None => synthetic(self, &mut w, served),
                 Some(n) => {
-                    let floor = self.watch_floor(now_ms);
+                    let floor = self.watch_floor(w.q.rt, now_ms);
                     if n < floor {
                         w.error_at = Some((now_ms, status::too_old_watch(n, floor)));
                     } else if n > served {
@@ -2432,11 +2446,12 @@ impl Cluster {
             }
             if w.wait_until_rv.is_none() && w.cursor < served {
                 let first_rv = self.history.front().map(|c| c.rv).unwrap_or(self.rv + 1);
-                if w.cursor + 1 < first_rv && w.cursor < self.rv {
+                if self.dropped_rv[w.q.res] > w.cursor {
                     // History this watcher still needed is gone: close it like a slow watcher.
                     w.finish = Some(WatchOutput::End);
                 } else {
-                    let start = (w.cursor + 1 - first_rv) as usize;
+                    // What is gone before the history's start was other resources'.
+                    let start = (w.cursor + 1).saturating_sub(first_rv) as usize;
                     // (event type, change version, the change's new state or its old one)
                     let mut due: Vec<(&'static str, u64, Arc<Obj>, bool)> = Vec::new();
                     for c in self.history.range(start..) {

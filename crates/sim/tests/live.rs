@@ -430,3 +430,63 @@ fn events_are_bounded() {
     );
     assert!(peak <= workload::MAX_EVENTS + 1, "{peak}");
 }
+
+/// Each resource's watch cache drops only its own events (`watch_cache.go`,
+/// `getAllEventsSinceLocked`: the bound is the cache's oldest event): a quiet collection's
+/// watch resumes from its last version however far the control plane's lease writes and
+/// compactions moved the version; a resource whose own newer events are gone gets 410.
+#[test]
+fn a_quiet_collection_resumes_while_others_move() {
+    let mut c = Cluster::new(ClusterConfig {
+        seed: 11,
+        compact_every_ms: 60_000,
+        watch_cache_window_ms: 75_000,
+        ..ClusterConfig::default()
+    });
+    c.set_control_plane(ControlPlane::LIVE, 0);
+    c.create(
+        NAMESPACES,
+        serde_json::json!({"metadata": {"name": "quiet"}}),
+        0,
+    )
+    .unwrap();
+    let quiet = c.resource_version();
+    c.create(
+        PODS,
+        serde_json::json!({"metadata": {"name": "p", "namespace": "quiet"}}),
+        0,
+    )
+    .unwrap();
+    c.modify(PODS, "quiet", "p", 100_000, |v| {
+        v["status"]["phase"] = "Running".into()
+    })
+    .unwrap();
+    c.advance(600_000);
+    assert!(
+        c.compacted_rv() > quiet + 100,
+        "leases moved on and were compacted"
+    );
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/namespaces?watch=true&resourceVersion={quiet}"),
+        600_000,
+    );
+    assert!(pump(&mut c, id, 600_000, 600_000, 1).is_empty());
+    c.create(
+        NAMESPACES,
+        serde_json::json!({"metadata": {"name": "new"}}),
+        601_000,
+    )
+    .unwrap();
+    let lines = pump(&mut c, id, 601_000, 601_000, 1);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0].1["type"], "ADDED");
+    let id = watch(
+        &mut c,
+        &format!("/api/v1/pods?watch=true&resourceVersion={quiet}"),
+        601_000,
+    );
+    let lines = pump(&mut c, id, 601_000, 601_000, 1);
+    assert_eq!(lines[0].1["type"], "ERROR", "{lines:?}");
+    assert_eq!(lines[0].1["object"]["code"], 410);
+}

@@ -423,7 +423,7 @@ fn too_old_watch_is_200_error_then_clean_end() {
     let (l, end) = drain(&mut c, id, 20_000);
     assert_eq!(end, Some(WatchOutput::End));
     assert_eq!(l.len(), 1);
-    let floor = c.watch_floor(20_000);
+    let floor = c.watch_floor(PODS, 20_000);
     assert_eq!(
         l[0].to_string(),
         format!(r#"{{"object":{{"apiVersion":"v1","code":410,"kind":"Status","message":"too old resource version: {} ({floor})","metadata":{{}},"reason":"Expired","status":"Failure"}},"type":"ERROR"}}"#, old - 1)
