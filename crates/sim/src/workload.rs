@@ -799,9 +799,10 @@ impl Workload {
         match roll {
             10..=23 => self.replace(c, k, now_ms),
             24..=33 => {
-                // Label change: moves the pod in or out of `tier=backend` / `canary` selectors.
-                let canary = self.rng.chance(0.5);
-                let _ = c.update_pod(&ns, &name, now_ms, |p| p.canary = canary);
+                // Label change: moves the pod in or out of the `tier=backend` and `canary`
+                // selectors (a change every time: an update that changes nothing is no
+                // label change).
+                let _ = c.update_pod(&ns, &name, now_ms, |p| p.canary = !p.canary);
             }
             34..=43 if phase == Phase::Running => {
                 // The container restarts (OOMKilled); the pod stays Running.
