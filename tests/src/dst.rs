@@ -18,8 +18,8 @@ use kubelive_core::{
     RequestKind, TransportError,
 };
 use kubelive_sim::{
-    status, watch_response_head, Cluster, ClusterConfig, FaultPlan, Get, Reply, Response, Rng,
-    WatchId, WatchOutput, Workload, WorkloadConfig, CONFIGMAPS, PODS,
+    negotiate, status, watch_response_head, Cluster, ClusterConfig, FaultPlan, Get, Output, Reply,
+    Response, Rng, WatchId, WatchOutput, Workload, WorkloadConfig, CONFIGMAPS, PODS,
 };
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -513,6 +513,9 @@ impl<'a> Run<'a> {
         config.page_size = scn.page_size;
         config.initial_list_any_version = scn.initial_list_any_version;
         config.watch_timeout_secs = scn.watch_timeout_secs;
+        if let Some(include) = scn.tables {
+            config = config.tables(include);
+        }
         config.seed = scn.seed ^ 0xE9;
         let start = 1_000;
         let engine = Engine::new(config, Instant::from_millis(start));
@@ -985,7 +988,13 @@ impl<'a> Run<'a> {
                 too_large: true,
             };
         } else {
-            let reply = self.cluster.handle(&Get::new(req.path.clone()), now);
+            // The representation as the apiserver negotiates the request's Accept.
+            let output =
+                negotiate::for_resource(Some(req.accept), true).map_or(Output::Json, |n| n.what);
+            let get = Get::new(req.path.clone())
+                .with_header("Accept", req.accept)
+                .with_output(output);
+            let reply = self.cluster.handle(&get, now);
             match reply {
                 Reply::Response(resp) => {
                     let cut = self.list_cut(&req, &resp);
@@ -2060,6 +2069,20 @@ impl<'a> Run<'a> {
 
     fn final_check(&mut self) -> Result<(), Violation> {
         let st = self.engine.status();
+        if self.scn.tables.is_some() {
+            // The sim prints every table asked for: rows only, with their columns.
+            let objects = self.engine.store().iter().filter(|o| !o.is_row()).count();
+            if !st.tables || objects > 0 || self.engine.columns().is_none() {
+                return fail(
+                    self.now,
+                    format!(
+                        "table mode: tables {} with {objects} objects that are not rows, columns {:?}",
+                        st.tables,
+                        self.engine.columns().map(|c| c.len())
+                    ),
+                );
+            }
+        }
         if st.phase != Phase::Watching || !st.synced {
             return fail(
                 self.now,

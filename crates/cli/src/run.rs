@@ -799,16 +799,16 @@ impl Driver {
     }
 
     /// The table: the server's columns while it prints, else kubelive's own.
+    /// NAMESPACE shows when the view spans namespaces and the kind has them (kubectl
+    /// prints none for nodes, even with -A).
     fn table(&self) -> String {
+        let store = self.engine.store();
+        let with_namespace = self.with_namespace && store.iter().any(|o| !o.namespace().is_empty());
         match self.engine.columns() {
-            Some(columns) => output::server_table(
-                self.engine.store(),
-                columns,
-                wall_now(),
-                self.with_namespace,
-                self.wide,
-            ),
-            None => output::table(self.engine.store(), wall_now(), self.with_namespace),
+            Some(columns) => {
+                output::server_table(store, columns, wall_now(), with_namespace, self.wide)
+            }
+            None => output::table(store, wall_now(), with_namespace),
         }
     }
 
