@@ -7,8 +7,8 @@
 
 use kubelive_core::decode::{ListDecoder, WatchDecoder, WatchFrame};
 use kubelive_core::{
-    Collection, Config, Engine, Event, Instant, Limits, Mode, ParseOptions, RequestId,
-    TransportError,
+    Collection, Config, Engine, Event, IncludeObject, Instant, Limits, Mode, Object, ParseOptions,
+    RequestId, TransportError,
 };
 use kubelive_sim::Rng;
 
@@ -64,9 +64,31 @@ fn chunks<'b>(body: &'b [u8], cuts: &[u8]) -> Vec<&'b [u8]> {
     out
 }
 
+/// What every decoded object (or table row) must be: its JSON valid, a row's cells a
+/// JSON array whose elements the cell reader yields one by one.
+fn check_object(o: &Object) {
+    let json = o.json();
+    assert!(
+        serde_json::from_slice::<serde::de::IgnoredAny>(&json).is_ok(),
+        "an object's JSON is invalid: {}",
+        String::from_utf8_lossy(&json)
+    );
+    assert_eq!(o.json_len(), json.len());
+    if let Some(cells) = o.cells_json() {
+        let parsed: Vec<serde_json::Value> = serde_json::from_str(cells)
+            .unwrap_or_else(|e| panic!("a row's cells are not a JSON array ({e}): {cells}"));
+        assert_eq!(
+            o.cells().map_or(0, Iterator::count),
+            parsed.len(),
+            "{cells}"
+        );
+    }
+}
+
 /// Decoders fed arbitrary bytes: no panic, the buffer never exceeds the document limit,
 /// and feeding the body whole or in arbitrary chunks gives the same documents and the
-/// same verdict. Input: `[limit selector][n cuts][cuts...][body...]`.
+/// same verdict; every object or table row decoded is valid JSON (cells too).
+/// Input: `[limit selector][n cuts][cuts...][body...]`.
 pub fn decoders(data: &[u8]) {
     let mut input = Input::new(data);
     let max = match input.byte() % 4 {
@@ -117,6 +139,11 @@ pub fn decoders(data: &[u8]) {
         (frames, verdict)
     };
     let whole = watch(&[body]);
+    for f in &whole.0 {
+        if let WatchFrame::Added(o) | WatchFrame::Modified(o) | WatchFrame::Deleted(o) = f {
+            check_object(o);
+        }
+    }
     let split = watch(&chunks(body, &cuts));
     assert_eq!(
         whole, split,
@@ -135,9 +162,12 @@ pub fn decoders(data: &[u8]) {
     let list = |parts: &[&[u8]]| {
         let mut d = ListDecoder::new(limits, opts);
         let mut items = Vec::new();
+        let mut columns = Vec::new();
         let mut verdict = Ok(Default::default());
         for p in parts {
-            if let Err(e) = d.feed(p, &mut items) {
+            let fed = d.feed(p, &mut items);
+            columns.extend(d.take_columns());
+            if let Err(e) = fed {
                 verdict = Err(e);
                 break;
             }
@@ -150,9 +180,10 @@ pub fn decoders(data: &[u8]) {
         if verdict.is_ok() {
             verdict = d.finish();
         }
-        (items, verdict)
+        (items, columns, verdict)
     };
     let whole = list(&[body]);
+    whole.0.iter().for_each(check_object);
     let split = list(&chunks(body, &cuts));
     assert_eq!(whole, split, "list decoder: whole and split feeding differ");
 }
@@ -166,7 +197,85 @@ fn fragment(i: u8, rv: u64, name: u8) -> String {
             name % 3
         )
     };
-    match i % 16 {
+    // Table mode: the same pods as rows, printed with two columns (or three: an
+    // upgraded server).
+    let defs = |wide: bool| {
+        let extra = if wide {
+            r#",{"name":"Node","type":"string","format":"","description":"node","priority":1}"#
+        } else {
+            ""
+        };
+        format!(
+            r#"[{{"name":"Name","type":"string","format":"name","description":"n","priority":0}},{{"name":"Restarts","type":"integer","format":"","description":"r","priority":0}}{extra}]"#
+        )
+    };
+    let row = |rv: u64| {
+        format!(
+            r#"{{"cells":["p{name}",{},"n<1>"],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"p{name}","namespace":"ns","uid":"u{}","resourceVersion":"{rv}","managedFields":[{{"manager":"m"}}]}}}}}}"#,
+            rv % 7,
+            name % 3
+        )
+    };
+    let table = |rv: u64, defs: &str, rows: &str| {
+        format!(
+            r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rv}"}},"columnDefinitions":{defs},"rows":[{rows}]}}"#
+        )
+    };
+    let table_bookmark = |rv: u64, end: bool| {
+        let ann = if end {
+            r#","annotations":{"k8s.io/initial-events-end":"true"}"#
+        } else {
+            ""
+        };
+        let t = table(
+            rv,
+            "null",
+            &format!(
+                r#"{{"cells":["",0,""],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rv}","creationTimestamp":null{ann}}}}}}}"#
+            ),
+        );
+        format!("{{\"type\":\"BOOKMARK\",\"object\":{t}}}\n")
+    };
+    match i % 28 {
+        16 => format!(
+            r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rv}"}},"columnDefinitions":{},"rows":[{}]}}"#,
+            defs(false),
+            row(rv)
+        ),
+        17 => format!(
+            r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rv}","continue":"c{rv}","remainingItemCount":1}},"columnDefinitions":{},"rows":[{},{}]}}"#,
+            defs(false),
+            row(rv),
+            row(rv + 1)
+        ),
+        18 => format!(
+            "{{\"type\":\"ADDED\",\"object\":{}}}\n",
+            table(rv, &defs(false), &row(rv))
+        ),
+        19 => format!(
+            "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
+            table(rv, "null", &row(rv))
+        ),
+        20 => format!(
+            "{{\"type\":\"DELETED\",\"object\":{}}}\n",
+            table(rv, "null", &row(rv))
+        ),
+        21 => table_bookmark(rv, false),
+        22 => table_bookmark(rv, true),
+        // An upgraded server: other definitions.
+        23 => format!(
+            "{{\"type\":\"ADDED\",\"object\":{}}}\n",
+            table(rv, &defs(true), &row(rv))
+        ),
+        24 => format!(
+            r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rv}"}},"columnDefinitions":{},"rows":[{}]}}"#,
+            defs(true),
+            row(rv)
+        ),
+        25 => r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following media types are accepted: application/json","reason":"NotAcceptable","code":406}"#.into(),
+        // A Table event without its row, and rows without objects (includeObject=None).
+        26 => format!("{{\"type\":\"ADDED\",\"object\":{}}}\n", table(rv, "null", "")),
+        27 => table(rv, &defs(false), r#"{"cells":["x",1,""],"object":null}"#),
         0 => format!(
             r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"{rv}"}},"items":[{}]}}"#,
             pod(rv)
@@ -197,14 +306,16 @@ fn fragment(i: u8, rv: u64, name: u8) -> String {
     }
 }
 
-const STATUSES: [u16; 14] = [
-    200, 200, 200, 200, 410, 504, 422, 429, 500, 503, 502, 401, 403, 404,
+const STATUSES: [u16; 15] = [
+    200, 200, 200, 200, 410, 504, 422, 429, 500, 503, 502, 401, 403, 404, 406,
 ];
 
-/// The engine fed an arbitrary sequence of responses, bodies, ends, errors and time:
-/// no panic; the draining rule holds (at most one request in flight); every backoff
-/// respects the 800 ms floor; the store and the status agree; memory stays bounded
-/// (the store never holds more objects than distinct names fed).
+/// The engine fed an arbitrary sequence of responses, bodies, ends, errors and time
+/// (object or table mode, Table bodies and plain ones mixed): no panic; the draining
+/// rule holds (at most one request in flight); every backoff respects the 800 ms floor;
+/// the store and the status agree; memory stays bounded (the store never holds more
+/// objects than distinct names fed); while the engine serves tables its store holds
+/// rows only and it asks with the Table Accept header.
 pub fn engine(data: &[u8]) {
     let mut input = Input::new(data);
     let mut config = Config::new(Collection::parse("/api/v1/pods").expect("valid"));
@@ -220,6 +331,14 @@ pub fn engine(data: &[u8]) {
         max_document_bytes: if flags & 16 != 0 { 300 } else { 1 << 20 },
     };
     config.watch_timeout_secs = (5, 20);
+    if flags & 32 != 0 {
+        let include = if flags & 64 != 0 {
+            IncludeObject::Object
+        } else {
+            IncludeObject::Metadata
+        };
+        config = config.tables(include);
+    }
     config.seed = u64::from(input.u16());
     let mut now = 1_000u64;
     let mut engine = Engine::new(config, Instant::from_millis(now));
@@ -248,9 +367,24 @@ pub fn engine(data: &[u8]) {
             }
         }
         let mut n = 0;
+        let tables = engine.status().tables;
+        if tables {
+            assert!(
+                engine.store().iter().all(|o| o.is_row()),
+                "an object in the store while serving tables"
+            );
+        } else {
+            assert!(engine.columns().is_none(), "columns without tables");
+        }
         while let Some(req) = engine.poll_request() {
             n += 1;
             assert!(n == 1, "two requests at once");
+            assert_eq!(
+                req.accept == kubelive_core::table::TABLE_ACCEPT,
+                tables,
+                "Accept {} while tables={tables}",
+                req.accept
+            );
             assert!(
                 in_flight.is_none(),
                 "a new request while {in_flight:?} is in flight"
@@ -352,9 +486,10 @@ pub fn engine(data: &[u8]) {
     }
     if std::env::var("KUBELIVE_PROPS_VERBOSE").is_ok() {
         let st = engine.status();
+        let rows = engine.store().iter().filter(|o| o.is_row()).count();
         eprintln!(
-            "steps {steps} objects {} synced {} relists {} resumes {} errors {}",
-            st.objects, st.synced, st.relists, st.resumes, st.errors
+            "steps {steps} objects {} rows {rows} tables {} fallback {:?} synced {} relists {} resumes {} errors {}",
+            st.objects, st.tables, st.table_fallback, st.synced, st.relists, st.resumes, st.errors
         );
     }
 }
@@ -370,6 +505,8 @@ pub fn seeded_engine_input(seed: u64, episodes: usize) -> Vec<u8> {
         rng.below(256) as u8,
         rng.below(256) as u8,
     ];
+    // The engine's flags byte: table mode (see `engine`).
+    let tables = v[0] & 32 != 0;
     for _ in 0..episodes {
         let status = if rng.chance(0.75) {
             0
@@ -380,10 +517,15 @@ pub fn seeded_engine_input(seed: u64, episodes: usize) -> Vec<u8> {
         let ra = (rng.below(64) as u8) << 2 | rng.below(3) as u8;
         v.extend_from_slice(&[0, status, ra]);
         for _ in 0..rng.range(1, 6) {
-            let f = match rng.below(10) {
-                0..=1 => rng.below(2) as u8,
-                2..=7 => 2 + rng.below(5) as u8,
-                _ => rng.below(16) as u8,
+            // Mostly fragments of the mode the flags chose (Table ones in table mode),
+            // sometimes any: a plain answer in table mode, a 406, other columns.
+            let f = match (tables, rng.below(10)) {
+                (false, 0..=1) => rng.below(2) as u8,
+                (false, 2..=7) => 2 + rng.below(5) as u8,
+                (true, 0..=1) => 16 + rng.below(2) as u8,
+                (true, 2..=7) => 18 + rng.below(5) as u8,
+                (_, 8) => rng.below(16) as u8,
+                _ => rng.below(28) as u8,
             };
             let step = if rng.chance(0.05) {
                 255
@@ -422,6 +564,9 @@ pub fn seeded_input(seed: u64, max_len: usize) -> Vec<u8> {
             (_, 2) => v.extend_from_slice(b"\"resourceVersion\":\"12\"}}}\n"),
             (_, 3) => v.push(b'\n'),
             (_, 4) => v.extend_from_slice("é\u{1F600}\"\\u00e9".as_bytes()),
+            (_, 5) => v.extend_from_slice(
+                b"{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/v1\",\"rows\":[{\"cells\":[\"a\",1],\"object\":{\"metadata\":{\"name\":\"a\",",
+            ),
             _ => v.push(rng.below(8) as u8 * 32 + rng.below(32) as u8),
         }
     }

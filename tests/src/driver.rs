@@ -166,7 +166,7 @@ impl Summary {
             "{} seeds in {:.1} s ({:.0} seeds/s): {:.1} simulated hours, {} changes, {} requests, \
              {} events, {} relists, {} 410s and {} other failures served; staleness p50 {} ms, \
              p99 {} ms, max {} ms; under fresh faults at most {} ms beyond excused waits; \
-             {} silent connections given up",
+             {} silent connections given up; {} watch chunks of several events",
             self.seeds,
             self.elapsed.as_secs_f64(),
             self.seeds_per_sec(),
@@ -182,6 +182,7 @@ impl Summary {
             st.max(),
             s.fresh_excess_max,
             s.silences_noticed,
+            s.multi_event_chunks,
         )
     }
 }

@@ -18,8 +18,8 @@ use kubelive_core::{
     RequestKind, TransportError,
 };
 use kubelive_sim::{
-    status, watch_response_head, Cluster, ClusterConfig, FaultPlan, Get, Reply, Response, Rng,
-    WatchId, WatchOutput, Workload, WorkloadConfig, CONFIGMAPS, PODS,
+    negotiate, status, watch_response_head, Cluster, ClusterConfig, FaultPlan, Get, Output, Reply,
+    Response, Rng, WatchId, WatchOutput, Workload, WorkloadConfig, CONFIGMAPS, PODS,
 };
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -71,6 +71,8 @@ pub struct Stats {
     pub fresh_excess_max: u64,
     /// Silent connections (silent, no head, stalled list) the engine gave up on.
     pub silences_noticed: u64,
+    /// Watch chunks that reached the engine holding several events.
+    pub multi_event_chunks: u64,
 }
 
 impl Stats {
@@ -85,6 +87,7 @@ impl Stats {
         self.staleness.add(&o.staleness);
         self.fresh_excess_max = self.fresh_excess_max.max(o.fresh_excess_max);
         self.silences_noticed += o.silences_noticed;
+        self.multi_event_chunks += o.multi_event_chunks;
     }
 }
 
@@ -411,6 +414,10 @@ pub struct Run<'a> {
     watch_must_follow: Option<String>,
     backoff_until: Option<u64>,
     drains: u64,
+    /// A `Synced` came in this drain: the store is compared with the replay at its end.
+    synced_in_drain: bool,
+    /// Table mode: the column definitions the engine announced.
+    columns: Option<std::sync::Arc<[kubelive_core::TableColumn]>>,
     trace: Option<VecDeque<String>>,
     stats: Stats,
 }
@@ -438,6 +445,8 @@ fn reason_key(r: &RelistReason) -> &'static str {
         }
         RelistReason::StreamingListFallback { .. } => "fallback",
         RelistReason::InitialEventsInterrupted => "interrupted",
+        RelistReason::ColumnsChanged => "columns-changed",
+        RelistReason::TablesUnavailable { .. } => "tables-unavailable",
     }
 }
 
@@ -504,6 +513,9 @@ impl<'a> Run<'a> {
         config.page_size = scn.page_size;
         config.initial_list_any_version = scn.initial_list_any_version;
         config.watch_timeout_secs = scn.watch_timeout_secs;
+        if let Some(include) = scn.tables {
+            config = config.tables(include);
+        }
         config.seed = scn.seed ^ 0xE9;
         let start = 1_000;
         let engine = Engine::new(config, Instant::from_millis(start));
@@ -557,6 +569,8 @@ impl<'a> Run<'a> {
             watch_must_follow: None,
             backoff_until: None,
             drains: 0,
+            synced_in_drain: false,
+            columns: None,
             trace: trace.then(VecDeque::new),
             stats: Stats::default(),
         };
@@ -885,6 +899,17 @@ impl<'a> Run<'a> {
             .unwrap_or_default()
     }
 
+    /// What the consumer holds, as entries in the store's order.
+    fn consumer_entries(&self) -> Vec<Entry> {
+        let mut v: Vec<Entry> = self
+            .consumer
+            .iter()
+            .map(|((ns, name), (uid, rv))| (ns.clone(), name.clone(), uid.clone(), rv.to_string()))
+            .collect();
+        v.sort_unstable_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        v
+    }
+
     fn store_entries(&self) -> Vec<Entry> {
         self.engine
             .store()
@@ -963,7 +988,13 @@ impl<'a> Run<'a> {
                 too_large: true,
             };
         } else {
-            let reply = self.cluster.handle(&Get::new(req.path.clone()), now);
+            // The representation as the apiserver negotiates the request's Accept.
+            let output =
+                negotiate::for_resource(Some(req.accept), true).map_or(Output::Json, |n| n.what);
+            let get = Get::new(req.path.clone())
+                .with_header("Accept", req.accept)
+                .with_output(output);
+            let reply = self.cluster.handle(&get, now);
             match reply {
                 Reply::Response(resp) => {
                     let cut = self.list_cut(&req, &resp);
@@ -1379,14 +1410,16 @@ impl<'a> Run<'a> {
             return Ok(true);
         }
         // The sim puts several events in one chunk at times (as a real server does):
-        // feed them a line at a time, so that the checks of each event (a Synced's count
-        // and store) see the store as it stood when the engine emitted it.
-        for line in out.split_inclusive(|&c| c == b'\n') {
-            if !self.feed_body(id, line)? {
-                return Ok(false);
-            }
-            self.check_relists()?;
+        // they reach the engine together, and each event's checks hold at the moment
+        // it was emitted (against the consumer's replay, not the store, which already
+        // shows the whole chunk).
+        if memchr::memchr_iter(b'\n', &out).nth(1).is_some() {
+            self.stats.multi_event_chunks += 1;
         }
+        if !self.feed_body(id, &out)? {
+            return Ok(false);
+        }
+        self.check_relists()?;
         Ok(true)
     }
 
@@ -1803,10 +1836,12 @@ impl<'a> Run<'a> {
                 objects,
                 resource_version,
             } => {
-                if objects != self.engine.store().len() {
+                // The store may already show events after this one (the rest of its
+                // chunk): the consumer's replay is the store as of this event.
+                if objects != self.consumer.len() {
                     return bad(format!(
-                        "Synced says {objects} objects, the store holds {}",
-                        self.engine.store().len()
+                        "Synced says {objects} objects, the events replay to {}",
+                        self.consumer.len()
                     ));
                 }
                 let rv = rv_num(resource_version.as_str()).map_err(|e| violation(now, e))?;
@@ -1834,14 +1869,15 @@ impl<'a> Run<'a> {
                         Err(_) => snapshot,
                     }
                 };
-                let store = self.store_entries();
-                if store != *truth {
+                let shown = self.consumer_entries();
+                if shown != *truth {
                     return bad(format!(
                         "Synced at {rv} but the store differs from the server's state then: {}",
-                        diff(&store, truth)
+                        diff(&shown, truth)
                     ));
                 }
-                self.compare_consumer()?;
+                // The store equals the replay once the drain is over.
+                self.synced_in_drain = true;
                 // From now on the store may hold what the server had at `rv` or since.
                 let mut seen = std::collections::HashSet::new();
                 for (_, t) in &self.snapshots[i - 1..] {
@@ -1883,6 +1919,9 @@ impl<'a> Run<'a> {
                     "fallback" if !std::mem::take(&mut self.fallback_ok) => {
                         return bad(format!("unjustified streaming-list fallback: {reason}"));
                     }
+                    "columns-changed" | "tables-unavailable" => {
+                        return bad(format!("unjustified relist: {reason}"));
+                    }
                     "interrupted" if n > self.interrupted => {
                         return bad(format!(
                             "relist #{n} for an interrupted streaming list, but {} ended early",
@@ -1907,6 +1946,16 @@ impl<'a> Run<'a> {
                 return bad(format!(
                     "Failed (no scenario should need a user): {error:?}"
                 ));
+            }
+            // The sim's printers never change, and it prints every table asked for.
+            Event::Columns { columns } => {
+                if self.columns.as_ref().is_some_and(|c| *c != columns) {
+                    return bad(format!("the columns changed: {columns:?}"));
+                }
+                self.columns = Some(columns);
+            }
+            Event::TablesUnavailable { why } => {
+                return bad(format!("tables unavailable from the sim: {why}"));
             }
             Event::PageListed { .. } | Event::Resumed { .. } => {}
         }
@@ -1967,7 +2016,7 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        if self.drains.is_multiple_of(32) {
+        if self.drains.is_multiple_of(32) || std::mem::take(&mut self.synced_in_drain) {
             self.compare_consumer()?;
         }
         Ok(())
@@ -2020,6 +2069,20 @@ impl<'a> Run<'a> {
 
     fn final_check(&mut self) -> Result<(), Violation> {
         let st = self.engine.status();
+        if self.scn.tables.is_some() {
+            // The sim prints every table asked for: rows only, with their columns.
+            let objects = self.engine.store().iter().filter(|o| !o.is_row()).count();
+            if !st.tables || objects > 0 || self.engine.columns().is_none() {
+                return fail(
+                    self.now,
+                    format!(
+                        "table mode: tables {} with {objects} objects that are not rows, columns {:?}",
+                        st.tables,
+                        self.engine.columns().map(|c| c.len())
+                    ),
+                );
+            }
+        }
         if st.phase != Phase::Watching || !st.synced {
             return fail(
                 self.now,

@@ -81,9 +81,14 @@ pub fn inspect_line(line: &[u8]) -> LineInfo {
     }
 }
 
-/// `metadata.resourceVersion` and whether a continue token follows, from a list body.
+/// `metadata.resourceVersion` and whether a continue token follows, from a list body
+/// (a plain list, or a Table: its metadata comes before its definitions and rows).
 pub fn list_meta(body: &[u8]) -> (Option<u64>, bool) {
-    let head_end = find(body, b"\"items\":").unwrap_or(body.len());
+    let head_end = [&b"\"items\":"[..], b"\"columnDefinitions\":", b"\"rows\":"]
+        .iter()
+        .filter_map(|k| find(body, k))
+        .min()
+        .unwrap_or(body.len());
     let head = &body[..head_end];
     let more = find(head, b"\"continue\":\"")
         .is_some_and(|at| head.get(at + 12).is_some_and(|&c| c != b'"'));
@@ -124,5 +129,11 @@ mod tests {
             query_param("/p?watch=true&resourceVersion=12", "resourceVersion"),
             Some("12")
         );
+        // Tables (kube-apiserver's `as=Table` answers): the list's metadata comes first,
+        // and a one-row Table's metadata carries its object's version.
+        let t = br#"{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9","continue":"x"},"columnDefinitions":[],"rows":[{"cells":[],"object":{"metadata":{"resourceVersion":"3","continue":""}}}]}"#;
+        assert_eq!(list_meta(t), (Some(9), true));
+        let e = br#"{"type":"MODIFIED","object":{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"12"},"columnDefinitions":null,"rows":[{"cells":["a"],"object":{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"a","resourceVersion":"12"}}}]}}"#;
+        assert_eq!(inspect_line(e).rv, Some(12));
     }
 }

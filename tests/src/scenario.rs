@@ -3,7 +3,7 @@
 //! failing run can be shrunk (faults removed one by one, a shorter workload) and the
 //! smallest failing scenario printed and replayed.
 
-use kubelive_core::Mode;
+use kubelive_core::{IncludeObject, Mode};
 use kubelive_sim::{Rng, StreamingLists};
 use std::fmt;
 
@@ -95,6 +95,9 @@ impl Fault {
     }
 }
 
+/// The share of seeds whose engine asks for server-side tables.
+pub const TABLE_SHARE: f64 = 0.3;
+
 /// Every fault name, for `--without` and the docs.
 pub const FAULT_NAMES: [&str; 22] = [
     "cut",
@@ -155,6 +158,8 @@ pub struct Scenario {
     pub page_size: u32,
     pub initial_list_any_version: bool,
     pub watch_timeout_secs: (u32, u32),
+    /// Server-side tables (`Config::tables`) with rows carrying this, or objects.
+    pub tables: Option<IncludeObject>,
     // The server.
     pub compact_every_ms: u64,
     pub watch_cache_window_ms: u64,
@@ -305,6 +310,14 @@ impl Scenario {
         maybe(&mut rng, 0.1, &|r| Fault::NoHead(prob(r, 0.01, 0.1)));
         maybe(&mut rng, 0.1, &|r| Fault::ListStall(prob(r, 0.05, 0.3)));
         maybe(&mut rng, 0.15, &|_| Fault::FlakyProxy);
+        // Drawn after everything else, so the rest of each seed stays what it was.
+        let tables = rng.chance(TABLE_SHARE).then(|| {
+            if rng.chance(0.25) {
+                IncludeObject::Object
+            } else {
+                IncludeObject::Metadata
+            }
+        });
         Scenario {
             seed,
             mode,
@@ -314,6 +327,7 @@ impl Scenario {
             page_size,
             initial_list_any_version,
             watch_timeout_secs,
+            tables,
             compact_every_ms,
             watch_cache_window_ms,
             bookmark_every_ms,
@@ -385,11 +399,15 @@ impl fmt::Display for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "seed {} {:?} {}{}{} page={} any-version-first={} watch-timeout={:?}s \
+            "seed {} {:?}{} {}{}{} page={} any-version-first={} watch-timeout={:?}s \
              compact-every={}ms cache-window={}ms bookmarks-every={}ms {:?} ns={} pods={} \
              workload={}ms gap={}ms latency={:?}ms faults=[",
             self.seed,
             self.mode,
+            match self.tables {
+                Some(include) => format!(" tables({include:?})"),
+                None => String::new(),
+            },
             self.collection_path(),
             self.label_selector
                 .as_deref()

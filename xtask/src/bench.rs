@@ -6,7 +6,9 @@
 //!
 //! Options: `--quick` (small inputs, 3 runs: a smoke test, not figures),
 //! `--events N` (watch stream, default 100000), `--pods N` (memory and sync, default
-//! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`.
+//! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`,
+//! `--only cli` (only the CLI's time to synced against kubelive-sim, objects and tables,
+//! for `--pods N`).
 
 use crate::util::{command, have, output, root, run};
 use std::collections::BTreeMap;
@@ -23,6 +25,8 @@ struct Opts {
     /// The headless-Chromium figures (web/bench/run.mjs).
     browser: bool,
     quick: bool,
+    /// `--only cli`: only the CLI end-to-end sync bench.
+    only_cli: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -36,6 +40,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             node: true,
             browser: true,
             quick,
+            only_cli: false,
         }
     } else {
         Opts {
@@ -46,6 +51,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             node: true,
             browser: true,
             quick,
+            only_cli: false,
         }
     };
     let mut it = args.iter();
@@ -63,6 +69,10 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--pods" => o.pods = num(&value(a)?)?,
             "--runs" => o.runs = num(&value(a)?)?,
             "--scale" => o.scale = value(a)?,
+            "--only" => match value(a)?.as_str() {
+                "cli" => o.only_cli = true,
+                other => return Err(format!("--only: {other:?} (known: cli)")),
+            },
             other => return Err(format!("unknown bench option {other:?}")),
         }
     }
@@ -174,6 +184,18 @@ fn machine() -> String {
 
 pub fn bench(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
+    if o.only_cli {
+        let sizes = if args.iter().any(|a| a == "--pods") {
+            vec![o.pods]
+        } else {
+            vec![10_000]
+        };
+        println!(
+            "{}",
+            crate::e2ebench::cli_sync_bench(&sizes, o.runs.min(3))?
+        );
+        return Ok(());
+    }
     let target = target_dir();
     let manifest = root().join("benches/peers/Cargo.toml");
     let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));

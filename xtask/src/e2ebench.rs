@@ -6,11 +6,13 @@
 //! `limit=1` LIST (it holds requests while it populates), then `kubectl proxy` in
 //! front of it with a kubeconfig in a temp dir. Timed, interleaved, `runs` times:
 //!
-//! * `kubelive watch pods -A --page-size 500 [--streaming-list]`: from spawning the
-//!   process to its `synced N objects` line on stderr (the process is killed then);
-//!   stdout, the ADDED lines, goes to /dev/null;
-//! * `kubectl get pods -A -o json --chunk-size=500 > /dev/null`: spawn to exit
-//!   (discovery cached in the temp dir after the first run, as for a user).
+//! * `kubelive watch pods -A --page-size 500 [--streaming-list] [--server-print=false]`:
+//!   from spawning the process to its `synced N objects` line on stderr (the process is
+//!   killed then); stdout, the ADDED lines, goes to /dev/null; objects, or server-side
+//!   tables (rows);
+//! * `kubectl get pods -A [-o json] --chunk-size=500 > /dev/null`: spawn to exit
+//!   (discovery cached in the temp dir after the first run, as for a user); `-o json`
+//!   for objects, kubectl's default table output for tables.
 //!
 //! Every child is killed by its pid and reaped when its guard drops, on every path.
 
@@ -100,8 +102,15 @@ fn kubeconfig(file: &Path, args: &[&str]) -> Result<(), String> {
 
 /// One contender: a label and what to run (kubelive's args, or kubectl's context).
 enum How {
-    Kubelive { server: String, streaming: bool },
-    Kubectl { context: &'static str },
+    Kubelive {
+        server: String,
+        streaming: bool,
+        tables: bool,
+    },
+    Kubectl {
+        context: &'static str,
+        tables: bool,
+    },
 }
 
 struct Contender {
@@ -112,7 +121,13 @@ struct Contender {
 }
 
 /// Spawn to the `synced N objects` line on stderr; the process is killed then.
-fn time_kubelive(cli: &Path, server: &str, streaming: bool, n: usize) -> Result<f64, String> {
+fn time_kubelive(
+    cli: &Path,
+    server: &str,
+    streaming: bool,
+    tables: bool,
+    n: usize,
+) -> Result<f64, String> {
     let mut cmd = Command::new(cli);
     cmd.args(["watch", "pods", "-A", "--server", server]).args([
         "--page-size",
@@ -122,6 +137,9 @@ fn time_kubelive(cli: &Path, server: &str, streaming: bool, n: usize) -> Result<
     ]);
     if streaming {
         cmd.arg("--streaming-list");
+    }
+    if !tables {
+        cmd.arg("--server-print=false");
     }
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -158,14 +176,17 @@ fn time_kubelive(cli: &Path, server: &str, streaming: bool, n: usize) -> Result<
     ))
 }
 
-/// Spawn to exit of `kubectl get pods -A -o json --chunk-size=500 > /dev/null`.
-fn time_kubectl(config: &Path, cache: &Path, context: &str) -> Result<f64, String> {
+/// Spawn to exit of `kubectl get pods -A [-o json] --chunk-size=500 > /dev/null`.
+fn time_kubectl(config: &Path, cache: &Path, context: &str, tables: bool) -> Result<f64, String> {
     let mut cmd = command("kubectl", &["--kubeconfig"]);
     cmd.arg(config)
         .args(["--context", context, "--cache-dir"])
         .arg(cache)
-        .args(["get", "pods", "-A", "-o", "json", "--chunk-size=500"])
-        .args(["--request-timeout", "0"])
+        .args(["get", "pods", "-A", "--chunk-size=500"]);
+    if !tables {
+        cmd.args(["-o", "json"]);
+    }
+    cmd.args(["--request-timeout", "0"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -293,52 +314,66 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
     wait_ready(proxy_port, "kubectl proxy", &mut kids, 60)?;
     eprintln!("kubectl proxy on port {proxy_port}");
 
-    let kubelive = |path, label, server: &str, streaming| Contender {
+    let kubelive = |path, label, server: &str, streaming, tables| Contender {
         path,
         label,
         how: How::Kubelive {
             server: server.to_string(),
             streaming,
+            tables,
         },
         secs: Vec::new(),
     };
-    let kubectl = |path, context| Contender {
+    let kubectl = |path, context, tables| Contender {
         path,
-        label: "`kubectl get pods -A -o json --chunk-size=500`",
-        how: How::Kubectl { context },
+        label: if tables {
+            "`kubectl get pods -A --chunk-size=500` (table)"
+        } else {
+            "`kubectl get pods -A -o json --chunk-size=500`"
+        },
+        how: How::Kubectl { context, tables },
         secs: Vec::new(),
     };
-    let mut all = vec![
-        kubelive(
-            "kubectl proxy",
-            "kubelive, list-then-watch (page 500)",
-            &proxy_url,
-            false,
-        ),
-        kubelive(
-            "kubectl proxy",
-            "kubelive, streaming list",
-            &proxy_url,
-            true,
-        ),
-        kubectl("kubectl proxy", "proxy"),
-        kubelive(
-            "direct",
-            "kubelive, list-then-watch (page 500)",
-            &sim_url,
-            false,
-        ),
-        kubelive("direct", "kubelive, streaming list", &sim_url, true),
-        kubectl("direct", "sim"),
-    ];
+    let mut all = Vec::new();
+    for (path, server, context) in [
+        ("kubectl proxy", &proxy_url, "proxy"),
+        ("direct", &sim_url, "sim"),
+    ] {
+        all.extend([
+            kubelive(
+                path,
+                "kubelive, list-then-watch (page 500)",
+                server,
+                false,
+                false,
+            ),
+            kubelive(path, "kubelive, streaming list", server, true, false),
+            kubectl(path, context, false),
+            kubelive(
+                path,
+                "kubelive tables, list-then-watch (page 500)",
+                server,
+                false,
+                true,
+            ),
+            kubelive(path, "kubelive tables, streaming list", server, true, true),
+            kubectl(path, context, true),
+        ]);
+    }
     for run in 1..=runs {
         for c in &mut all {
             if let Some(e) = kids.exited() {
                 return Err(e);
             }
             let secs = match &c.how {
-                How::Kubelive { server, streaming } => time_kubelive(cli, server, *streaming, n)?,
-                How::Kubectl { context } => time_kubectl(&config, &cache, context)?,
+                How::Kubelive {
+                    server,
+                    streaming,
+                    tables,
+                } => time_kubelive(cli, server, *streaming, *tables, n)?,
+                How::Kubectl { context, tables } => {
+                    time_kubectl(&config, &cache, context, *tables)?
+                }
             };
             eprintln!(
                 "{n} pods, run {run}/{runs}: {} via {}: {secs:.2} s",
@@ -365,9 +400,17 @@ pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
         let all = bench_n(&sim, &cli, n, runs)?;
         for c in &all {
             let m = median(&c.secs);
+            // Against kubectl asking for the same representation.
+            let tables = matches!(
+                c.how,
+                How::Kubelive { tables: true, .. } | How::Kubectl { tables: true, .. }
+            );
             let kubectl = all
                 .iter()
-                .find(|k| k.path == c.path && matches!(k.how, How::Kubectl { .. }))
+                .find(|k| {
+                    k.path == c.path
+                        && matches!(k.how, How::Kubectl { tables: t, .. } if t == tables)
+                })
                 .map(|k| median(&k.secs))
                 .unwrap_or(f64::NAN);
             let min = c.secs.iter().copied().fold(f64::INFINITY, f64::min);

@@ -33,6 +33,11 @@ pub struct WatchArgs {
     pub streaming_list: bool,
     pub page_size: u32,
     pub output: Output,
+    /// `-o wide`: the table with every column the server prints (priority > 0 too).
+    pub wide: bool,
+    /// Ask the server to print (kubectl's `--server-print`, on by default): tables
+    /// for `-o table`/`wide`/`events`; `-o snapshot` always keeps objects.
+    pub server_print: bool,
     pub duration: Option<Duration>,
     pub strip_managed_fields: bool,
     pub verbose: bool,
@@ -89,11 +94,18 @@ OPTIONS:
                              sendInitialEvents=true); falls back to LIST+WATCH if the
                              server cannot do it.
     --page-size N            Items per LIST page [default: 500]; 0 lists in one response.
-    -o, --output FORMAT      events   one line per change on stdout (default); progress
-                                      on stderr
-                             table    a live table, redrawn in place on a terminal
+    -o, --output FORMAT      events   one line per change on stdout (default), with the
+                                      server's cells; progress on stderr
+                             table    a live table of the server's columns (as
+                                      kubectl get prints them), redrawn in place on a
+                                      terminal; Age counts on from creationTimestamp
+                             wide     the table with every column (kubectl's -o wide)
                              snapshot on exit, the cache as compact JSON, one object per
                                       line, sorted by namespace then name
+    --server-print=false     Do not ask the server to print (server-side tables, as
+                             kubectl does): kubelive's own columns for pods and
+                             deployments, name and age for the rest. A server that
+                             cannot print is served that way by itself.
     --duration SECS          Stop after SECS seconds (default: run until SIGINT/SIGTERM).
     --strip-managed-fields   Drop metadata.managedFields from the cache.
     -v, --verbose            Print every request and response status on stderr (and,
@@ -110,6 +122,7 @@ EXAMPLES:
     kubectl proxy &                                   # then, in another shell:
     kubelive watch pods                               # every pod change, all namespaces
     kubelive watch po -n kube-system -o table         # a live table
+    kubelive watch svc -o wide                        # every column the server prints
     kubelive watch deploy -l app=web                  # deployments by label
     kubelive watch /apis/apps/v1/namespaces/x/replicasets
     kubelive watch widgets.example.com --streaming-list
@@ -144,6 +157,8 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         streaming_list: false,
         page_size: 500,
         output: Output::Events,
+        wide: false,
+        server_print: true,
         duration: None,
         strip_managed_fields: false,
         verbose: false,
@@ -206,14 +221,24 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             }
             "-o" | "--output" => {
                 let v = value(flag)?;
-                w.output = match v.as_str() {
-                    "events" => Output::Events,
-                    "table" => Output::Table,
-                    "snapshot" => Output::Snapshot,
+                (w.output, w.wide) = match v.as_str() {
+                    "events" => (Output::Events, false),
+                    "table" => (Output::Table, false),
+                    "wide" => (Output::Table, true),
+                    "snapshot" => (Output::Snapshot, false),
                     _ => {
                         return Err(usage(format!(
-                            "--output: {v:?} is not one of events, table, snapshot"
+                            "--output: {v:?} is not one of events, table, wide, snapshot"
                         )))
+                    }
+                };
+            }
+            "--server-print" => {
+                w.server_print = match inline.as_deref() {
+                    None | Some("true") => true,
+                    Some("false") => false,
+                    Some(v) => {
+                        return Err(usage(format!("--server-print: {v:?} is not true or false")))
                     }
                 };
             }

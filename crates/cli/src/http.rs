@@ -101,11 +101,12 @@ impl fmt::Display for BaseUrl {
     }
 }
 
-/// The GET request bytes for `path` (path and query, starting with `/`). HTTP/1.1
-/// keeps the connection alive unless a side says otherwise; gzip is welcome.
-pub fn request_bytes(base: &BaseUrl, path: &str) -> Vec<u8> {
+/// The GET request bytes for `path` (path and query, starting with `/`) with
+/// `Accept: accept` (the engine's: server-side tables or plain JSON). HTTP/1.1 keeps
+/// the connection alive unless a side says otherwise; gzip is welcome.
+pub fn request_bytes(base: &BaseUrl, path: &str, accept: &str) -> Vec<u8> {
     format!(
-        "GET {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: kubelive/{}\r\nAccept: application/json\r\nAccept-Encoding: gzip\r\n\r\n",
+        "GET {}{} HTTP/1.1\r\nHost: {}\r\nUser-Agent: kubelive/{}\r\nAccept: {accept}\r\nAccept-Encoding: gzip\r\n\r\n",
         base.prefix,
         path,
         base.host_header(),
@@ -691,7 +692,10 @@ fn get_on(
     base: &BaseUrl,
     path: &str,
 ) -> Result<(Response, bool), Exchange> {
-    if stream.write_all(&request_bytes(base, path)).is_err() {
+    if stream
+        .write_all(&request_bytes(base, path, "application/json"))
+        .is_err()
+    {
         return Err(Exchange::Stale);
     }
     let mut parser = ResponseParser::new();

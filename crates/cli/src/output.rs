@@ -1,6 +1,6 @@
 //! What the user sees: event lines, progress lines, the live table, the snapshot.
 
-use kubelive_core::{Columns, Event, Object, Phase, Status, Store};
+use kubelive_core::{Cell, Columns, Event, Object, Phase, Status, Store, TableColumn};
 use std::fmt::Write as _;
 
 /// `ns/name`, or `name` for cluster-scoped objects.
@@ -50,14 +50,76 @@ pub enum Line {
     Err(String),
 }
 
-/// How an engine event is shown in `--output events`.
+/// How an engine event is shown in `--output events` (objects: kubelive's own columns).
 pub fn event_line(event: &Event, now: kubelive_core::Instant) -> Line {
+    event_line_in(event, now, None, 0)
+}
+
+/// How an engine event is shown in `--output events`: a table row (with the server's
+/// `columns`) shows its default cells, `name=value`, Age counted to `wall_now`.
+pub fn event_line_in(
+    event: &Event,
+    now: kubelive_core::Instant,
+    columns: Option<&[TableColumn]>,
+    wall_now: i64,
+) -> Line {
+    let line = |verb: &str, o: &Object| match columns {
+        Some(columns) if o.is_row() => format!(
+            "{verb:<9} {}  rv={}{}",
+            key(o),
+            o.resource_version(),
+            row_summary(o, columns, wall_now)
+        ),
+        _ => change_line(verb, o),
+    };
     match event {
-        Event::Added(o) => Line::Out(change_line("ADDED", o)),
-        Event::Modified { new, .. } => Line::Out(change_line("MODIFIED", new)),
-        Event::Deleted(o) => Line::Out(change_line("DELETED", o)),
+        Event::Added(o) => Line::Out(line("ADDED", o)),
+        Event::Modified { new, .. } => Line::Out(line("MODIFIED", new)),
+        Event::Deleted(o) => Line::Out(line("DELETED", o)),
         other => Line::Err(progress(other, now).unwrap_or_default()),
     }
+}
+
+/// A row's default cells but its name, as `  ready=1/1 status=Running age=5m`.
+fn row_summary(o: &Object, columns: &[TableColumn], wall_now: i64) -> String {
+    let mut s = String::from(" ");
+    let Some(cells) = o.cells() else {
+        return String::new();
+    };
+    for (col, cell) in columns.iter().zip(cells) {
+        if col.priority > 0 || col.is_name() {
+            continue;
+        }
+        let key: String = col
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_whitespace() {
+                    '-'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        let value = cell_text(o, col, cell, wall_now);
+        if value.is_empty() || value.contains(char::is_whitespace) || value.contains('"') {
+            let _ = write!(s, " {key}={value:?}");
+        } else {
+            let _ = write!(s, " {key}={value}");
+        }
+    }
+    s
+}
+
+/// A cell as kubectl prints it; the `Age` column counts on from the row's
+/// creationTimestamp (the server's text is as old as the row).
+fn cell_text(o: &Object, col: &TableColumn, cell: Cell<'_>, wall_now: i64) -> String {
+    if col.is_age() {
+        if let Some(t) = o.creation_timestamp().and_then(parse_timestamp) {
+            return human_age(wall_now - t);
+        }
+    }
+    cell.to_string()
 }
 
 /// A progress message for stderr, `None` for object changes.
@@ -89,6 +151,17 @@ pub fn progress(event: &Event, now: kubelive_core::Instant) -> Option<String> {
             )
         }
         Event::Failed { error } => format!("failed: {error}"),
+        Event::Columns { columns } => format!(
+            "columns: {}",
+            columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Event::TablesUnavailable { why } => {
+            format!("the server prints no tables here ({why}): showing objects")
+        }
     })
 }
 
@@ -292,6 +365,47 @@ pub fn table(store: &Store, wall_now: i64, with_namespace: bool) -> String {
                 rows.push(r);
             }
         }
+    }
+    layout(&rows)
+}
+
+/// The table of the current state as the server prints it (`columns`: the Table's
+/// definitions), like `kubectl get` (`wide`: every column, as `-o wide`), with
+/// NAMESPACE first when the objects span namespaces. Headers are upper-cased as kubectl
+/// does; Age counts on from creationTimestamp.
+pub fn server_table(
+    store: &Store,
+    columns: &[TableColumn],
+    wall_now: i64,
+    with_namespace: bool,
+    wide: bool,
+) -> String {
+    let shown: Vec<usize> = (0..columns.len())
+        .filter(|&i| wide || columns[i].priority == 0)
+        .collect();
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(store.len() + 1);
+    let mut header: Vec<String> = Vec::with_capacity(shown.len() + 1);
+    if with_namespace {
+        header.push("NAMESPACE".into());
+    }
+    header.extend(shown.iter().map(|&i| columns[i].name.to_uppercase()));
+    rows.push(header);
+    for o in store.sorted() {
+        let mut r: Vec<String> = Vec::with_capacity(shown.len() + 1);
+        if with_namespace {
+            r.push(o.namespace().to_string());
+        }
+        let cells: Vec<Cell<'_>> = o.cells().map(Iterator::collect).unwrap_or_default();
+        for &i in &shown {
+            let col = &columns[i];
+            r.push(match cells.get(i) {
+                Some(cell) => cell_text(o, col, cell.clone(), wall_now),
+                // Not a row (the server stopped printing): its name at least.
+                None if col.is_name() => o.name().to_string(),
+                None => String::new(),
+            });
+        }
+        rows.push(r);
     }
     layout(&rows)
 }

@@ -12,8 +12,8 @@ use crate::discovery::{self, DiscoveryError};
 use crate::http::{self, BaseUrl, BodyDecoding, Part, Pool, ResponseParser};
 use crate::output::{self, Line};
 use kubelive_core::{
-    ApiErrorKind, Collection, Config, Engine, Event, Instant, Mode, Request, RequestId,
-    TransportError,
+    ApiErrorKind, Collection, Config, Engine, Event, IncludeObject, Instant, Mode, Request,
+    RequestId, TransportError,
 };
 use serde_json::Value;
 use std::collections::HashMap;
@@ -88,6 +88,7 @@ struct Job {
     pool: Arc<Pool>,
     id: RequestId,
     path: String,
+    accept: &'static str,
     conn: Arc<Conn>,
     tx: SyncSender<Msg>,
 }
@@ -151,7 +152,7 @@ impl Job {
         }
         let _ = stream.set_write_timeout(Some(CONNECT_TIMEOUT));
         if stream
-            .write_all(&http::request_bytes(&self.base, &self.path))
+            .write_all(&http::request_bytes(&self.base, &self.path, self.accept))
             .is_err()
         {
             return Outcome::Stale;
@@ -462,6 +463,11 @@ pub fn watch(w: WatchArgs) -> i32 {
     };
     config.page_size = w.page_size;
     config.strip_managed_fields = w.strip_managed_fields;
+    if w.server_print && w.output != Output::Snapshot {
+        // The server prints (its columns for any resource); a server that cannot is
+        // served as objects by the engine itself.
+        config = config.tables(IncludeObject::Metadata);
+    }
     config.seed = seed();
     // The CLI gives up after a few refusals; no need to wait long between them.
     config.backoff.needs_user_floor = Duration::from_secs(2);
@@ -476,6 +482,7 @@ pub fn watch(w: WatchArgs) -> i32 {
         inflight: HashMap::new(),
         out: std::io::BufWriter::new(std::io::stdout()),
         output: w.output,
+        wide: w.wide,
         verbose: w.verbose,
         tty: std::io::stdout().is_terminal(),
         with_namespace: collection.namespace().is_none(),
@@ -574,10 +581,8 @@ pub fn watch(w: WatchArgs) -> i32 {
             if driver.tty {
                 driver.maybe_draw(true);
             } else {
-                let _ = driver.out.write_all(
-                    output::table(driver.engine.store(), wall_now(), driver.with_namespace)
-                        .as_bytes(),
-                );
+                let table = driver.table();
+                let _ = driver.out.write_all(table.as_bytes());
             }
         }
         Output::Events => {}
@@ -612,6 +617,7 @@ struct Driver {
     inflight: HashMap<RequestId, Arc<Conn>>,
     out: std::io::BufWriter<std::io::Stdout>,
     output: Output,
+    wide: bool,
     verbose: bool,
     tty: bool,
     with_namespace: bool,
@@ -713,12 +719,15 @@ impl Driver {
         let base = self.base.clone();
         let pool = self.pool.clone();
         let tx = self.tx.clone();
-        let Request { id, path, .. } = req;
+        let Request {
+            id, path, accept, ..
+        } = req;
         let job = Job {
             base,
             pool,
             id,
             path,
+            accept,
             conn,
             tx,
         };
@@ -758,7 +767,12 @@ impl Driver {
             self.table_dirty = true;
         }
         match self.output {
-            Output::Events => match output::event_line(&event, now) {
+            Output::Events => match output::event_line_in(
+                &event,
+                now,
+                self.engine.columns().map(|c| &c[..]),
+                wall_now(),
+            ) {
                 Line::Out(l) => {
                     let _ = writeln!(self.out, "{l}");
                 }
@@ -784,6 +798,20 @@ impl Driver {
         }
     }
 
+    /// The table: the server's columns while it prints, else kubelive's own.
+    /// NAMESPACE shows when the view spans namespaces and the kind has them (kubectl
+    /// prints none for nodes, even with -A).
+    fn table(&self) -> String {
+        let store = self.engine.store();
+        let with_namespace = self.with_namespace && store.iter().any(|o| !o.namespace().is_empty());
+        match self.engine.columns() {
+            Some(columns) => {
+                output::server_table(store, columns, wall_now(), with_namespace, self.wide)
+            }
+            None => output::table(store, wall_now(), with_namespace),
+        }
+    }
+
     fn next_draw(&self) -> Option<Instant> {
         if self.output != Output::Table || !self.tty {
             return None;
@@ -806,11 +834,7 @@ impl Driver {
         let mut screen = String::from("\x1b[H\x1b[2J");
         screen.push_str(&output::status_line(&self.engine.status(), now));
         screen.push_str("\n\n");
-        screen.push_str(&output::table(
-            self.engine.store(),
-            wall_now(),
-            self.with_namespace,
-        ));
+        screen.push_str(&self.table());
         let _ = self.out.write_all(screen.as_bytes());
         let _ = self.out.flush();
         self.last_draw = Some(now);

@@ -25,6 +25,19 @@ fn defaults() {
     assert_eq!(w.page_size, 500);
     assert_eq!(w.duration, None);
     assert!(!w.streaming_list && !w.strip_managed_fields && !w.verbose);
+    // The server prints, as for kubectl get.
+    assert!(w.server_print && !w.wide);
+}
+
+#[test]
+fn wide_and_server_print() {
+    let w = watch("watch svc -o wide");
+    assert_eq!((w.output, w.wide), (Output::Table, true));
+    let w = watch("watch svc --output=table");
+    assert_eq!((w.output, w.wide), (Output::Table, false));
+    assert!(!watch("watch svc --server-print=false").server_print);
+    assert!(watch("watch svc --server-print=true").server_print);
+    assert!(watch("watch svc --server-print").server_print);
 }
 
 #[test]
@@ -77,6 +90,8 @@ fn usage_errors() {
         "watch pods --bogus",
         "watch pods -A=1",
         "watch pods -n a/b",
+        "watch pods --server-print=no",
+        "watch pods -o wider",
     ] {
         assert!(
             parse(&args(bad)).is_err(),
@@ -116,6 +131,8 @@ fn binary_help_and_version() {
         "--streaming-list",
         "--page-size",
         "--output",
+        "wide",
+        "--server-print",
         "--duration",
         "EXAMPLES",
         "all namespaces",

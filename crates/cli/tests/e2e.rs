@@ -740,3 +740,97 @@ fn pages_and_rewatches_reuse_kept_alive_connections_through_kubectl_proxy() {
         tail(&stderr, 40)
     );
 }
+
+/// A kubectl-like table's lines, cells split on runs of 3+ spaces, without the columns
+/// that count time (AGE, a CRD's date column): kubectl prints the server's text,
+/// kubelive counts on from the timestamp, so the two differ by the seconds between.
+fn table_cells(text: &str) -> Vec<Vec<String>> {
+    const TIME_COLUMNS: [&str; 3] = ["AGE", "LAST SYNCED", "LAST SEEN"];
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            l.split("   ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    let mut timed: Vec<usize> = rows
+        .first()
+        .map(|h| {
+            (0..h.len())
+                .filter(|&i| TIME_COLUMNS.contains(&h[i].as_str()))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(!timed.is_empty(), "no AGE column in {text}");
+    timed.reverse();
+    rows.into_iter()
+        .map(|mut r| {
+            for &i in &timed {
+                if r.len() > i {
+                    r.remove(i);
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn table_and_wide_print_what_kubectl_get_prints() {
+    // The sim prints as kube-apiserver does; kubelive asks as kubectl does, through the
+    // real kubectl proxy: the same headers and cells for pods (also -o wide), services,
+    // deployments, nodes (cluster-scoped: no NAMESPACE even with -A) and a CRD's
+    // additionalPrinterColumns.
+    let server = Server::start(sim_config(0, "none")).unwrap();
+    let _w = workload(&server, 12, 0.0);
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let url = proxy.url();
+    for (resource, wide) in [
+        ("pods", false),
+        ("pods", true),
+        ("services", false),
+        ("deployments", false),
+        ("nodes", true),
+        ("widgets", false),
+    ] {
+        let output = if wide { "wide" } else { "table" };
+        let out = kubelive(&[
+            "watch",
+            resource,
+            "--server",
+            &url,
+            "-A",
+            "-o",
+            output,
+            "--duration",
+            "3",
+        ])
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("columns: "), "{stderr}");
+        let mut args = vec!["get", resource, "-A"];
+        if wide {
+            args.extend(["-o", "wide"]);
+        }
+        let kc = Command::new(kubectl())
+            .env("KUBECONFIG", proxy.kubeconfig())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            kc.status.success(),
+            "{}",
+            String::from_utf8_lossy(&kc.stderr)
+        );
+        let ours = table_cells(&String::from_utf8_lossy(&out.stdout));
+        let theirs = table_cells(&String::from_utf8_lossy(&kc.stdout));
+        assert!(ours.len() > 1, "{resource}: {ours:?}");
+        assert_eq!(ours, theirs, "{resource} -o {output}");
+    }
+}

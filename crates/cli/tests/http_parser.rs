@@ -190,8 +190,14 @@ fn base_urls() {
     let req = kubelive::http::request_bytes(
         &BaseUrl::parse("http://h:1/p").unwrap(),
         "/api/v1/pods?watch=true",
+        kubelive_core::table::TABLE_ACCEPT,
     );
     let req = String::from_utf8(req).unwrap();
+    // The engine's Accept, as kubectl get sends it for tables.
+    assert!(
+        req.contains("\r\nAccept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json\r\n"),
+        "{req}"
+    );
     assert!(
         req.starts_with("GET /p/api/v1/pods?watch=true HTTP/1.1\r\nHost: h:1\r\n"),
         "{req}"

@@ -239,3 +239,58 @@ fn the_status_line_tells_how_long_since_the_last_byte() {
     let line = kubelive::output::status_line(&e.status(), Instant::from_millis(7_400));
     assert!(line.contains(" | last byte 5s ago"), "{line}");
 }
+
+/// An engine in table mode whose store holds the rows of `table` (a Table list body).
+fn table_engine(table: &str) -> Engine {
+    let now = Instant::ZERO;
+    let config = Config::new(Collection::parse("/api/v1/pods").unwrap())
+        .tables(kubelive_core::IncludeObject::Metadata);
+    let mut e = Engine::new(config, now);
+    let req = e.poll_request().unwrap();
+    e.handle_response(req.id, 200, &[], now);
+    e.handle_body(req.id, table.as_bytes(), now);
+    e.handle_end(req.id, now);
+    while e.poll_event().is_some() {}
+    while e.poll_request().is_some() {}
+    e
+}
+
+#[test]
+fn server_tables_and_event_lines_show_cells_as_kubectl_prints_them() {
+    // Cells as a server prints them (printers.go): a restart with its time, a null,
+    // an integer; Age is recomputed from creationTimestamp.
+    let row = |name: &str, restarts: &str| {
+        format!(
+            r#"{{"cells":["{name}","0/1","CrashLoopBackOff",{restarts},"9d",null,7],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"{name}","namespace":"default","uid":"u-{name}","resourceVersion":"3","creationTimestamp":"2024-01-01T00:00:00Z"}}}}}}"#
+        )
+    };
+    let defs = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"Ready","type":"string","format":"","description":"","priority":0},{"name":"Status","type":"string","format":"","description":"","priority":0},{"name":"Restarts","type":"string","format":"","description":"","priority":0},{"name":"Age","type":"string","format":"","description":"","priority":0},{"name":"Nominated Node","type":"string","format":"","description":"","priority":1},{"name":"Ports","type":"integer","format":"","description":"","priority":1}]"#;
+    let body = format!(
+        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"9"}},"columnDefinitions":{defs},"rows":[{},{}]}}"#,
+        row("web-1", "\"3 (5m ago)\""),
+        row("web-2", "\"0\"")
+    );
+    let e = table_engine(&body);
+    let columns = e.columns().unwrap().clone();
+    let wall = parse_timestamp("2024-01-01T01:02:03Z").unwrap();
+    assert_eq!(
+        kubelive::output::server_table(e.store(), &columns, wall, false, false),
+        "NAME    READY   STATUS             RESTARTS     AGE\n\
+         web-1   0/1     CrashLoopBackOff   3 (5m ago)   62m\n\
+         web-2   0/1     CrashLoopBackOff   0            62m\n"
+    );
+    assert_eq!(
+        kubelive::output::server_table(e.store(), &columns, wall, true, true),
+        "NAMESPACE   NAME    READY   STATUS             RESTARTS     AGE   NOMINATED NODE   PORTS\n\
+         default     web-1   0/1     CrashLoopBackOff   3 (5m ago)   62m   <none>           7\n\
+         default     web-2   0/1     CrashLoopBackOff   0            62m   <none>           7\n"
+    );
+    let web1 = e.store().get("default", "web-1").unwrap().clone();
+    assert_eq!(
+        kubelive::output::event_line_in(&Event::Added(web1), Instant::ZERO, Some(&columns), wall),
+        Line::Out(
+            "ADDED     default/web-1  rv=3  ready=0/1 status=CrashLoopBackOff restarts=\"3 (5m ago)\" age=62m"
+                .into()
+        )
+    );
+}

@@ -1,11 +1,19 @@
-//! Watch-stream decoding throughput: kubelive's WatchDecoder against serde_json, on
-//! ~20 MiB of realistic pod events from `kubelive_sim::watch_event_stream`.
+//! Decoding throughput: kubelive's WatchDecoder against serde_json, on ~20 MiB of
+//! realistic pod events from `kubelive_sim::watch_event_stream`; the same events as a
+//! Table watch (one-row Tables, as kube-apiserver sends them to `kubectl get -w`); and a
+//! LIST of 2,000 realistic pods through a real Engine as objects and as Table rows.
 //!
 //! `cargo bench -p kubelive-core --bench decode`
 
+#[path = "common/tables.rs"]
+mod tables;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use kubelive_core::decode::{WatchDecoder, WatchFrame};
-use kubelive_core::{ColumnKind, Limits, Object, ParseOptions};
+use kubelive_core::{
+    Collection, ColumnKind, Config, Engine, IncludeObject, Instant, Limits, Object, ParseOptions,
+};
+use kubelive_sim::printers::IncludeObject as Rows;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -49,6 +57,7 @@ fn kubelive(stream: &[u8], opts: ParseOptions) -> usize {
         WatchFrame::Bookmark {
             resource_version, ..
         } => rv = resource_version,
+        WatchFrame::Columns(_) => {}
         WatchFrame::Error { .. } => unreachable!(),
     };
     for chunk in stream.chunks(CHUNK) {
@@ -99,6 +108,70 @@ fn serde_skip(stream: &[u8]) -> usize {
     n
 }
 
+/// A fresh engine fed one LIST response (64 KiB chunks, events drained): decode and
+/// apply into the real store. Returns the objects held.
+fn engine_list(body: &[u8], config: &Config) -> usize {
+    let now = Instant::ZERO;
+    let mut engine = Engine::new(config.clone(), now);
+    let list = engine.poll_request().expect("a LIST request");
+    engine.handle_response(list.id, 200, &[], now);
+    for chunk in body.chunks(CHUNK) {
+        engine.handle_body(list.id, chunk, now);
+        while engine.poll_event().is_some() {}
+    }
+    engine.handle_end(list.id, now);
+    while engine.poll_event().is_some() {}
+    engine.store().len()
+}
+
+fn bench_lists(c: &mut Criterion) {
+    const N: u64 = 2_000;
+    let pods = tables::pods(42, N);
+    let base = {
+        let mut c = Config::new(Collection::parse("/api/v1/pods").expect("collection"));
+        c.page_size = 0;
+        c.limits.max_document_bytes = 1 << 20;
+        c
+    };
+    let stripped = Config {
+        strip_managed_fields: true,
+        ..base.clone()
+    };
+    let cases = [
+        ("objects", tables::plain_list(&pods), base.clone()),
+        (
+            "objects_strip_managed_fields",
+            tables::plain_list(&pods),
+            stripped,
+        ),
+        (
+            "table_metadata",
+            tables::table_list(&pods, Rows::Metadata),
+            base.clone().tables(IncludeObject::Metadata),
+        ),
+        (
+            "table_object",
+            tables::table_list(&pods, Rows::Object),
+            base.clone().tables(IncludeObject::Object),
+        ),
+    ];
+    let mut g = c.benchmark_group("list_decode_apply_2000_pods");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(6));
+    for (name, body, config) in &cases {
+        eprintln!(
+            "{name}: {} bytes, {} bytes/pod",
+            body.len(),
+            body.len() as u64 / N
+        );
+        assert_eq!(engine_list(body, config), N as usize);
+        g.throughput(Throughput::Bytes(body.len() as u64));
+        g.bench_function(*name, |b| b.iter(|| black_box(engine_list(body, config))));
+    }
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let events = 3900;
     let stream = kubelive_sim::watch_event_stream(7, events);
@@ -134,7 +207,28 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(serde_skip(&stream)))
     });
     g.finish();
+
+    // The same events as a Table watch (includeObject=Metadata): fewer bytes, each
+    // event a one-row Table; rows keep metadata (managedFields dropped) and cells.
+    let table = tables::table_stream(&stream, Rows::Metadata);
+    eprintln!(
+        "table stream: {} bytes, {} bytes/event",
+        table.len(),
+        table.len() / events
+    );
+    let mut g = c.benchmark_group("watch_decode_table");
+    g.throughput(Throughput::Bytes(table.len() as u64));
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(8));
+    g.bench_function("kubelive_watch_decoder_apply_table_metadata", |b| {
+        b.iter(|| black_box(kubelive(&table, stripped)))
+    });
+    g.bench_function("serde_json_ignored_any", |b| {
+        b.iter(|| black_box(serde_skip(&table)))
+    });
+    g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_lists);
 criterion_main!(benches);

@@ -1,12 +1,18 @@
 //! Memory held per raw JSON byte for 50,000 realistic pods (`kubelive_sim::pod_json`,
 //! ~5 KB each): the engine's real Store filled through the engine (one LIST
-//! response), with and without managedFields, against a serde_json::Value map. A
-//! counting global allocator is the ground truth; `Store::heap_bytes()` is checked
-//! against it.
+//! response), with and without managedFields, from a pretty-printed answer, and as
+//! server-side table rows (the same pods printed by `kubelive_sim::printers`), against a
+//! serde_json::Value map. A counting global allocator is the ground truth;
+//! `Store::heap_bytes()` is checked against it. Also the bytes on the wire per pod of
+//! each answer.
 //!
 //! `cargo bench -p kubelive-core --bench memory`
 
-use kubelive_core::{Collection, Config, Engine, Instant, Object};
+#[path = "common/tables.rs"]
+mod tables;
+
+use kubelive_core::{Collection, Config, Engine, IncludeObject, Instant, Object};
+use kubelive_sim::printers::IncludeObject as Rows;
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
@@ -44,22 +50,13 @@ fn held() -> usize {
 
 const PODS: u64 = 50_000;
 
-/// Fills an engine's store with one LIST response holding `docs`; returns the bytes
-/// the engine holds afterwards (allocator), its `Store::heap_bytes()` and its size.
-fn engine_with(docs: &[String], strip: bool) -> (usize, usize, usize) {
-    let mut body = Vec::new();
-    body.extend_from_slice(b"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"99999\"},\"items\":[");
-    for (i, d) in docs.iter().enumerate() {
-        if i > 0 {
-            body.push(b',');
-        }
-        body.extend_from_slice(d.as_bytes());
-    }
-    body.extend_from_slice(b"]}");
+/// Fills an engine's store with one LIST response `body`; returns the bytes the engine
+/// holds afterwards (allocator), its `Store::heap_bytes()` and its size.
+fn engine_with(body: &[u8], configure: impl FnOnce(Config) -> Config) -> (usize, usize, usize) {
     let mut config = Config::new(Collection::parse("/api/v1/pods").expect("collection"));
     config.page_size = 0;
-    config.strip_managed_fields = strip;
     config.limits.max_document_bytes = 1 << 20;
+    let config = configure(config);
     let now = Instant::ZERO;
     let before = held();
     let mut engine = Engine::new(config, now);
@@ -109,16 +106,82 @@ fn main() {
         );
     };
 
-    for strip in [false, true] {
-        let label = if strip {
-            "managedFields stripped"
+    let n_pods = last.len();
+    let per_pod = |bytes: usize| bytes / n_pods;
+    let plain = tables::plain_list(&docs);
+    let pretty = kubelive_sim::indent::indent(&plain);
+    let table = tables::table_list(&docs, Rows::Metadata);
+    let wire = [
+        ("plain list (objects)", plain.len()),
+        (
+            "plain list, pretty-printed (browser/curl User-Agent)",
+            pretty.len(),
+        ),
+        ("Table, includeObject=Metadata (kubectl get)", table.len()),
+        (
+            "Table, includeObject=None",
+            tables::table_list(&docs, Rows::None).len(),
+        ),
+        (
+            "Table, includeObject=Object",
+            tables::table_list(&docs, Rows::Object).len(),
+        ),
+    ];
+    for (what, bytes) in wire {
+        println!("wire: {what:<55} {:>7} bytes/pod", bytes / PODS as usize);
+    }
+
+    type Case<'a> = (&'a str, &'a [u8], fn(Config) -> Config);
+    let cases: [Case; 6] = [
+        ("objects, with managedFields", &plain, |c| c),
+        ("objects, managedFields stripped", &plain, |c| Config {
+            strip_managed_fields: true,
+            ..c
+        }),
+        (
+            "objects from a pretty-printed list, with managedFields",
+            &pretty,
+            |c| c,
+        ),
+        (
+            "table rows, includeObject=Metadata (default: no managedFields)",
+            &table,
+            |c| c.tables(IncludeObject::Metadata),
+        ),
+        (
+            "table rows, includeObject=Metadata, managedFields kept",
+            &table,
+            |c| Config {
+                strip_managed_fields: false,
+                ..c.tables(IncludeObject::Metadata)
+            },
+        ),
+        (
+            "table rows, includeObject=Object (no managedFields)",
+            &[],
+            |c| c.tables(IncludeObject::Object),
+        ),
+    ];
+    let object_rows = tables::table_list(&docs, Rows::Object);
+    let mut baseline = 0;
+    for (what, body, configure) in cases {
+        let body = if body.is_empty() {
+            &object_rows[..]
         } else {
-            "with managedFields"
+            body
         };
-        let (total, heap, n) = engine_with(&docs, strip);
-        assert_eq!(n, last.len());
-        report(&format!("kubelive Engine (store), {label}"), total);
-        report(&format!("  of which Store::heap_bytes(), {label}"), heap);
+        let (total, heap, n) = engine_with(body, configure);
+        assert_eq!(n, n_pods);
+        if baseline == 0 {
+            baseline = total;
+        }
+        report(&format!("kubelive Engine (store), {what}"), total);
+        println!(
+            "  {:>6} bytes/object, {:.1}x fewer than objects with managedFields; Store::heap_bytes() {}",
+            per_pod(total),
+            baseline as f64 / total as f64,
+            heap
+        );
     }
 
     let before = held();

@@ -1,7 +1,8 @@
 //! Decoders: bytes in, split anywhere; complete documents out.
 
 use crate::json::{self, is_json_ws, unescape, Boundary, Scanner, Scratch, StrSpan};
-use crate::object::{key, parse_bookmark, parse_object, utf8, Object, ParseOptions};
+use crate::object::{key, parse_bookmark, parse_object, parse_row, utf8, Object, ParseOptions};
+use crate::table::{parse_columns, TableColumn};
 use std::fmt;
 
 /// Bounds on what a decoder may buffer.
@@ -78,6 +79,9 @@ pub enum WatchFrame {
     Error {
         status: Box<[u8]>,
     },
+    /// The column definitions a Table event carried (the first event of a watch in
+    /// table mode), just before that event's own frame.
+    Columns(Vec<TableColumn>),
 }
 
 /// Longest start of a body quoted in [`DecodeError::NotJson`].
@@ -156,19 +160,21 @@ impl EventType {
     }
 }
 
-/// Parses the `object` value at `sc.i` for an event of type `ty`.
+/// Parses the `object` value at `sc.i` for an event of type `ty`; a Table's column
+/// definitions go to `columns`.
 fn event_object(
     ty: &EventType,
     doc: &str,
     sc: &mut Scanner<'_>,
     opts: &ParseOptions,
+    columns: &mut Option<Vec<TableColumn>>,
 ) -> Result<Option<WatchFrame>, DecodeError> {
     Ok(Some(match ty {
-        EventType::Added => WatchFrame::Added(parse_object(doc, sc, opts)?),
-        EventType::Modified => WatchFrame::Modified(parse_object(doc, sc, opts)?),
-        EventType::Deleted => WatchFrame::Deleted(parse_object(doc, sc, opts)?),
+        EventType::Added => WatchFrame::Added(parse_object(doc, sc, opts, columns)?),
+        EventType::Modified => WatchFrame::Modified(parse_object(doc, sc, opts, columns)?),
+        EventType::Deleted => WatchFrame::Deleted(parse_object(doc, sc, opts, columns)?),
         EventType::Bookmark => {
-            let (resource_version, initial_events_end) = parse_bookmark(sc)?;
+            let (resource_version, initial_events_end) = parse_bookmark(sc, columns)?;
             WatchFrame::Bookmark {
                 resource_version,
                 initial_events_end,
@@ -189,24 +195,33 @@ fn event_object(
     }))
 }
 
-/// Parses one complete watch document (`{"type":..,"object":..}`, keys in any order).
-/// `scratch` holds buffers kept between calls.
+/// Parses one complete watch document (`{"type":..,"object":..}`, keys in any order)
+/// into `out`: its frame, after a [`WatchFrame::Columns`] if it carried column
+/// definitions. `scratch` holds buffers kept between calls.
 pub(crate) fn parse_event(
     line: &[u8],
     opts: &ParseOptions,
     scratch: &mut Scratch,
-) -> Result<WatchFrame, DecodeError> {
+    out: &mut Vec<WatchFrame>,
+) -> Result<(), DecodeError> {
     let mut sc = Scanner::at(line, 0, std::mem::take(scratch));
     sc.hits.clear();
-    let r = parse_event_with(line, opts, &mut sc);
+    let mut columns = None;
+    let r = parse_event_with(line, opts, &mut sc, &mut columns);
     *scratch = sc.take_scratch();
-    r
+    let frame = r?;
+    if let Some(c) = columns {
+        out.push(WatchFrame::Columns(c));
+    }
+    out.push(frame);
+    Ok(())
 }
 
 fn parse_event_with(
     line: &[u8],
     opts: &ParseOptions,
     sc: &mut Scanner<'_>,
+    columns: &mut Option<Vec<TableColumn>>,
 ) -> Result<WatchFrame, DecodeError> {
     let doc = utf8(line)?;
     if !sc.object_start()? {
@@ -235,7 +250,7 @@ fn parse_event_with(
                 sc.ws();
                 match &ty {
                     Some(t) => {
-                        frame = event_object(t, doc, sc, opts)?;
+                        frame = event_object(t, doc, sc, opts, columns)?;
                         deferred = None;
                     }
                     None => {
@@ -244,7 +259,7 @@ fn parse_event_with(
                         deferred = Some(sc.i);
                         let mark = sc.hits.len();
                         let mut probe = Scanner::at(line, sc.i, sc.take_scratch());
-                        let r = parse_object(doc, &mut probe, opts);
+                        let r = parse_object(doc, &mut probe, opts, columns);
                         sc.put_scratch(probe.take_scratch());
                         match r {
                             Ok(o) => {
@@ -254,6 +269,7 @@ fn parse_event_with(
                             Err(_) => {
                                 sc.hits.truncate(mark);
                                 optimistic = None;
+                                *columns = None;
                                 sc.value()?;
                             }
                         }
@@ -284,7 +300,7 @@ fn parse_event_with(
             _ => {
                 let mut again = Scanner::at(line, at, sc.take_scratch());
                 again.hits.clear();
-                let r = event_object(&ty, doc, &mut again, opts);
+                let r = event_object(&ty, doc, &mut again, opts, columns);
                 sc.put_scratch(again.take_scratch());
                 r?
             }
@@ -350,8 +366,7 @@ impl WatchDecoder {
                 Some(p) => {
                     check_start(&self.buf, &rest[..p], true, &self.limits)?;
                     self.buf.extend_from_slice(&rest[..p]);
-                    let frame = parse_event(&self.buf, &self.opts, &mut self.scratch)?;
-                    out.push(frame);
+                    parse_event(&self.buf, &self.opts, &mut self.scratch, out)?;
                     self.clear_buf();
                     rest = &rest[p + 1..];
                 }
@@ -366,7 +381,7 @@ impl WatchDecoder {
                 Some(p) => {
                     let line = &rest[..p];
                     check_start(line, &[], true, &self.limits)?;
-                    out.push(parse_event(line, &self.opts, &mut self.scratch)?);
+                    parse_event(line, &self.opts, &mut self.scratch, out)?;
                     rest = &rest[p + 1..];
                 }
                 None => {
@@ -396,11 +411,8 @@ impl WatchDecoder {
             return Ok(());
         }
         let r = check_start(&self.buf, &[], true, &self.limits).and_then(|_| {
-            match parse_event(&self.buf, &self.opts, &mut self.scratch) {
-                Ok(f) => {
-                    out.push(f);
-                    Ok(())
-                }
+            match parse_event(&self.buf, &self.opts, &mut self.scratch, out) {
+                Ok(()) => Ok(()),
                 Err(DecodeError::Malformed { reason, .. }) if reason == json::EOF => {
                     Err(DecodeError::Truncated {
                         buffered: self.buf.len(),
@@ -431,6 +443,8 @@ pub struct ListMeta {
     /// `metadata.continue`; `None` when absent or empty.
     pub continue_token: Option<String>,
     pub remaining_item_count: Option<u64>,
+    /// The body was a `meta.k8s.io` Table (rows), not a plain list (items).
+    pub table: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -438,6 +452,9 @@ enum Field {
     Kind,
     Metadata,
     Items,
+    /// A Table's `rows`: items that are rows.
+    Rows,
+    ColumnDefinitions,
     Other,
 }
 
@@ -460,8 +477,9 @@ enum ListState {
     Done,
 }
 
-/// Streaming decoder of one LIST response body (`{"kind":..,"metadata":{..},"items":[..]}`):
-/// yields items as soon as each is complete, so a page is never held twice.
+/// Streaming decoder of one LIST response body (`{"kind":..,"metadata":{..},"items":[..]}`,
+/// or a Table: `{"kind":"Table",..,"columnDefinitions":[..],"rows":[..]}`): yields items
+/// (or rows) as soon as each is complete, so a page is never held twice.
 pub struct ListDecoder {
     limits: Limits,
     opts: ParseOptions,
@@ -478,6 +496,10 @@ pub struct ListDecoder {
     maybe_status: Option<Vec<u8>>,
     /// The top-level `kind`, once seen: whether it is `Status`.
     kind_is_status: Option<bool>,
+    /// The array being read is a Table's `rows`.
+    rows: bool,
+    /// Column definitions read and not yet taken.
+    columns: Option<Vec<TableColumn>>,
     /// The scanner's buffers (dictionary-key positions, object assembly), reused
     /// between items.
     scratch: Scratch,
@@ -496,11 +518,19 @@ impl ListDecoder {
             failed: None,
             maybe_status: Some(Vec::new()),
             kind_is_status: None,
+            rows: false,
+            columns: None,
             scratch: Scratch::default(),
         }
     }
 
-    /// Feeds one chunk, appending each completed item to `out`.
+    /// The column definitions of a Table body, once read (they come before its rows):
+    /// taken once, after the feed that completed them.
+    pub fn take_columns(&mut self) -> Option<Vec<TableColumn>> {
+        self.columns.take()
+    }
+
+    /// Feeds one chunk, appending each completed item (or row) to `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Object>) -> Result<(), DecodeError> {
         if let Some(e) = &self.failed {
             return Err(e.clone());
@@ -608,7 +638,11 @@ impl ListDecoder {
                     }
                     i += 1;
                     self.state = match f {
-                        Field::Items => ListState::ItemsStart,
+                        Field::Items | Field::Rows => {
+                            self.rows = f == Field::Rows;
+                            self.meta.table |= self.rows;
+                            ListState::ItemsStart
+                        }
                         f => ListState::Value(f),
                     };
                 }
@@ -676,6 +710,8 @@ impl ListDecoder {
                     b"kind" => Field::Kind,
                     b"metadata" => Field::Metadata,
                     b"items" => Field::Items,
+                    b"rows" => Field::Rows,
+                    b"columnDefinitions" => Field::ColumnDefinitions,
                     _ => Field::Other,
                 };
                 self.state = ListState::Colon(field);
@@ -688,7 +724,17 @@ impl ListDecoder {
             ListState::Value(Field::Kind) => {
                 let kind = sc.opt_string()?;
                 sc.end()?;
-                self.kind_is_status = Some(kind.is_some_and(|k| &v[k.start..k.end] == b"Status"));
+                let kind = kind.map_or(&b""[..], |k| &v[k.start..k.end]);
+                self.kind_is_status = Some(kind == b"Status");
+                self.meta.table |= kind == b"Table";
+                self.state = ListState::AfterMember;
+            }
+            ListState::Value(Field::ColumnDefinitions) => {
+                sc.value()?;
+                sc.end()?;
+                self.columns = parse_columns(v)
+                    .map_err(|reason| DecodeError::Malformed { offset: 0, reason })?;
+                self.meta.table = true;
                 self.state = ListState::AfterMember;
             }
             ListState::Value(_) => {
@@ -700,7 +746,11 @@ impl ListDecoder {
                 if sc.peek() != b'{' {
                     return Err(sc.err("expected an object").into());
                 }
-                let obj = parse_object(doc, sc, &self.opts)?;
+                let obj = if self.rows {
+                    parse_row(doc, sc, &self.opts)?
+                } else {
+                    parse_object(doc, sc, &self.opts, &mut None)?
+                };
                 sc.end()?;
                 out.push(obj);
                 self.state = ListState::ItemsAfter;

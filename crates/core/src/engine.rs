@@ -11,6 +11,7 @@ use crate::request::{Collection, Query, Request, RequestId, RequestKind};
 use crate::rv::ResourceVersion;
 use crate::status::{self, ApiError, ApiErrorKind};
 use crate::store::{Change, Store};
+use crate::table::{Format, TableColumn, JSON_ACCEPT, TABLE_ACCEPT};
 use crate::time::Instant;
 use crate::timer::{Deadlines, Timer, TimerTable};
 use core::time::Duration;
@@ -43,6 +44,8 @@ pub struct Config {
     /// a 410 always read the most recent state.
     pub initial_list_any_version: bool,
     pub limits: Limits,
+    /// Objects (the default) or server-side tables; see [`Config::tables`].
+    pub format: Format,
     pub strip_managed_fields: bool,
     /// When the engine gives up on a silent connection (head, body progress, watch
     /// timeout, idle watch).
@@ -67,6 +70,7 @@ impl Config {
             page_size: 500,
             initial_list_any_version: false,
             limits: Limits::default(),
+            format: Format::Objects,
             strip_managed_fields: false,
             deadlines: Deadlines::default(),
             too_large_retries: 3,
@@ -74,6 +78,15 @@ impl Config {
             watch_timeout_secs: (300, 600),
             seed: 0,
         }
+    }
+
+    /// Table mode: the server prints each object (its columns, as kubectl shows them)
+    /// and rows carry `include`; managedFields are dropped (no view of a row uses
+    /// them; set `strip_managed_fields` back to keep them).
+    pub fn tables(mut self, include: crate::table::IncludeObject) -> Config {
+        self.format = Format::Table(include);
+        self.strip_managed_fields = true;
+        self
     }
 }
 
@@ -108,6 +121,13 @@ pub enum RelistReason {
     StreamingListFallback { why: String },
     /// A streaming list ended before its initial events were complete.
     InitialEventsInterrupted,
+    /// A watch brought other column definitions than the rows held were printed
+    /// with (the server was upgraded, a CRD's columns changed): every row is printed
+    /// anew.
+    ColumnsChanged,
+    /// Table mode: the server stopped printing tables while rows were held; the
+    /// collection is listed again as objects.
+    TablesUnavailable { why: String },
 }
 
 impl fmt::Display for RelistReason {
@@ -128,6 +148,12 @@ impl fmt::Display for RelistReason {
                     f,
                     "streaming list ended before its initial events were complete; listing instead"
                 )
+            }
+            RelistReason::ColumnsChanged => {
+                f.write_str("the server's columns changed; listing every row again")
+            }
+            RelistReason::TablesUnavailable { why } => {
+                write!(f, "listing objects instead of tables: {why}")
             }
         }
     }
@@ -171,6 +197,19 @@ pub enum Event {
     /// The engine keeps retrying slowly; a CLI may give up.
     Failed {
         error: ApiError,
+    },
+    /// Table mode: the columns to show from now on (the first Table answer's
+    /// definitions, or different ones). Rows printed with other columns are replaced
+    /// (`Modified`, even at the same resourceVersion) before the next `Synced`.
+    Columns {
+        columns: Arc<[TableColumn]>,
+    },
+    /// Table mode: the server does not print tables for this collection (it answered
+    /// a plain list, plain events, or 406). The engine serves objects from now on
+    /// (with the generic columns of [`crate::Object::columns`]); `why` says what
+    /// happened.
+    TablesUnavailable {
+        why: String,
     },
 }
 
@@ -219,6 +258,10 @@ pub struct Status {
     /// When the current request last received anything (its head or body bytes): a
     /// UI shows "last byte N s ago". `None` while connecting.
     pub last_byte_at: Option<Instant>,
+    /// The engine asks for tables (table mode, and the server prints them).
+    pub tables: bool,
+    /// Why the engine serves objects although tables were asked for.
+    pub table_fallback: Option<String>,
     /// The server's answer behind `last_error`, when it was one (its code and reason);
     /// `None` for a broken connection, an unreadable body or a deadline.
     pub last_api_error: Option<ApiError>,
@@ -400,6 +443,13 @@ pub struct Engine {
     events: VecDeque<Event>,
     frames: Vec<WatchFrame>,
     items: Vec<Object>,
+    /// Table mode, and the server prints tables (it may turn out not to).
+    tables: bool,
+    /// The column definitions the rows held were printed with.
+    columns: Option<Arc<[TableColumn]>>,
+    /// The current snapshot replaces every row, even at an unchanged version: the
+    /// columns changed, so rows held were printed with other ones.
+    replace_rows: bool,
 }
 
 impl Engine {
@@ -446,8 +496,13 @@ impl Engine {
                 last_error: None,
                 fell_back: None,
                 last_byte_at: None,
+                tables: config.format.is_table(),
+                table_fallback: None,
                 last_api_error: None,
             },
+            tables: config.format.is_table(),
+            columns: None,
+            replace_rows: false,
             config,
             requests: VecDeque::new(),
             cancels: VecDeque::new(),
@@ -512,6 +567,7 @@ impl Engine {
         };
         s.mode = self.config.mode;
         s.objects = self.store.len();
+        s.tables = self.tables;
         // The live resume point while watching or waiting to re-watch; otherwise the
         // version of the last completed sync.
         match &self.state {
@@ -531,6 +587,12 @@ impl Engine {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Table mode: the column definitions of the rows held (`None` in object mode,
+    /// after a fallback to objects, or before the first Table answer).
+    pub fn columns(&self) -> Option<&Arc<[TableColumn]>> {
+        self.columns.as_ref()
     }
 
     // ----- feed -----
@@ -617,12 +679,25 @@ impl Engine {
                 Body::Open(decoder) => {
                     let mut items = std::mem::take(&mut self.items);
                     let fed = decoder.feed(bytes, &mut items);
+                    // Definitions come before the rows they describe.
+                    if let Some(columns) = decoder.take_columns() {
+                        self.columns_arrived(columns, now);
+                    }
                     for object in items.drain(..) {
+                        if !self.is_current(id) {
+                            break;
+                        }
+                        if self.tables && !object.is_row() && self.objects_arrived(now) {
+                            break;
+                        }
                         self.apply_listed(object);
                     }
+                    items.clear();
                     self.items = items;
                     if let Err(e) = fed {
-                        self.fail(Failure::Decode(e), true, now);
+                        if self.is_current(id) {
+                            self.fail(Failure::Decode(e), true, now);
+                        }
                     }
                 }
                 Body::Error { bytes: buf, .. } => append_capped(buf, bytes),
@@ -826,14 +901,30 @@ impl Engine {
         self.timers.clear();
         self.timers.set(Timer::Head, now + head);
         self.status.last_byte_at = None;
-        self.requests.push_back(Request { id, kind, path });
+        let accept = if self.tables {
+            TABLE_ACCEPT
+        } else {
+            JSON_ACCEPT
+        };
+        self.requests.push_back(Request {
+            id,
+            kind,
+            path,
+            accept,
+        });
         id
     }
 
     fn selectors(&self) -> Query {
+        // Rows carry metadata by default; kubectl asks for whole objects the same way.
+        let include = match self.config.format {
+            Format::Table(crate::table::IncludeObject::Object) if self.tables => Some("Object"),
+            _ => None,
+        };
         Query::new(self.config.collection.path())
             .opt("labelSelector", self.config.label_selector.as_deref())
             .opt("fieldSelector", self.config.field_selector.as_deref())
+            .opt("includeObject", include)
     }
 
     fn watch_timeout(&mut self) -> u64 {
@@ -948,6 +1039,9 @@ impl Engine {
             self.fail(Failure::Api(error), false, now);
             return;
         }
+        if self.tables && !meta.table && self.objects_arrived(now) {
+            return;
+        }
         // A page is progress: whatever failed before it is forgiven.
         self.backoff.reset();
         self.status.pages_listed += 1;
@@ -988,6 +1082,7 @@ impl Engine {
         self.too_large_attempts = 0;
         self.whole_list_next = false;
         self.list_this_sync = false;
+        self.replace_rows = false;
         self.status.synced = true;
         self.status.remaining_estimate = None;
         self.status.resource_version = Some(rv.clone());
@@ -1150,6 +1245,15 @@ impl Engine {
             self.back_off(resume, message, false, None, now);
             return;
         };
+        if error.code == 406 && self.tables {
+            // The server (an aggregated API) cannot print this resource: ask for
+            // objects instead, at once.
+            let why = format!("the server cannot print tables here: {}", error.message);
+            if !self.stop_tables(why, false, now) {
+                self.proceed(resume, now);
+            }
+            return;
+        }
         match error.kind {
             // A streaming list asks for state "not older than" a version, which never
             // expires: a 410 means the server ignored sendInitialEvents and took it for
@@ -1205,8 +1309,72 @@ impl Engine {
     fn apply_listed(&mut self, object: Object) {
         self.list_objects += 1;
         let object = Arc::new(object);
-        let change = self.store.upsert(object.clone(), self.epoch);
+        let change = self
+            .store
+            .upsert(object.clone(), self.epoch, self.replace_rows);
         self.announce(change, object);
+    }
+
+    // ----- tables -----
+
+    /// Nothing of the current snapshot was applied yet: page one of a list, or a
+    /// streaming list before its first initial event.
+    fn at_snapshot_start(&self) -> bool {
+        self.list_objects == 0
+            && match &self.state {
+                State::Listing(l) => l.continue_token.is_none(),
+                State::Streaming(s) => matches!(s.kind, StreamKind::Initial),
+                _ => false,
+            }
+    }
+
+    /// Column definitions came (a Table list, or a watch's first Table event).
+    fn columns_arrived(&mut self, columns: Vec<TableColumn>, now: Instant) {
+        if !self.tables || self.columns.as_deref() == Some(&columns[..]) {
+            return;
+        }
+        let columns: Arc<[TableColumn]> = columns.into();
+        self.columns = Some(columns.clone());
+        self.events.push_back(Event::Columns { columns });
+        if self.store.is_empty() {
+            return;
+        }
+        // The rows held were printed with other columns: this snapshot (or a new
+        // one) replaces them all.
+        self.replace_rows = true;
+        if !self.at_snapshot_start() {
+            self.abandon_current();
+            self.relist(RelistReason::ColumnsChanged, now);
+        }
+    }
+
+    /// An object came where a row was expected: the server does not print tables
+    /// for this collection. True if the engine relisted (the current request is gone).
+    fn objects_arrived(&mut self, now: Instant) -> bool {
+        let why = match &self.state {
+            State::Listing(_) => "the server answered a plain list",
+            _ => "the server sent plain watch events",
+        };
+        self.stop_tables(why.to_string(), true, now)
+    }
+
+    /// Serves objects from now on. Rows held are replaced as objects arrive; unless
+    /// the current snapshot has only just begun, that takes a relist (true: done; an
+    /// `open` current request is aborted).
+    fn stop_tables(&mut self, why: String, open: bool, now: Instant) -> bool {
+        self.tables = false;
+        self.columns = None;
+        self.status.table_fallback = Some(why.clone());
+        self.events
+            .push_back(Event::TablesUnavailable { why: why.clone() });
+        if self.at_snapshot_start() || !self.store.iter().any(|o| o.is_row()) {
+            return false;
+        }
+        if open {
+            self.abandon_current();
+        }
+        self.relist(RelistReason::TablesUnavailable { why }, now);
+        true
     }
 
     fn announce(&mut self, change: Change, object: Arc<Object>) {
@@ -1242,6 +1410,15 @@ impl Engine {
     }
 
     fn apply_frame(&mut self, frame: WatchFrame, now: Instant) {
+        let frame = match frame {
+            WatchFrame::Columns(columns) => return self.columns_arrived(columns, now),
+            WatchFrame::Added(o) | WatchFrame::Modified(o) | WatchFrame::Deleted(o)
+                if self.tables && !o.is_row() && self.objects_arrived(now) =>
+            {
+                return;
+            }
+            frame => frame,
+        };
         let State::Streaming(stream) = &mut self.state else {
             return;
         };
@@ -1275,7 +1452,9 @@ impl Engine {
                     self.apply_listed(object);
                 } else {
                     let object = Arc::new(object);
-                    let change = self.store.upsert(object.clone(), self.epoch);
+                    let change = self
+                        .store
+                        .upsert(object.clone(), self.epoch, self.replace_rows);
                     self.announce(change, object);
                 }
             }
@@ -1326,6 +1505,8 @@ impl Engine {
                     ApiError::from_status_json(&status).unwrap_or_else(|| unreadable(&status));
                 self.fail(Failure::Api(error), true, now);
             }
+            // Handled above, before the stream was borrowed.
+            WatchFrame::Columns(_) => {}
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod request;
 pub mod rv;
 pub mod status;
 pub mod store;
+pub mod table;
 pub mod time;
 mod timer;
 
@@ -34,5 +35,6 @@ pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;
 pub use status::{retry_after, ApiError, ApiErrorKind};
 pub use store::Store;
+pub use table::{Cell, Cells, ColumnType, Format, IncludeObject, TableColumn};
 pub use time::Instant;
 pub use timer::Deadlines;

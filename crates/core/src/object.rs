@@ -5,6 +5,7 @@
 use crate::compact;
 use crate::decode::DecodeError;
 use crate::json::{unescape, JResult, JsonError, KeyHit, Scanner, StrSpan};
+use crate::table::{parse_columns, Cell, Cells, TableColumn};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -101,6 +102,45 @@ enum ColData {
         terminating: bool,
     },
     Deployment(DeploymentColumns),
+    /// A table row: its cells array (stored JSON) at `off..off+len`; `wrap`: the
+    /// row's object is a `PartialObjectMetadata` of which only the metadata is stored
+    /// ([`Wrap`]).
+    Cells {
+        off: u32,
+        len: u32,
+        wrap: Wrap,
+    },
+}
+
+/// A row's object that is exactly `{"kind":"PartialObjectMetadata","apiVersion":
+/// "meta.k8s.io/<version>","metadata":{..}}` (what `includeObject=Metadata` rows carry)
+/// is stored as its metadata alone; [`Object::json`] puts the wrapper back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wrap {
+    None,
+    V1,
+    V1beta1,
+}
+
+impl Wrap {
+    fn prefix(self) -> &'static [u8] {
+        match self {
+            Wrap::None => b"",
+            Wrap::V1 => {
+                br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":"#
+            }
+            Wrap::V1beta1 => {
+                br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1beta1","metadata":"#
+            }
+        }
+    }
+
+    fn suffix(self) -> &'static [u8] {
+        match self {
+            Wrap::None => b"",
+            _ => b"}",
+        }
+    }
 }
 
 /// Indexes of [`Object::spans`].
@@ -116,11 +156,15 @@ const SPANS: usize = 8;
 
 /// A decoded object. Immutable once built; shared between the store and events.
 ///
-/// Holds one exact-size allocation: the object's JSON (as received, minus
-/// `metadata.managedFields` if asked) with dictionary keys replaced by tokens
-/// ([`crate::compact`]; string contents are untouched), followed by decoded copies of
-/// the rare metadata/column strings that contained escapes. Metadata fields and the
-/// pod STATUS/NODE columns are spans into it.
+/// Holds one exact-size allocation: the object's JSON (as received, without
+/// insignificant whitespace, minus `metadata.managedFields` if asked) with dictionary
+/// keys replaced by tokens ([`crate::compact`]; string contents are untouched), then
+/// for a table row its cells (a JSON array), then decoded copies of the rare
+/// metadata/column strings that contained escapes. Metadata fields, the pod
+/// STATUS/NODE columns and the cells are spans into it.
+///
+/// A table row ([`Object::is_row`]) is the row's object (a `PartialObjectMetadata`, or
+/// the whole object with `includeObject=Object`) plus its cells ([`Object::cells`]).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Object {
     /// Valid UTF-8 throughout (tokens are characters), kept as bytes so that the
@@ -144,6 +188,7 @@ impl fmt::Debug for Object {
             .field("creation_timestamp", &self.creation_timestamp())
             .field("deletion_timestamp", &self.deletion_timestamp())
             .field("columns", &self.columns())
+            .field("cells", &self.cells_json())
             .field("json_bytes", &self.raw_len)
             .field("stored_bytes", &self.json_len)
             .finish()
@@ -160,7 +205,7 @@ impl Object {
         if sc.ws() != b'{' {
             return Err(sc.err("expected an object").into());
         }
-        let obj = parse_object(doc, &mut sc, opts)?;
+        let obj = parse_object(doc, &mut sc, opts, &mut None)?;
         sc.end()?;
         Ok(obj)
     }
@@ -253,15 +298,24 @@ impl Object {
         self.buf.get(..self.json_len as usize).unwrap_or(b"")
     }
 
-    /// The object's JSON exactly as the server sent it (minus managedFields if they
-    /// were stripped). Borrowed when nothing was compacted, else expanded (one pass).
+    /// The object's JSON as the server sent it, whitespace-normalised: without
+    /// insignificant whitespace (a pretty-printed answer comes back compact; a compact
+    /// one byte for byte), minus managedFields if they were stripped. For a table row,
+    /// the row's object. Borrowed when nothing was compacted, else expanded (one pass).
     pub fn json(&self) -> Cow<'_, [u8]> {
-        if self.raw_len == self.json_len {
+        if self.raw_len == self.json_len && self.wrap() == Wrap::None {
             Cow::Borrowed(self.stored())
         } else {
-            let mut out = Vec::with_capacity(self.raw_len as usize);
-            compact::expand(self.stored(), &mut out);
+            let mut out = Vec::new();
+            self.write_json(&mut out);
             Cow::Owned(out)
+        }
+    }
+
+    fn wrap(&self) -> Wrap {
+        match self.cols {
+            ColData::Cells { wrap, .. } => wrap,
+            _ => Wrap::None,
         }
     }
 
@@ -279,7 +333,10 @@ impl Object {
     /// Appends [`Object::json`] to `out` without an intermediate copy (snapshots).
     pub fn write_json(&self, out: &mut Vec<u8>) {
         out.reserve(self.raw_len as usize);
+        let wrap = self.wrap();
+        out.extend_from_slice(wrap.prefix());
         compact::expand(self.stored(), out);
+        out.extend_from_slice(wrap.suffix());
     }
 
     /// Length of [`Object::json`] in bytes.
@@ -307,7 +364,31 @@ impl Object {
                 node: self.span(self.spans[NODE]).unwrap_or(""),
             }),
             ColData::Deployment(d) => Columns::Deployment(d),
+            ColData::Cells { .. } => Columns::Generic,
         }
+    }
+
+    /// Whether this is a table row (decoded from a `meta.k8s.io` Table): it has cells.
+    pub fn is_row(&self) -> bool {
+        matches!(self.cols, ColData::Cells { .. })
+    }
+
+    /// A table row's cells as JSON (an array, compact), e.g. to hand to JavaScript.
+    pub fn cells_json(&self) -> Option<&str> {
+        match self.cols {
+            ColData::Cells { off, len, .. } => self.span(Span { off, len }),
+            _ => None,
+        }
+    }
+
+    /// A table row's cells in column order, typed by value; `None` for an object.
+    pub fn cells(&self) -> Option<Cells<'_>> {
+        self.cells_json().map(|j| Cells::new(j.as_bytes()))
+    }
+
+    /// Cell `i` of a table row.
+    pub fn cell(&self, i: usize) -> Option<Cell<'_>> {
+        self.cells()?.nth(i)
     }
 
     /// Bytes this object occupies: the struct and its one allocation (for memory
@@ -375,16 +456,59 @@ struct Extract {
     available_replicas: u64,
 }
 
-/// Parses the object whose `{` is at `sc.i` (after whitespace); `doc` is the
-/// validated text of `sc.b`. Leaves `sc` after the closing `}`.
-pub(crate) fn parse_object(
-    doc: &str,
+/// Top-level members that say a document is a `meta.k8s.io` Table (positions in
+/// the document).
+#[derive(Default)]
+struct TableKeys {
+    kind_table: bool,
+    meta_api: bool,
+    /// Where the `rows` value starts.
+    rows: Option<usize>,
+    /// The `columnDefinitions` value.
+    columns: Option<(usize, usize)>,
+    /// Members seen, and how far they matched the exact shape of a
+    /// `PartialObjectMetadata` (kind, apiVersion, metadata: 3 when complete).
+    members: u32,
+    partial: u32,
+    partial_v1beta1: bool,
+    /// The `metadata` value.
+    metadata: Option<(usize, usize)>,
+    /// The one row, parsed in place when `kind` and `apiVersion` came before `rows`
+    /// (as the apiserver writes them), so the row is scanned once.
+    row: Option<Object>,
+}
+
+impl TableKeys {
+    fn is_table(&self) -> bool {
+        self.kind_table && self.meta_api
+    }
+
+    /// Exactly `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/..",
+    /// "metadata":{..}}`: what to store of it and how to restore it.
+    fn partial_metadata(&self) -> Option<((usize, usize), Wrap)> {
+        let wrap = if self.partial_v1beta1 {
+            Wrap::V1beta1
+        } else {
+            Wrap::V1
+        };
+        match self.metadata {
+            Some(m) if self.members == 3 && self.partial == 3 => Some((m, wrap)),
+            _ => None,
+        }
+    }
+}
+
+/// Walks the members of the object at `sc.i`, collecting what the store needs into
+/// `ex` and the Table markers into `tk`; with `doc` (the text of `sc.b`), a Table's one
+/// row is parsed in place. Returns the object's start and end.
+fn walk(
     sc: &mut Scanner<'_>,
     opts: &ParseOptions,
-) -> Result<Object, DecodeError> {
+    ex: &mut Extract,
+    tk: &mut TableKeys,
+    doc: Option<&str>,
+) -> Result<(usize, usize), DecodeError> {
     let start = sc.i;
-    let h0 = sc.hits.len();
-    let mut ex = Extract::default();
     if !sc.object_start()? {
         return Err(JsonError {
             offset: start,
@@ -395,16 +519,57 @@ pub(crate) fn parse_object(
     let b = sc.b;
     let mut first = true;
     while let Some(k) = sc.next_key(&mut first)? {
+        let member = tk.members;
+        tk.members += 1;
         match (key(b, k).as_ref(), opts.columns) {
-            (b"metadata", _) => metadata(sc, &mut ex, opts.strip_managed_fields)?,
-            (b"spec", ColumnKind::Pod) => pod_spec(sc, &mut ex)?,
-            (b"status", ColumnKind::Pod) => pod_status(sc, &mut ex)?,
-            (b"spec", ColumnKind::Deployment) => deployment_spec(sc, &mut ex)?,
-            (b"status", ColumnKind::Deployment) => deployment_status(sc, &mut ex)?,
+            (b"metadata", _) => {
+                if sc.ws() == b'{' {
+                    let at = sc.i;
+                    metadata(sc, ex, opts.strip_managed_fields)?;
+                    tk.metadata = Some((at, sc.i));
+                    tk.partial += u32::from(member == 2 && tk.partial == 2);
+                } else {
+                    metadata(sc, ex, opts.strip_managed_fields)?;
+                }
+            }
+            (b"spec", ColumnKind::Pod) => pod_spec(sc, ex)?,
+            (b"status", ColumnKind::Pod) => pod_status(sc, ex)?,
+            (b"spec", ColumnKind::Deployment) => deployment_spec(sc, ex)?,
+            (b"status", ColumnKind::Deployment) => deployment_status(sc, ex)?,
+            (b"kind", _) => {
+                let kind = sc.opt_string()?.map_or(&b""[..], |s| &b[s.start..s.end]);
+                tk.kind_table = kind == b"Table";
+                tk.partial += u32::from(member == 0 && kind == b"PartialObjectMetadata");
+            }
+            (b"apiVersion", _) => {
+                let api = sc.opt_string()?.map_or(&b""[..], |s| &b[s.start..s.end]);
+                tk.meta_api = api.starts_with(b"meta.k8s.io/");
+                let v1 = api == b"meta.k8s.io/v1";
+                tk.partial_v1beta1 = api == b"meta.k8s.io/v1beta1";
+                tk.partial +=
+                    u32::from(member == 1 && tk.partial == 1 && (v1 || tk.partial_v1beta1));
+            }
+            (b"rows", _) => {
+                sc.ws();
+                tk.rows = Some(sc.i);
+                match doc {
+                    Some(doc) if tk.is_table() => tk.row = Some(single_row(doc, sc, opts)?),
+                    _ => sc.value()?,
+                }
+            }
+            (b"columnDefinitions", _) => {
+                sc.ws();
+                let at = sc.i;
+                sc.value()?;
+                tk.columns = Some((at, sc.i));
+            }
             _ => sc.value()?,
         }
     }
-    let end = sc.i;
+    Ok((start, sc.i))
+}
+
+fn require_identity(ex: &Extract) -> Result<(), DecodeError> {
     if ex.name.is_none() {
         return Err(DecodeError::MissingField {
             field: "metadata.name",
@@ -415,27 +580,194 @@ pub(crate) fn parse_object(
             field: "metadata.resourceVersion",
         });
     }
-    let h0_hits = &sc.hits[h0.min(sc.hits.len())..];
-    let r = build(doc, start, end, &ex, h0_hits, opts.columns, &mut sc.out);
+    Ok(())
+}
+
+/// Parses the object whose `{` is at `sc.i` (after whitespace); `doc` is the
+/// validated text of `sc.b`. Leaves `sc` after the closing `}`.
+///
+/// A `meta.k8s.io` Table of one row (a watch event's object in table mode) gives that
+/// row, and its column definitions, if it has any, in `columns`.
+pub(crate) fn parse_object(
+    doc: &str,
+    sc: &mut Scanner<'_>,
+    opts: &ParseOptions,
+    columns: &mut Option<Vec<TableColumn>>,
+) -> Result<Object, DecodeError> {
+    let h0 = sc.hits.len();
+    let mut ex = Extract::default();
+    let mut tk = TableKeys::default();
+    let (start, end) = walk(sc, opts, &mut ex, &mut tk, Some(doc))?;
+    if tk.is_table() {
+        sc.hits.truncate(h0);
+        let r = one_row(doc, sc, opts, &mut tk, columns);
+        sc.i = end;
+        sc.hits.truncate(h0);
+        return r;
+    }
+    require_identity(&ex)?;
+    let hits = &sc.hits[h0.min(sc.hits.len())..];
+    let r = build(
+        doc,
+        ((start, end), Wrap::None),
+        None,
+        &ex,
+        hits,
+        opts.columns,
+        &mut sc.out,
+    );
     sc.hits.truncate(h0);
     r
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The column definitions of a Table (`tk.columns`), `None` when absent or `null`.
+fn table_columns(b: &[u8], tk: &TableKeys) -> Result<Option<Vec<TableColumn>>, DecodeError> {
+    match tk.columns {
+        Some((a, e)) => {
+            parse_columns(&b[a..e]).map_err(|reason| DecodeError::Malformed { offset: a, reason })
+        }
+        None => Ok(None),
+    }
+}
+
+/// The one row of a Table whose members `tk` located.
+fn one_row(
+    doc: &str,
+    sc: &mut Scanner<'_>,
+    opts: &ParseOptions,
+    tk: &mut TableKeys,
+    columns: &mut Option<Vec<TableColumn>>,
+) -> Result<Object, DecodeError> {
+    *columns = table_columns(sc.b, tk)?;
+    if let Some(row) = tk.row.take() {
+        return Ok(row);
+    }
+    // `rows` came before `kind`/`apiVersion`: read it now.
+    let Some(rows) = tk.rows else {
+        return Err(DecodeError::MissingField { field: "rows" });
+    };
+    sc.i = rows;
+    single_row(doc, sc, opts)
+}
+
+/// The `rows` array at `sc.i` of a Table event: exactly one row.
+fn single_row(doc: &str, sc: &mut Scanner<'_>, opts: &ParseOptions) -> Result<Object, DecodeError> {
+    let mut first = true;
+    if !sc.array_start()? || !sc.next_elem(&mut first)? {
+        return Err(DecodeError::MissingField {
+            field: "rows (a Table event without a row)",
+        });
+    }
+    let row = parse_row(doc, sc, opts)?;
+    if sc.next_elem(&mut first)? {
+        return Err(DecodeError::Malformed {
+            offset: sc.i,
+            reason: "a Table event with more than one row",
+        });
+    }
+    Ok(row)
+}
+
+/// Parses one Table row (`{"cells":[..],"conditions":[..],"object":{..}}`) at `sc.i`
+/// into an [`Object`] holding the row's object and its cells.
+pub(crate) fn parse_row(
+    doc: &str,
+    sc: &mut Scanner<'_>,
+    opts: &ParseOptions,
+) -> Result<Object, DecodeError> {
+    let h0 = sc.hits.len();
+    if !sc.object_start()? {
+        return Err(sc.err("expected a Table row").into());
+    }
+    let b = sc.b;
+    // Rows never carry pod/deployment columns: the server printed them.
+    let row_opts = ParseOptions {
+        columns: ColumnKind::Generic,
+        ..*opts
+    };
+    let mut ex = Extract::default();
+    let mut cells: Option<(usize, usize)> = None;
+    let mut object: Option<((usize, usize), Wrap)> = None;
+    let mut first = true;
+    while let Some(k) = sc.next_key(&mut first)? {
+        match key(b, k).as_ref() {
+            b"cells" => {
+                sc.ws();
+                let at = sc.i;
+                if sc.peek() != b'[' {
+                    return Err(sc.err("a row's cells must be an array").into());
+                }
+                sc.value()?;
+                cells = Some((at, sc.i));
+            }
+            b"object" if sc.ws() == b'{' => {
+                ex = Extract::default();
+                let mut tk = TableKeys::default();
+                let range = walk(sc, &row_opts, &mut ex, &mut tk, None)?;
+                object = Some(tk.partial_metadata().unwrap_or((range, Wrap::None)));
+            }
+            _ => sc.value()?,
+        }
+    }
+    let Some(cells) = cells else {
+        return Err(DecodeError::MissingField {
+            field: "rows[].cells",
+        });
+    };
+    let Some(object) = object else {
+        return Err(DecodeError::MissingField {
+            field: "rows[].object (rows of includeObject=None cannot be kept)",
+        });
+    };
+    require_identity(&ex)?;
+    let hits = &sc.hits[h0.min(sc.hits.len())..];
+    let r = build(
+        doc,
+        object,
+        Some(cells),
+        &ex,
+        hits,
+        ColumnKind::Generic,
+        &mut sc.out,
+    );
+    sc.hits.truncate(h0);
+    r
+}
+
+/// The hits (sorted by position) that start within `a..e`.
+fn hits_within(hits: &[KeyHit], a: usize, e: usize) -> &[KeyHit] {
+    let from = hits.partition_point(|h| (h.at as usize) < a);
+    let to = hits.partition_point(|h| (h.at as usize) < e);
+    &hits[from..to.max(from)]
+}
+
+/// Builds the stored object from the document's `object` range (and, for a table
+/// row, its `cells` range): the copy drops cuts and whitespace hits and replaces key
+/// hits by tokens; the cells are copied without their whitespace, keys kept plain.
 fn build(
     doc: &str,
-    start: usize,
-    end: usize,
+    ((start, end), wrap): ((usize, usize), Wrap),
+    cells: Option<(usize, usize)>,
     ex: &Extract,
     hits: &[KeyHit],
     kind: ColumnKind,
     scratch: &mut Vec<u8>,
 ) -> Result<Object, DecodeError> {
-    // Hit positions are u32: a document past 4 GiB is stored uncompacted.
-    let hits = if end <= u32::MAX as usize { hits } else { &[] };
+    // Hit positions are u32: a document past 4 GiB is stored as it came.
+    let hits = if end <= u32::MAX as usize && cells.is_none_or(|c| c.1 <= u32::MAX as usize) {
+        hits
+    } else {
+        &[]
+    };
+    // A plain object's hits all lie within it; a row's are split between its object and
+    // its cells (the row's own keys and conditions lie outside both).
+    let (hits, cell_hits) = match cells {
+        Some((a, e)) => (hits_within(hits, start, end), hits_within(hits, a, e)),
+        None => (hits, &[][..]),
+    };
+    debug_assert!(hits.iter().all(|h| (start..end).contains(&(h.at as usize))));
     let cuts = &ex.cuts;
     let cut_total: usize = cuts.iter().map(|(a, b)| b - a).sum();
-    let raw_len = end - start - cut_total;
     let terminating = kind == ColumnKind::Pod && ex.deletion_timestamp.is_some();
     let status = if kind == ColumnKind::Pod && !terminating {
         [ex.container_reason, ex.reason, ex.phase]
@@ -458,13 +790,16 @@ fn build(
         node,
         status,
     ];
-    // Bytes the tokens save (hits inside cut ranges are dropped with them).
-    let saved: usize = if cuts.is_empty() {
-        hits.iter()
-            .map(|h| usize::from(h.plain - h.token_len))
-            .sum()
+    // Bytes whitespace and tokens save (hits inside cut ranges are dropped with them):
+    // `saved` counts both (a whitespace hit's token is empty), `ws` the whitespace.
+    let (mut ws, mut saved) = (0usize, 0usize);
+    let mut count = |h: &KeyHit| {
+        saved += usize::from(h.plain - h.token_len);
+        ws += usize::from(h.plain) * usize::from(h.is_ws());
+    };
+    if cuts.is_empty() {
+        hits.iter().for_each(&mut count);
     } else {
-        let mut saved = 0;
         let mut ci = 0;
         for h in hits {
             let p = h.at as usize;
@@ -474,11 +809,21 @@ fn build(
             if ci < cuts.len() && cuts[ci].0 <= p {
                 continue;
             }
-            saved += usize::from(h.plain - h.token_len);
+            count(h);
         }
-        saved
-    };
-    let json_len = raw_len - saved;
+    }
+    // The JSON the object stands for (compact), and what is stored of it.
+    let stored_raw = end - start - cut_total - ws;
+    let json_len = end - start - cut_total - saved;
+    let raw_len = stored_raw + wrap.prefix().len() + wrap.suffix().len();
+    let cells_len = cells.map_or(0, |(a, e)| {
+        e - a
+            - cell_hits
+                .iter()
+                .filter(|h| h.is_ws())
+                .map(|h| usize::from(h.plain))
+                .sum::<usize>()
+    });
     let mut extra = 0usize;
     let mut decoded: [Option<Cow<'_, str>>; SPANS] = Default::default();
     for (f, d) in fields.iter().zip(decoded.iter_mut()) {
@@ -490,7 +835,7 @@ fn build(
             }
         }
     }
-    let total = json_len + extra;
+    let total = json_len + cells_len + extra;
     if raw_len.max(total) > u32::MAX as usize - 1 {
         return Err(DecodeError::TooLarge {
             limit: u32::MAX as usize - 1,
@@ -555,6 +900,37 @@ fn build(
     }
     o = copy(out, o, src, at, end, &mut fm);
     debug_assert_eq!(o, json_len);
+    let cols = match (cells, kind) {
+        (Some((a, e)), _) => {
+            // Every field lies in the object, mapped above: the cells map none.
+            let off = o;
+            let mut at = a;
+            for h in cell_hits.iter().filter(|h| h.is_ws()) {
+                o = copy_hit(out, o, src, at, h, &mut fm);
+                at = h.at as usize + usize::from(h.plain);
+            }
+            o = copy(out, o, src, at, e, &mut fm);
+            ColData::Cells {
+                off: off as u32,
+                len: (o - off) as u32,
+                wrap,
+            }
+        }
+        (None, ColumnKind::Generic) => ColData::Generic,
+        (None, ColumnKind::Pod) => ColData::Pod {
+            ready: ex.ready,
+            containers: ex.containers,
+            restarts: ex.restarts,
+            terminating,
+        },
+        (None, ColumnKind::Deployment) => ColData::Deployment(DeploymentColumns {
+            desired: sat(ex.replicas.unwrap_or(1)),
+            ready: sat(ex.ready_replicas),
+            up_to_date: sat(ex.updated_replicas),
+            available: sat(ex.available_replicas),
+        }),
+    };
+    debug_assert_eq!(o, json_len + cells_len);
     let mut spans = fm.spans;
     for (d, sp) in decoded.iter().zip(spans.iter_mut()) {
         if let Some(d) = d {
@@ -574,21 +950,6 @@ fn build(
         // One huge object: do not hold its size for the rest of the stream.
         *scratch = Vec::new();
     }
-    let cols = match kind {
-        ColumnKind::Generic => ColData::Generic,
-        ColumnKind::Pod => ColData::Pod {
-            ready: ex.ready,
-            containers: ex.containers,
-            restarts: ex.restarts,
-            terminating,
-        },
-        ColumnKind::Deployment => ColData::Deployment(DeploymentColumns {
-            desired: sat(ex.replicas.unwrap_or(1)),
-            ready: sat(ex.ready_replicas),
-            up_to_date: sat(ex.updated_replicas),
-            available: sat(ex.available_replicas),
-        }),
-    };
     Ok(Object {
         buf,
         json_len: json_len as u32,
@@ -894,50 +1255,130 @@ fn deployment_status(sc: &mut Scanner<'_>, ex: &mut Extract) -> JResult<()> {
     Ok(())
 }
 
-/// A BOOKMARK's object: `metadata.resourceVersion` and the initial-events-end mark.
-pub(crate) fn parse_bookmark(sc: &mut Scanner<'_>) -> Result<(String, bool), DecodeError> {
+/// What a BOOKMARK's object says.
+#[derive(Default)]
+struct BookmarkFields {
+    rv: Option<String>,
+    end_mark: bool,
+}
+
+/// Walks a bookmark object (or a converted bookmark's row object): its
+/// `metadata.resourceVersion` and initial-events-end annotation; with `tk`, also the
+/// top-level Table markers.
+fn bookmark_object(
+    sc: &mut Scanner<'_>,
+    f: &mut BookmarkFields,
+    mut tk: Option<&mut TableKeys>,
+) -> Result<(), DecodeError> {
     let b = sc.b;
-    let mut rv = None;
-    let mut end_mark = false;
-    if sc.object_start()? {
-        let mut first = true;
-        while let Some(k) = sc.next_key(&mut first)? {
-            if key(b, k).as_ref() != b"metadata" {
+    if !sc.object_start()? {
+        return Ok(());
+    }
+    let mut first = true;
+    while let Some(k) = sc.next_key(&mut first)? {
+        let k = key(b, k);
+        match (k.as_ref(), tk.as_deref_mut()) {
+            (b"metadata", _) => bookmark_metadata(sc, f)?,
+            (b"kind", Some(tk)) => {
+                tk.kind_table = sc
+                    .opt_string()?
+                    .is_some_and(|s| &b[s.start..s.end] == b"Table")
+            }
+            (b"apiVersion", Some(tk)) => {
+                tk.meta_api = sc
+                    .opt_string()?
+                    .is_some_and(|s| b[s.start..s.end].starts_with(b"meta.k8s.io/"))
+            }
+            (b"rows", Some(tk)) => {
+                sc.ws();
+                tk.rows = Some(sc.i);
                 sc.value()?;
-                continue;
             }
-            if !sc.object_start()? {
-                continue;
+            (b"columnDefinitions", Some(tk)) => {
+                sc.ws();
+                let at = sc.i;
+                sc.value()?;
+                tk.columns = Some((at, sc.i));
             }
+            _ => sc.value()?,
+        }
+    }
+    Ok(())
+}
+
+fn bookmark_metadata(sc: &mut Scanner<'_>, f: &mut BookmarkFields) -> Result<(), DecodeError> {
+    let b = sc.b;
+    if !sc.object_start()? {
+        return Ok(());
+    }
+    let mut first = true;
+    while let Some(k) = sc.next_key(&mut first)? {
+        match key(b, k).as_ref() {
+            b"resourceVersion" => {
+                f.rv = sc
+                    .opt_string()?
+                    .map(|s| unescape(&b[s.start..s.end]).into_owned())
+            }
+            b"annotations" if sc.object_start()? => {
+                let mut first = true;
+                while let Some(k) = sc.next_key(&mut first)? {
+                    if key(b, k).as_ref() == b"k8s.io/initial-events-end" {
+                        f.end_mark = match sc.opt_string()? {
+                            Some(v) => &b[v.start..v.end] == b"true",
+                            None => false,
+                        };
+                    } else {
+                        sc.value()?;
+                    }
+                }
+            }
+            b"annotations" => {}
+            _ => sc.value()?,
+        }
+    }
+    Ok(())
+}
+
+/// A BOOKMARK's object: `metadata.resourceVersion` and the initial-events-end mark.
+/// A converted bookmark (a Table of one row, in table mode) carries them in its row's
+/// object, and may bring the watch's column definitions (into `columns`).
+pub(crate) fn parse_bookmark(
+    sc: &mut Scanner<'_>,
+    columns: &mut Option<Vec<TableColumn>>,
+) -> Result<(String, bool), DecodeError> {
+    let mut top = BookmarkFields::default();
+    let mut tk = TableKeys::default();
+    bookmark_object(sc, &mut top, Some(&mut tk))?;
+    let f = if tk.is_table() {
+        *columns = table_columns(sc.b, &tk)?;
+        let end = sc.i;
+        let mut row = BookmarkFields::default();
+        if let Some(rows) = tk.rows {
+            sc.i = rows;
             let mut first = true;
-            while let Some(k) = sc.next_key(&mut first)? {
-                match key(b, k).as_ref() {
-                    b"resourceVersion" => {
-                        rv = sc
-                            .opt_string()?
-                            .map(|s| unescape(&b[s.start..s.end]).into_owned())
+            if sc.array_start()? && sc.next_elem(&mut first)? && sc.object_start()? {
+                let b = sc.b;
+                let mut first = true;
+                while let Some(k) = sc.next_key(&mut first)? {
+                    if key(b, k).as_ref() == b"object" {
+                        bookmark_object(sc, &mut row, None)?;
+                    } else {
+                        sc.value()?;
                     }
-                    b"annotations" if sc.object_start()? => {
-                        let mut first = true;
-                        while let Some(k) = sc.next_key(&mut first)? {
-                            if key(b, k).as_ref() == b"k8s.io/initial-events-end" {
-                                end_mark = match sc.opt_string()? {
-                                    Some(v) => &b[v.start..v.end] == b"true",
-                                    None => false,
-                                };
-                            } else {
-                                sc.value()?;
-                            }
-                        }
-                    }
-                    b"annotations" => {}
-                    _ => sc.value()?,
                 }
             }
         }
-    }
-    match rv {
-        Some(rv) => Ok((rv, end_mark)),
+        sc.i = end;
+        // The table's own metadata carries the row object's version too.
+        BookmarkFields {
+            rv: row.rv.or(top.rv),
+            end_mark: row.end_mark,
+        }
+    } else {
+        top
+    };
+    match f.rv {
+        Some(rv) => Ok((rv, f.end_mark)),
         None => Err(DecodeError::MissingField {
             field: "metadata.resourceVersion",
         }),

@@ -32,6 +32,9 @@ pub struct Request {
     pub kind: RequestKind,
     /// Path and query, e.g. `/api/v1/pods?limit=500`.
     pub path: String,
+    /// The `Accept` header to send: [`crate::table::TABLE_ACCEPT`] while the engine
+    /// asks for tables, else `application/json`.
+    pub accept: &'static str,
 }
 
 impl fmt::Display for Request {

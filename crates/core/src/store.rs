@@ -109,8 +109,10 @@ impl Store {
         self.table.allocation_size() + objects
     }
 
-    /// Stores `object`, marking it confirmed by `epoch`.
-    pub(crate) fn upsert(&mut self, object: Arc<Object>, epoch: u32) -> Change {
+    /// Stores `object`, marking it confirmed by `epoch`. An object held at the same
+    /// uid and resourceVersion is kept (`Unchanged`) unless `replace` is set or one is
+    /// a table row and the other is not.
+    pub(crate) fn upsert(&mut self, object: Arc<Object>, epoch: u32, replace: bool) -> Change {
         let hash = key_hash(object.namespace(), object.name());
         // One probe for both outcomes (a find, then an insert on a miss, is two).
         let entry = self.table.entry(
@@ -125,7 +127,10 @@ impl Store {
                 if entry.object.uid() != object.uid() {
                     let old = std::mem::replace(&mut entry.object, object);
                     Change::Recreated { old }
-                } else if entry.object.resource_version() == object.resource_version() {
+                } else if entry.object.resource_version() == object.resource_version()
+                    && !replace
+                    && entry.object.is_row() == object.is_row()
+                {
                     Change::Unchanged
                 } else {
                     let old = std::mem::replace(&mut entry.object, object);

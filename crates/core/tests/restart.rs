@@ -69,6 +69,8 @@ impl Server {
                 Event::PageListed { page, .. } => format!("Page {page}"),
                 Event::BackingOff { .. } => "BackingOff".into(),
                 Event::Failed { error } => format!("Failed {}", error.code),
+                Event::Columns { columns } => format!("Columns {}", columns.len()),
+                Event::TablesUnavailable { .. } => "TablesUnavailable".into(),
             });
         }
         while let Some(r) = self.engine.poll_request() {

@@ -1,6 +1,8 @@
 //! Transcript tests: each scenario plays server responses into the engine and
 //! compares the exact sequence of requests and events it produced, as text.
 
+mod support;
+
 use kubelive_core::{
     Collection, Config, Engine, Event, Instant, Mode, Phase, Request, TransportError,
 };
@@ -37,7 +39,13 @@ impl Run {
             writeln!(self.log, "  {}", describe(&ev, now)).unwrap();
         }
         while let Some(req) = self.engine.poll_request() {
-            writeln!(self.log, "{req}").unwrap();
+            let tables = if req.accept == kubelive_core::table::TABLE_ACCEPT {
+                " [as=Table]"
+            } else {
+                assert_eq!(req.accept, "application/json");
+                ""
+            };
+            writeln!(self.log, "{req}{tables}").unwrap();
             self.in_flight = Some(req);
         }
     }
@@ -258,8 +266,15 @@ impl Harness {
 
 fn describe(ev: &Event, now: Instant) -> String {
     let key = |o: &kubelive_core::Object| {
+        let cells = match o.cells() {
+            Some(cells) => format!(
+                " [{}]",
+                cells.map(|c| c.to_string()).collect::<Vec<_>>().join("|")
+            ),
+            None => String::new(),
+        };
         format!(
-            "{}/{} uid={} rv={}",
+            "{}/{} uid={} rv={}{cells}",
             o.namespace(),
             o.name(),
             o.uid(),
@@ -288,6 +303,19 @@ fn describe(ev: &Event, now: Instant) -> String {
             until.as_millis() - now.as_millis()
         ),
         Event::Failed { error } => format!("Failed: {error}"),
+        Event::Columns { columns } => format!(
+            "Columns {}",
+            columns
+                .iter()
+                .map(|c| if c.priority > 0 {
+                    format!("{}(wide)", c.name)
+                } else {
+                    c.name.clone()
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Event::TablesUnavailable { why } => format!("TablesUnavailable: {why}"),
     }
 }
 
@@ -1383,4 +1411,422 @@ fn retry_after_as_a_date_is_read_against_the_response_date_and_every_wait_is_cap
           BackingOff ~60s: HTTP 429: Too Many Requests (429)
         ",
     );
+}
+
+// ---------------------------------------------------------------- table mode
+//
+// The Table bytes are the sim's printers' (kubelive_sim::printers, pinned to
+// kube-apiserver's `response.go` and `watch.go`): definitions with a list and with the
+// first event of each watch only, converted bookmarks, ERROR events as plain Status.
+
+use kubelive_core::IncludeObject;
+use kubelive_sim::printers::IncludeObject as Rows;
+use support::Printer;
+
+fn table_config(mode: Mode) -> Config {
+    config(mode).tables(IncludeObject::Metadata)
+}
+
+fn pod_printer() -> Printer {
+    Printer::pods(Rows::Metadata)
+}
+
+#[test]
+fn table_list_then_watch_reads_rows_and_the_definitions_of_the_first_event_only() {
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    let p = pod_printer();
+    h.ok(&p.list(
+        10,
+        "",
+        None,
+        &[pod("a", "p1", "u1", 5), pod("b", "p2", "u2", 7)],
+    ));
+    h.head(200, &[]);
+    let mut w = p.watch();
+    h.body(&w.event("MODIFIED", &pod("a", "p1", "u1", 11)));
+    h.body(&w.event("ADDED", &pod("a", "p3", "u3", 12)));
+    h.body(&w.bookmark("Pod", 13, false));
+    h.body(&w.event("DELETED", &pod("b", "p2", "u2", 14)));
+    // Rows print as kubectl prints them (Ready counts running, ready containers).
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          Added b/p2 uid=u2 rv=7 [p2|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=2 remaining=None
+          Synced objects=2 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+          Modified a/p1 uid=u1 rv=11 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>] (was rv=5)
+          Added a/p3 uid=u3 rv=12 [p3|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          Deleted b/p2 uid=u2 rv=14 [p2|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+        ",
+    );
+    let s = h.engine.status();
+    assert!(s.tables && s.table_fallback.is_none());
+    assert_eq!(s.resource_version.unwrap().as_str(), "14");
+    assert_eq!(s.bookmarks, 1);
+    let cols = h.engine.columns().expect("the list's definitions");
+    assert_eq!(cols.iter().filter(|c| c.priority == 0).count(), 5);
+    let p1 = h.engine.store().get("a", "p1").unwrap();
+    assert!(p1.is_row());
+    // managedFields are dropped in table mode; the row keeps the rest of the metadata.
+    assert_eq!(p1.labels(), vec![("app".into(), "web".into())]);
+    assert!(p1.json_str().starts_with(
+        r#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{"name":"p1""#
+    ));
+}
+
+#[test]
+fn whole_objects_in_rows_are_asked_with_include_object() {
+    let c = config(Mode::ListWatch).tables(IncludeObject::Object);
+    let mut h = Harness::new(c);
+    let p = Printer::pods(Rows::Object);
+    h.ok(&p.list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?includeObject=Object&limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?includeObject=Object&watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+    let p1 = h.engine.store().get("a", "p1").unwrap();
+    assert_eq!(p1.json_str(), pod("a", "p1", "u1", 5));
+}
+
+#[test]
+fn table_pages_and_a_streaming_list_with_its_converted_end_bookmark() {
+    let mut c = table_config(Mode::ListWatch);
+    c.page_size = 1;
+    let mut h = Harness::new(c);
+    let p = pod_printer();
+    h.ok(&p.list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 5)]));
+    h.ok(&p.list(20, "", None, &[pod("a", "p2", "u2", 6)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=1 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=1 remaining=Some(1)
+        GET /api/v1/pods?limit=1&continue=tok1 [as=Table]
+          Added a/p2 uid=u2 rv=6 [p2|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=2 objects=2 remaining=None
+          Synced objects=2 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+
+    let mut h = Harness::new(table_config(Mode::StreamingList));
+    let mut w = p.watch();
+    h.head(200, &[]);
+    h.body(&w.event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.body(&w.event("ADDED", &pod("a", "p2", "u2", 9)));
+    // A plain (converted) bookmark before the end mark is not the sync point.
+    h.body(&w.bookmark("Pod", 9, false));
+    assert_eq!(h.engine.status().phase, Phase::InitialEvents);
+    h.body(&w.bookmark("Pod", 12, true));
+    h.body(&w.event("DELETED", &pod("a", "p1", "u1", 13)));
+    h.advance(400_000);
+    h.end();
+    h.head(200, &[]);
+    let mut w = p.watch();
+    h.body(&w.event("MODIFIED", &pod("a", "p2", "u2", 14)));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          Added a/p2 uid=u2 rv=9 [p2|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          Synced objects=2 rv=12
+          Deleted a/p1 uid=u1 rv=13 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+        GET /api/v1/pods?watch=true&resourceVersion=13&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+          Resumed rv=13
+          Modified a/p2 uid=u2 rv=14 [p2|0/1|Running|0|5m|<none>|node-1|<none>|<none>] (was rv=9)
+        ",
+    );
+}
+
+#[test]
+fn a_410_in_table_mode_relists_and_unchanged_rows_stay_quiet() {
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    let p = pod_printer();
+    h.ok(&p.list(
+        10,
+        "",
+        None,
+        &[
+            pod("a", "keep", "u1", 5),
+            pod("a", "change", "u2", 6),
+            pod("a", "gone", "u3", 7),
+        ],
+    ));
+    h.head(200, &[]);
+    let mut w = p.watch();
+    // An ERROR stays a plain Status, even as the first event of a watch.
+    h.body(&w.error(r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 5 (90)","reason":"Expired","code":410}"#));
+    h.ok(&p.list(
+        90,
+        "",
+        None,
+        &[pod("a", "change", "u2", 60), pod("a", "keep", "u1", 5)],
+    ));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/keep uid=u1 rv=5 [keep|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          Added a/change uid=u2 rv=6 [change|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          Added a/gone uid=u3 rv=7 [gone|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=3 remaining=None
+          Synced objects=3 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        cancel #2
+          Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?limit=500 [as=Table]
+          Modified a/change uid=u2 rv=60 [change|0/1|Running|0|5m|<none>|node-1|<none>|<none>] (was rv=6)
+          PageListed page=1 objects=2 remaining=None
+          Deleted a/gone uid=u3 rv=7 [gone|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          Synced objects=2 rv=90
+        GET /api/v1/pods?watch=true&resourceVersion=90&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+}
+
+#[test]
+fn a_relist_with_other_columns_replaces_every_row() {
+    // The first server prints pods with the default convertor (Name, Created At);
+    // after a 410 the relist meets an upgraded server with the pod printer.
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    let old = Printer::new("example.com", "Pod", Rows::Metadata);
+    h.ok(&old.list(
+        10,
+        "",
+        None,
+        &[pod("a", "keep", "u1", 5), pod("a", "gone", "u3", 7)],
+    ));
+    h.error(410, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}"#);
+    let new = pod_printer();
+    h.ok(&new.list(90, "", None, &[pod("a", "keep", "u1", 5)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Created At
+          Added a/keep uid=u1 rv=5 [keep|2026-11-29T10:00:00Z]
+          Added a/gone uid=u3 rv=7 [gone|2026-11-29T10:00:00Z]
+          PageListed page=1 objects=2 remaining=None
+          Synced objects=2 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+          Relisting: version expired: too old
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Modified a/keep uid=u1 rv=5 [keep|0/1|Running|0|5m|<none>|node-1|<none>|<none>] (was rv=5)
+          PageListed page=1 objects=1 remaining=None
+          Deleted a/gone uid=u3 rv=7 [gone|2026-11-29T10:00:00Z]
+          Synced objects=1 rv=90
+        GET /api/v1/pods?watch=true&resourceVersion=90&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+    // The next relist, with the same columns, is quiet again for unchanged rows.
+    h.head(200, &[]);
+    let mut w = new.watch();
+    h.body(&w.bookmark("Pod", 91, false));
+    h.body(&w.error(r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}"#));
+    h.ok(&new.list(95, "", None, &[pod("a", "keep", "u1", 5)]));
+    check(
+        &mut h,
+        "
+        cancel #4
+          Relisting: version expired: too old
+        GET /api/v1/pods?limit=500 [as=Table]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=95
+        GET /api/v1/pods?watch=true&resourceVersion=95&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+}
+
+#[test]
+fn a_watch_with_other_columns_relists_to_print_every_row_anew() {
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    let old = Printer::new("example.com", "Pod", Rows::Metadata);
+    h.ok(&old.list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    // The server restarted upgraded: the resumed watch's first event says so.
+    h.head(200, &[]);
+    let new = pod_printer();
+    let mut w = new.watch();
+    h.body(&w.event("ADDED", &pod("a", "p2", "u2", 11)));
+    h.ok(&new.list(
+        12,
+        "",
+        None,
+        &[pod("a", "p1", "u1", 5), pod("a", "p2", "u2", 11)],
+    ));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Created At
+          Added a/p1 uid=u1 rv=5 [p1|2026-11-29T10:00:00Z]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        cancel #2
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Relisting: the server's columns changed; listing every row again
+        GET /api/v1/pods?limit=500 [as=Table]
+          Modified a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>] (was rv=5)
+          Added a/p2 uid=u2 rv=11 [p2|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=2 remaining=None
+          Synced objects=2 rv=12
+        GET /api/v1/pods?watch=true&resourceVersion=12&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+}
+
+#[test]
+fn a_plain_list_answer_is_served_as_objects_with_generic_columns() {
+    // A server without tables ignores `as=Table` and takes the trailing
+    // application/json: the engine serves objects and says so, once.
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.head(200, &[]);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 11)));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          TablesUnavailable: the server answered a plain list
+          Added a/p1 uid=u1 rv=5
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Modified a/p1 uid=u1 rv=11 (was rv=5)
+        ",
+    );
+    let s = h.engine.status();
+    assert!(!s.tables);
+    assert_eq!(
+        s.table_fallback.as_deref(),
+        Some("the server answered a plain list")
+    );
+    assert!(h.engine.columns().is_none());
+    // Object mode's own columns (pods: kubectl's, computed from the object).
+    let p1 = h.engine.store().get("a", "p1").unwrap();
+    assert!(!p1.is_row());
+    assert!(matches!(p1.columns(), kubelive_core::Columns::Pod(_)));
+    // An empty plain list says so as well.
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    h.ok(&list(10, "", None, &[]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          TablesUnavailable: the server answered a plain list
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+const NOT_ACCEPTABLE: &str = r#"{
+  "kind": "Status",
+  "apiVersion": "v1",
+  "metadata": {},
+  "status": "Failure",
+  "message": "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+  "reason": "NotAcceptable",
+  "code": 406
+}"#;
+
+#[test]
+fn a_406_retries_at_once_as_objects() {
+    // An aggregated API that cannot print answers 406 NotAcceptable (written
+    // indented, as `WriteRawJSON` does).
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    h.error(406, &[], NOT_ACCEPTABLE);
+    h.ok(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          TablesUnavailable: the server cannot print tables here: only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf
+        GET /api/v1/pods?limit=500
+          Added a/p1 uid=u1 rv=5
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    // In object mode a 406 is an ordinary error: backoff, no loop.
+    h.error(406, &[], NOT_ACCEPTABLE);
+    check(
+        &mut h,
+        "
+          BackingOff ~1s: only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf (406 NotAcceptable)
+        ",
+    );
+}
+
+#[test]
+fn tables_ending_while_rows_are_held_relist_as_objects() {
+    // A watch answered 406 (or with plain events) after a Table list: the rows held
+    // are listed again as objects.
+    let mut h = Harness::new(table_config(Mode::ListWatch));
+    let p = pod_printer();
+    h.ok(&p.list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.error(406, &[], NOT_ACCEPTABLE);
+    h.ok(&list(12, "", None, &[pod("a", "p1", "u1", 5)]));
+    let mut h2 = Harness::new(table_config(Mode::ListWatch));
+    h2.ok(&p.list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h2.head(200, &[]);
+    h2.body(&event("ADDED", &pod("a", "p2", "u2", 11)));
+    h2.ok(&list(12, "", None, &[pod("a", "p1", "u1", 5)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+          TablesUnavailable: the server cannot print tables here: only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf
+          Relisting: listing objects instead of tables: the server cannot print tables here: only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf
+        GET /api/v1/pods?limit=500
+          Modified a/p1 uid=u1 rv=5 (was rv=5)
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=12
+        GET /api/v1/pods?watch=true&resourceVersion=12&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    check(
+        &mut h2,
+        "
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        cancel #2
+          TablesUnavailable: the server sent plain watch events
+          Relisting: listing objects instead of tables: the server sent plain watch events
+        GET /api/v1/pods?limit=500
+          Modified a/p1 uid=u1 rv=5 (was rv=5)
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=12
+        GET /api/v1/pods?watch=true&resourceVersion=12&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert!(h.engine.store().iter().all(|o| !o.is_row()));
 }

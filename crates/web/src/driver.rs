@@ -284,6 +284,11 @@ async fn run_request(
     // Same origin only: the proxy adds credentials; the browser sends none of its own
     // to other origins.
     init.set_credentials(RequestCredentials::SameOrigin);
+    // The engine's Accept (server-side tables, or plain JSON).
+    if let Ok(headers) = web_sys::Headers::new() {
+        let _ = headers.set("Accept", request.accept);
+        init.set_headers(&headers);
+    }
     let Some(window) = web_sys::window() else {
         return;
     };

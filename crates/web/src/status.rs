@@ -33,7 +33,11 @@ impl DriverNotes {
             Event::Relisting { .. } => self.listed = 0,
             Event::BackingOff { reason, .. } => self.backoff_reason = Some(reason.clone()),
             Event::Failed { error } => self.failed = Some(error.to_string()),
-            Event::Added(_) | Event::Modified { .. } | Event::Deleted(_) => {}
+            Event::Added(_)
+            | Event::Modified { .. }
+            | Event::Deleted(_)
+            | Event::Columns { .. }
+            | Event::TablesUnavailable { .. } => {}
         }
     }
 }

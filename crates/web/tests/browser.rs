@@ -108,6 +108,8 @@ fn describe(e: &Event) -> String {
         Event::Relisting { reason } => format!("RELIST {reason}"),
         Event::BackingOff { reason, .. } => format!("BACKOFF {reason}"),
         Event::Failed { error } => format!("FAILED {error}"),
+        Event::Columns { columns } => format!("COLUMNS {}", columns.len()),
+        Event::TablesUnavailable { why } => format!("NO TABLES {why}"),
     }
 }
 
