@@ -494,8 +494,20 @@ fn on_cluster(cluster: &Cluster, scripts: &[&str], sim_pid: bool, artifacts: &Pa
     }
     scripts
         .iter()
-        .filter_map(|script| run(node_script(script, &env)).err())
+        .filter_map(|script| timed(script, node_script(script, &env)).err())
         .collect()
+}
+
+/// Runs a script, saying how long it took.
+fn timed(script: &str, cmd: Command) -> Result<(), String> {
+    let started = Instant::now();
+    let result = run(cmd);
+    eprintln!(
+        "e2e: {script} {} in {:.0} s",
+        if result.is_ok() { "passed" } else { "FAILED" },
+        started.elapsed().as_secs_f64()
+    );
+    result
 }
 
 fn node_script(script: &str, env: &[(&str, String)]) -> Command {
@@ -507,10 +519,90 @@ fn node_script(script: &str, env: &[(&str, String)]) -> Command {
     c
 }
 
-/// The Playwright scripts: the app against the sim under faults, hostile data, the
-/// JS API example page, selectors (and keys, URL state, themes) against a calm sim,
-/// and a busy table (scroll anchoring, the event log, renders).
-fn e2e() -> Result<(), String> {
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// Where a suite's scripts run.
+enum Target {
+    /// The script serves `dist` itself (a mock apiserver in node).
+    Own,
+    /// A sim behind kubectl proxy, started for the suite; `sim_pid`: the scripts get
+    /// `SIM_PID` (to kill the sim at their end).
+    Sim { cluster: Cluster, sim_pid: bool },
+}
+
+/// Browser scripts and what they run against.
+struct Suite {
+    scripts: &'static [&'static str],
+    target: Target,
+}
+
+/// The Playwright suites of the e2e step, in the order they run.
+fn suites() -> Vec<Suite> {
+    vec![
+        // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
+        Suite {
+            scripts: &["tests/hostile.mjs"],
+            target: Target::Own,
+        },
+        // The app and the JS API against the sim under faults, through kubectl proxy.
+        // SIM_PID: app.mjs kills the sim at its end, to see a connection loss.
+        Suite {
+            scripts: &["tests/example.mjs", "tests/app.mjs"],
+            target: Target::Sim {
+                cluster: Cluster {
+                    objects: 60,
+                    churn: 4.0,
+                    faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@25,restart@50"
+                        .into(),
+                    extra: args(&[
+                        "--namespaces",
+                        "4",
+                        "--compact-every",
+                        "5",
+                        "--watch-cache-window",
+                        "4",
+                        "--bookmark-every",
+                        "3",
+                    ]),
+                },
+                sim_pid: true,
+            },
+        },
+        // Selectors and the small things: a calm, churning cluster (pods move in and
+        // out of `tier=backend` and change phase), no faults.
+        Suite {
+            scripts: &["tests/selectors.mjs"],
+            target: Target::Sim {
+                cluster: Cluster {
+                    objects: 60,
+                    churn: 10.0,
+                    faults: String::new(),
+                    extra: args(&["--namespaces", "4"]),
+                },
+                sim_pid: false,
+            },
+        },
+        // A busy table: thousands of pods churning hundreds of times a second, no faults.
+        Suite {
+            scripts: &["tests/live.mjs"],
+            target: Target::Sim {
+                cluster: Cluster {
+                    objects: 5000,
+                    churn: 300.0,
+                    faults: String::new(),
+                    extra: args(&["--namespaces", "20"]),
+                },
+                sim_pid: false,
+            },
+        },
+    ]
+}
+
+/// The Playwright scripts (all, or those whose names contain one of `only`), each
+/// suite against what it needs.
+fn e2e_scripts(only: &[String]) -> Result<(), String> {
     setup::browser()?;
     setup::npm_packages()?;
     if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {
@@ -518,70 +610,84 @@ fn e2e() -> Result<(), String> {
     }
     let artifacts = root().join("artifacts");
     let _ = std::fs::create_dir_all(&artifacts);
+    let started = Instant::now();
     let mut failures = Vec::new();
-
-    // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
-    if let Err(e) = run(node_script(
-        "tests/hostile.mjs",
-        &[
-            ("DIST", dist_dir().display().to_string()),
-            ("ARTIFACTS", artifacts.display().to_string()),
-        ],
-    )) {
-        failures.push(e);
+    let mut ran = 0;
+    for suite in suites() {
+        let scripts: Vec<&str> = suite
+            .scripts
+            .iter()
+            .copied()
+            .filter(|s| only.is_empty() || only.iter().any(|o| s.contains(o.as_str())))
+            .collect();
+        if scripts.is_empty() {
+            continue;
+        }
+        ran += scripts.len();
+        match &suite.target {
+            Target::Own => {
+                let env = [
+                    ("DIST", dist_dir().display().to_string()),
+                    ("ARTIFACTS", artifacts.display().to_string()),
+                ];
+                for script in scripts {
+                    if let Err(e) = timed(script, node_script(script, &env)) {
+                        failures.push(e);
+                    }
+                }
+            }
+            Target::Sim { cluster, sim_pid } => {
+                failures.extend(on_cluster(cluster, &scripts, *sim_pid, &artifacts))
+            }
+        }
     }
-
-    // The app and the JS API against the sim under faults, through kubectl proxy.
-    let cluster = Cluster {
-        objects: 60,
-        churn: 4.0,
-        faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@25,restart@50"
-            .into(),
-        extra: vec![
-            "--namespaces".into(),
-            "4".into(),
-            "--compact-every".into(),
-            "5".into(),
-            "--watch-cache-window".into(),
-            "4".into(),
-            "--bookmark-every".into(),
-            "3".into(),
-        ],
-    };
-    // SIM_PID: app.mjs kills the sim at its end, to see a connection loss.
-    failures.extend(on_cluster(
-        &cluster,
-        &["tests/example.mjs", "tests/app.mjs"],
-        true,
-        &artifacts,
-    ));
-
-    // Selectors and the small things: a calm, churning cluster (pods move in and out
-    // of `tier=backend` and change phase), no faults.
-    let calm = Cluster {
-        objects: 60,
-        churn: 10.0,
-        faults: String::new(),
-        extra: vec!["--namespaces".into(), "4".into()],
-    };
-    failures.extend(on_cluster(
-        &calm,
-        &["tests/selectors.mjs"],
-        false,
-        &artifacts,
-    ));
-
-    // A busy table: thousands of pods churning hundreds of times a second, no faults.
-    let busy = Cluster {
-        objects: 5000,
-        churn: 300.0,
-        faults: String::new(),
-        extra: vec!["--namespaces".into(), "20".into()],
-    };
-    failures.extend(on_cluster(&busy, &["tests/live.mjs"], false, &artifacts));
+    if ran == 0 {
+        return Err(format!("no e2e script matches {only:?}"));
+    }
+    eprintln!(
+        "e2e: {ran} script(s) in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     if failures.is_empty() {
         Ok(())
     } else {
         Err(failures.join("; "))
+    }
+}
+
+/// The e2e step of `cargo xtask test`: every script.
+fn e2e() -> Result<(), String> {
+    e2e_scripts(&[])
+}
+
+/// `cargo xtask e2e [--repeat N] [NAME...]`: the browser end-to-end scripts (those
+/// whose file names contain a NAME, or all), N times; builds dist first.
+pub fn e2e_command(argv: &[String]) -> Result<(), String> {
+    let mut repeat = 1;
+    let mut only = Vec::new();
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--repeat" => {
+                repeat = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--repeat: a number")?
+            }
+            name => only.push(name.to_string()),
+        }
+    }
+    dist(&[])?;
+    let mut failed = 0;
+    for round in 1..=repeat {
+        if let Err(e) = e2e_scripts(&only) {
+            failed += 1;
+            eprintln!("e2e round {round}/{repeat} FAILED: {e}");
+        }
+    }
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} of {repeat} round(s) failed"))
     }
 }
