@@ -461,6 +461,9 @@ pub fn watch(w: WatchArgs) -> i32 {
         Mode::ListWatch
     };
     config.page_size = w.page_size;
+    if let Some(secs) = w.watch_timeout {
+        config.watch_timeout_secs = (secs, secs);
+    }
     config.strip_managed_fields = w.strip_managed_fields;
     config.seed = seed();
     // The CLI gives up after a few refusals; no need to wait long between them.
