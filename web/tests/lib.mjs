@@ -106,3 +106,99 @@ export async function convergeTo(page, base, path, what, tries = 80) {
   check(false, `${what} converges to the server's truth (${last})`);
   return false;
 }
+
+/** The server's list at `path`: its version and the sorted `namespace/name` keys. */
+export async function serverKeys(base, path) {
+  const list = await getJson(`${base}${path}`);
+  return {
+    rv: Number(list.metadata.resourceVersion),
+    keys: list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort(),
+    maxItemRv: Math.max(0, ...list.items.map((o) => Number(o.metadata.resourceVersion))),
+    digest: list.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`).sort().join(','),
+  };
+}
+
+/** The status bar's facts. */
+export function appStatus(page) {
+  return page.evaluate(() => {
+    const st = document.getElementById('status');
+    return st && {
+      phase: st.dataset.phase,
+      synced: st.dataset.synced === 'true',
+      rv: Number(st.dataset.rv || 0),
+      resumes: Number(st.dataset.resumes),
+      relists: Number(st.dataset.relists),
+      total: Number(document.getElementById('total-count')?.textContent),
+      text: st.innerText.replace(/\s+/g, ' '),
+    };
+  });
+}
+
+/**
+ * Every row key of the (virtualized) table, scrolling it from top to bottom; for a
+ * table that holds still (its rows are read a viewport at a time).
+ */
+export async function allRowKeys(page) {
+  const keys = new Set();
+  const { height, view } = await page.evaluate(() => {
+    const s = document.getElementById('scroller');
+    s.scrollTop = 0;
+    return { height: s.scrollHeight, view: s.clientHeight };
+  });
+  for (let top = 0; top < height + view; top += Math.max(100, view - 56)) {
+    const got = await page.evaluate(async (y) => {
+      const s = document.getElementById('scroller');
+      s.scrollTop = y;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      return [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key);
+    }, top);
+    got.forEach((k) => keys.add(k));
+  }
+  await page.evaluate(() => { document.getElementById('scroller').scrollTop = 0; });
+  return [...keys].sort();
+}
+
+/**
+ * A TCP relay in front of `target` (host:port) that can make the connections carrying
+ * a request go silent as a half-open connection does (a NAT or load balancer that
+ * dropped its state, a laptop lid, a VPN): from then on no byte passes either way and
+ * neither end is told; new connections pass as before. Chromium opens a new connection
+ * once it gives up on the old one.
+ */
+export async function startRelay(target) {
+  const net = await import('node:net');
+  const [host, port] = target.replace(/^https?:\/\//, '').split(':');
+  const conns = new Set();
+  const server = net.createServer((client) => {
+    const up = net.connect(Number(port), host);
+    const c = { client, up, request: '', silent: false };
+    conns.add(c);
+    client.on('data', (d) => {
+      if (c.silent) return;
+      const line = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\S+)/.exec(d.toString('latin1'));
+      if (line) c.request = `${line[1]} ${line[2]}`;
+      up.write(d);
+    });
+    up.on('data', (d) => { if (!c.silent) client.write(d); });
+    const close = () => { conns.delete(c); client.destroy(); up.destroy(); };
+    client.on('close', close);
+    up.on('close', () => { if (!c.silent) close(); });
+    client.on('error', close);
+    up.on('error', () => { if (!c.silent) close(); });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    /** Silences the open connections whose last request matches; their requests. */
+    silence(match) {
+      const hit = [...conns].filter((c) => !c.silent && match(c.request));
+      hit.forEach((c) => { c.silent = true; });
+      return hit.map((c) => c.request);
+    },
+    close() {
+      for (const c of conns) { c.client.destroy(); c.up.destroy(); }
+      server.close();
+    },
+  };
+}

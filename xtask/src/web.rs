@@ -584,6 +584,53 @@ fn suites() -> Vec<Suite> {
                 sim_pid: false,
             },
         },
+        // Issue 11: a flaky proxy cuts every watch about once a second while 400 pods
+        // change 80 times a second, for 25 s.
+        Suite {
+            scripts: &["tests/flaky.mjs"],
+            target: Target::Sim {
+                cluster: Cluster {
+                    objects: 400,
+                    churn: 80.0,
+                    faults: "proxy-cut-every=1000".into(),
+                    extra: args(&[
+                        "--namespaces",
+                        "8",
+                        "--bookmark-every",
+                        "1",
+                        "--churn-for",
+                        "25",
+                    ]),
+                },
+                sim_pid: false,
+            },
+        },
+        // Issue 11: a watch goes silent (silent.mjs makes its connection half-open);
+        // the churn stops before the engine's deadline, and the history is kept so
+        // that the resume catches up from it.
+        Suite {
+            scripts: &["tests/silent.mjs"],
+            target: Target::Sim {
+                cluster: Cluster {
+                    objects: 30,
+                    churn: 5.0,
+                    faults: String::new(),
+                    extra: args(&[
+                        "--namespaces",
+                        "3",
+                        "--bookmark-every",
+                        "2",
+                        "--churn-for",
+                        "45",
+                        "--watch-cache-window",
+                        "600",
+                        "--compact-every",
+                        "600",
+                    ]),
+                },
+                sim_pid: false,
+            },
+        },
         // A busy table: thousands of pods churning hundreds of times a second, no faults.
         Suite {
             scripts: &["tests/live.mjs"],
