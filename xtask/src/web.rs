@@ -570,16 +570,58 @@ fn suites() -> Vec<Suite> {
                 sim_pid: true,
             },
         },
-        // Selectors and the small things: a calm, churning cluster (pods move in and
-        // out of `tier=backend` and change phase), no faults.
+        // Aggregated discovery; selectors and the small things: a calm, churning
+        // cluster (pods move in and out of `tier=backend` and change phase), no faults.
         Suite {
-            scripts: &["tests/selectors.mjs"],
+            scripts: &["tests/discovery.mjs", "tests/selectors.mjs"],
             target: Target::Sim {
                 cluster: Cluster {
                     objects: 60,
                     churn: 10.0,
                     faults: String::new(),
                     extra: args(&["--namespaces", "4"]),
+                },
+                sim_pid: false,
+            },
+        },
+        // Issue 13: a user who may list pods in ns-1 and ns-2 only, and no namespaces.
+        Suite {
+            scripts: &["tests/rbac.mjs"],
+            target: Target::Sim {
+                cluster: Cluster {
+                    objects: 40,
+                    churn: 5.0,
+                    faults: String::new(),
+                    extra: args(&[
+                        "--namespaces",
+                        "4",
+                        "--user",
+                        "jane@example.com",
+                        "--allow",
+                        "list,watch:pods@ns-1,ns-2",
+                    ]),
+                },
+                sim_pid: false,
+            },
+        },
+        // The same user, allowed to list namespaces: her first visit offers ns-1, ns-2.
+        Suite {
+            scripts: &["tests/rbac-offers.mjs"],
+            target: Target::Sim {
+                cluster: Cluster {
+                    objects: 40,
+                    churn: 5.0,
+                    faults: String::new(),
+                    extra: args(&[
+                        "--namespaces",
+                        "4",
+                        "--user",
+                        "jane@example.com",
+                        "--allow",
+                        "list,watch:pods@ns-1,ns-2",
+                        "--allow",
+                        "list,watch:namespaces",
+                    ]),
                 },
                 sim_pid: false,
             },
