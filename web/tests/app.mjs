@@ -12,7 +12,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 try {
   // Tall enough that every row of the small e2e cluster is rendered (the table is
   // virtualized: only the visible window is in the DOM).
-  const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 2600 } });
+  const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 4000 } });
   const seen = new Map(); // phase -> headline
   let watching = true;
   const shots = new Set();

@@ -74,25 +74,29 @@ export async function getJson(url) {
  * version in the status bar (rendered in the same frame) against the server's Exact
  * list at that version. `path` may carry a query (a selector).
  */
-export async function convergeTo(page, base, path, what, tries = 80) {
+export async function convergeTo(page, base, path, what, tries = 120) {
   let last = '';
   for (let i = 0; i < tries; i++) {
     const mine = await page.evaluate(() => {
       const st = document.getElementById('status');
-      if (st.dataset.phase !== 'watching' || st.dataset.synced !== 'true') return null;
+      if (!st) return { waiting: 'no status bar yet' };
+      if (st.dataset.phase !== 'watching' || st.dataset.synced !== 'true') return { waiting: st.innerText.replace(/\s+/g, ' ') };
       return {
         rv: st.dataset.rv,
         keys: [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key),
         total: Number(document.getElementById('total-count').textContent),
       };
     });
-    if (mine && mine.rv) {
+    if (mine.waiting) last = `not synced and watching: ${mine.waiting}`;
+    if (mine.rv) {
       try {
         const sep = path.includes('?') ? '&' : '?';
         const list = await getJson(`${base}${path}${sep}resourceVersion=${mine.rv}&resourceVersionMatch=Exact`);
         const truth = list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
         const got = [...mine.keys].sort();
-        last = `rv ${mine.rv}: ${got.length} rows, ${mine.total} held, ${truth.length} on the server`;
+        // The table is virtualized: a test must give it a viewport that shows every row.
+        const cut = mine.total > got.length ? ' (more rows than the viewport shows)' : '';
+        last = `rv ${mine.rv}: ${got.length} rows, ${mine.total} held, ${truth.length} on the server${cut}`;
         if (mine.total === truth.length && got.length === truth.length && got.every((k, j) => k === truth[j])) {
           check(true, `${what} converges to the server's truth (${last})`);
           return true;

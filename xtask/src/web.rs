@@ -476,7 +476,13 @@ pub fn test_steps(steps: &mut Steps) {
 
 /// Runs `scripts` one after another against a sim behind kubectl proxy started for
 /// them (stopped after). Returns the failures.
-fn on_cluster(cluster: &Cluster, scripts: &[&str], sim_pid: bool, artifacts: &Path) -> Vec<String> {
+fn on_cluster(
+    cluster: &Cluster,
+    scripts: &[&str],
+    sim_pid: bool,
+    artifacts: &Path,
+    log: Option<&Path>,
+) -> Vec<String> {
     let running = match start_cluster(cluster, 0, true) {
         Ok(r) => r,
         Err(e) => return vec![e],
@@ -494,7 +500,7 @@ fn on_cluster(cluster: &Cluster, scripts: &[&str], sim_pid: bool, artifacts: &Pa
     }
     scripts
         .iter()
-        .filter_map(|script| timed(script, node_script(script, &env)).err())
+        .filter_map(|script| timed(script, node_script(script, &env, log)).err())
         .collect()
 }
 
@@ -510,11 +516,24 @@ fn timed(script: &str, cmd: Command) -> Result<(), String> {
     result
 }
 
-fn node_script(script: &str, env: &[(&str, String)]) -> Command {
+/// `node script` in `web/` with `env`; its output appended to `log` if given.
+fn node_script(script: &str, env: &[(&str, String)], log: Option<&Path>) -> Command {
     let mut c = command("node", &[script]);
     c.current_dir(root().join("web"));
     for (k, v) in env {
         c.env(k, v);
+    }
+    let file = log.and_then(|l| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(l)
+            .ok()
+    });
+    if let Some(f) = file {
+        if let Ok(f2) = f.try_clone() {
+            c.stdout(f).stderr(f2);
+        }
     }
     c
 }
@@ -536,21 +555,92 @@ enum Target {
 struct Suite {
     scripts: &'static [&'static str],
     target: Target,
+    /// Runs alongside the other suites (it mostly waits, for a deadline of minutes);
+    /// its output goes to `artifacts/e2e-<script>.log`, shown at its end.
+    alongside: bool,
+}
+
+impl Suite {
+    /// A suite that runs in turn with the others.
+    fn new(scripts: &'static [&'static str], target: Target) -> Suite {
+        Suite {
+            scripts,
+            target,
+            alongside: false,
+        }
+    }
+
+    fn sim(scripts: &'static [&'static str], cluster: Cluster) -> Suite {
+        Suite::new(
+            scripts,
+            Target::Sim {
+                cluster,
+                sim_pid: false,
+            },
+        )
+    }
+
+    /// Runs `scripts` (of this suite); the failures.
+    fn run(&self, scripts: &[&str], artifacts: &Path, log: Option<&Path>) -> Vec<String> {
+        match &self.target {
+            Target::Own => {
+                let env = [
+                    ("DIST", dist_dir().display().to_string()),
+                    ("ARTIFACTS", artifacts.display().to_string()),
+                ];
+                scripts
+                    .iter()
+                    .filter_map(|script| timed(script, node_script(script, &env, log)).err())
+                    .collect()
+            }
+            Target::Sim { cluster, sim_pid } => {
+                on_cluster(cluster, scripts, *sim_pid, artifacts, log)
+            }
+        }
+    }
 }
 
 /// The Playwright suites of the e2e step, in the order they run.
 fn suites() -> Vec<Suite> {
+    let calm = |objects: usize, churn: f64, extra: &[&str]| Cluster {
+        objects,
+        churn,
+        faults: String::new(),
+        extra: args(extra),
+    };
     vec![
-        // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
+        // Issue 11: a watch goes silent (silent.mjs makes its connection half-open);
+        // the churn stops before the engine's 150 s deadline, and the history is kept
+        // so that the resume catches up from it. Started first, it runs alongside.
         Suite {
-            scripts: &["tests/hostile.mjs"],
-            target: Target::Own,
+            alongside: true,
+            ..Suite::sim(
+                &["tests/silent.mjs"],
+                calm(
+                    30,
+                    5.0,
+                    &[
+                        "--namespaces",
+                        "3",
+                        "--bookmark-every",
+                        "2",
+                        "--churn-for",
+                        "45",
+                        "--watch-cache-window",
+                        "600",
+                        "--compact-every",
+                        "600",
+                    ],
+                ),
+            )
         },
+        // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
+        Suite::new(&["tests/hostile.mjs"], Target::Own),
         // The app and the JS API against the sim under faults, through kubectl proxy.
         // SIM_PID: app.mjs kills the sim at its end, to see a connection loss.
-        Suite {
-            scripts: &["tests/example.mjs", "tests/app.mjs"],
-            target: Target::Sim {
+        Suite::new(
+            &["tests/example.mjs", "tests/app.mjs"],
+            Target::Sim {
                 cluster: Cluster {
                     objects: 60,
                     churn: 4.0,
@@ -569,123 +659,72 @@ fn suites() -> Vec<Suite> {
                 },
                 sim_pid: true,
             },
-        },
+        ),
         // Aggregated discovery; selectors and the small things: a calm, churning
         // cluster (pods move in and out of `tier=backend` and change phase), no faults.
-        Suite {
-            scripts: &["tests/discovery.mjs", "tests/selectors.mjs"],
-            target: Target::Sim {
-                cluster: Cluster {
-                    objects: 60,
-                    churn: 10.0,
-                    faults: String::new(),
-                    extra: args(&["--namespaces", "4"]),
-                },
-                sim_pid: false,
-            },
-        },
+        Suite::sim(
+            &["tests/discovery.mjs", "tests/selectors.mjs"],
+            calm(60, 10.0, &["--namespaces", "4"]),
+        ),
         // Issue 13: a user who may list pods in ns-1 and ns-2 only, and no namespaces.
-        Suite {
-            scripts: &["tests/rbac.mjs"],
-            target: Target::Sim {
-                cluster: Cluster {
-                    objects: 40,
-                    churn: 5.0,
-                    faults: String::new(),
-                    extra: args(&[
-                        "--namespaces",
-                        "4",
-                        "--user",
-                        "jane@example.com",
-                        "--allow",
-                        "list,watch:pods@ns-1,ns-2",
-                    ]),
-                },
-                sim_pid: false,
-            },
-        },
+        Suite::sim(
+            &["tests/rbac.mjs"],
+            calm(
+                40,
+                5.0,
+                &[
+                    "--namespaces",
+                    "4",
+                    "--user",
+                    "jane@example.com",
+                    "--allow",
+                    "list,watch:pods@ns-1,ns-2",
+                ],
+            ),
+        ),
         // The same user, allowed to list namespaces: her first visit offers ns-1, ns-2.
-        Suite {
-            scripts: &["tests/rbac-offers.mjs"],
-            target: Target::Sim {
-                cluster: Cluster {
-                    objects: 40,
-                    churn: 5.0,
-                    faults: String::new(),
-                    extra: args(&[
-                        "--namespaces",
-                        "4",
-                        "--user",
-                        "jane@example.com",
-                        "--allow",
-                        "list,watch:pods@ns-1,ns-2",
-                        "--allow",
-                        "list,watch:namespaces",
-                    ]),
-                },
-                sim_pid: false,
-            },
-        },
+        Suite::sim(
+            &["tests/rbac-offers.mjs"],
+            calm(
+                40,
+                5.0,
+                &[
+                    "--namespaces",
+                    "4",
+                    "--user",
+                    "jane@example.com",
+                    "--allow",
+                    "list,watch:pods@ns-1,ns-2",
+                    "--allow",
+                    "list,watch:namespaces",
+                ],
+            ),
+        ),
         // Issue 11: a flaky proxy cuts every watch about once a second while 400 pods
         // change 80 times a second, for 25 s.
-        Suite {
-            scripts: &["tests/flaky.mjs"],
-            target: Target::Sim {
-                cluster: Cluster {
-                    objects: 400,
-                    churn: 80.0,
-                    faults: "proxy-cut-every=1000".into(),
-                    extra: args(&[
+        Suite::sim(
+            &["tests/flaky.mjs"],
+            Cluster {
+                faults: "proxy-cut-every=1000".into(),
+                ..calm(
+                    400,
+                    80.0,
+                    &[
                         "--namespaces",
                         "8",
                         "--bookmark-every",
                         "1",
                         "--churn-for",
                         "25",
-                    ]),
-                },
-                sim_pid: false,
+                    ],
+                )
             },
-        },
-        // Issue 11: a watch goes silent (silent.mjs makes its connection half-open);
-        // the churn stops before the engine's deadline, and the history is kept so
-        // that the resume catches up from it.
-        Suite {
-            scripts: &["tests/silent.mjs"],
-            target: Target::Sim {
-                cluster: Cluster {
-                    objects: 30,
-                    churn: 5.0,
-                    faults: String::new(),
-                    extra: args(&[
-                        "--namespaces",
-                        "3",
-                        "--bookmark-every",
-                        "2",
-                        "--churn-for",
-                        "45",
-                        "--watch-cache-window",
-                        "600",
-                        "--compact-every",
-                        "600",
-                    ]),
-                },
-                sim_pid: false,
-            },
-        },
+        ),
         // A busy table: thousands of pods churning hundreds of times a second, no faults.
-        Suite {
-            scripts: &["tests/live.mjs"],
-            target: Target::Sim {
-                cluster: Cluster {
-                    objects: 5000,
-                    churn: 300.0,
-                    faults: String::new(),
-                    extra: args(&["--namespaces", "20"]),
-                },
-                sim_pid: false,
-            },
-        },
+        Suite::sim(
+            &["tests/live.mjs"],
+            calm(5000, 300.0, &["--namespaces", "20"]),
+        ),
     ]
 }
 
@@ -697,39 +736,59 @@ fn e2e_scripts(only: &[String]) -> Result<(), String> {
     if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {
         dist(&[])?;
     }
+    // Built once here, so that suites running side by side do not wait for cargo.
+    sim_binary()?;
     let artifacts = root().join("artifacts");
     let _ = std::fs::create_dir_all(&artifacts);
     let started = Instant::now();
     let mut failures = Vec::new();
     let mut ran = 0;
-    for suite in suites() {
-        let scripts: Vec<&str> = suite
-            .scripts
-            .iter()
-            .copied()
-            .filter(|s| only.is_empty() || only.iter().any(|o| s.contains(o.as_str())))
-            .collect();
-        if scripts.is_empty() {
-            continue;
+    let chosen: Vec<(Suite, Vec<&str>)> = suites()
+        .into_iter()
+        .map(|suite| {
+            let scripts = suite
+                .scripts
+                .iter()
+                .copied()
+                .filter(|s| only.is_empty() || only.iter().any(|o| s.contains(o.as_str())))
+                .collect::<Vec<_>>();
+            (suite, scripts)
+        })
+        .filter(|(_, scripts)| !scripts.is_empty())
+        .collect();
+    std::thread::scope(|scope| {
+        let mut beside = Vec::new();
+        for (suite, scripts) in chosen.iter().filter(|(s, _)| s.alongside) {
+            ran += scripts.len();
+            let name = scripts[0]
+                .trim_start_matches("tests/")
+                .trim_end_matches(".mjs");
+            let log = artifacts.join(format!("e2e-{name}.log"));
+            let _ = std::fs::remove_file(&log);
+            eprintln!(
+                "e2e: {} alongside the others (output: {})",
+                scripts.join(" "),
+                log.display()
+            );
+            let artifacts = &artifacts;
+            beside.push((
+                log.clone(),
+                scope.spawn(move || suite.run(scripts, artifacts, Some(&log))),
+            ));
         }
-        ran += scripts.len();
-        match &suite.target {
-            Target::Own => {
-                let env = [
-                    ("DIST", dist_dir().display().to_string()),
-                    ("ARTIFACTS", artifacts.display().to_string()),
-                ];
-                for script in scripts {
-                    if let Err(e) = timed(script, node_script(script, &env)) {
-                        failures.push(e);
-                    }
-                }
-            }
-            Target::Sim { cluster, sim_pid } => {
-                failures.extend(on_cluster(cluster, &scripts, *sim_pid, &artifacts))
-            }
+        for (suite, scripts) in chosen.iter().filter(|(s, _)| !s.alongside) {
+            ran += scripts.len();
+            failures.extend(suite.run(scripts, &artifacts, None));
         }
-    }
+        for (log, handle) in beside {
+            let failed = handle
+                .join()
+                .unwrap_or_else(|_| vec!["a suite's thread panicked".into()]);
+            eprintln!("\n==> {}", log.display());
+            eprint!("{}", std::fs::read_to_string(&log).unwrap_or_default());
+            failures.extend(failed);
+        }
+    });
     if ran == 0 {
         return Err(format!("no e2e script matches {only:?}"));
     }
