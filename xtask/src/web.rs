@@ -608,6 +608,19 @@ fn suites() -> Vec<Suite> {
         faults: String::new(),
         extra: args(extra),
     };
+    // A user who may list and watch pods in ns-1 and ns-2 (and what `more` allows).
+    let jane = |more: &[&str]| {
+        let mut extra = vec![
+            "--namespaces",
+            "4",
+            "--user",
+            "jane@example.com",
+            "--allow",
+            "list,watch:pods@ns-1,ns-2",
+        ];
+        extra.extend(more);
+        calm(40, 5.0, &extra)
+    };
     vec![
         // Issue 11: a watch goes silent (silent.mjs makes its connection half-open);
         // the churn stops before the engine's 150 s deadline, and the history is kept
@@ -667,38 +680,11 @@ fn suites() -> Vec<Suite> {
             calm(60, 10.0, &["--namespaces", "4"]),
         ),
         // Issue 13: a user who may list pods in ns-1 and ns-2 only, and no namespaces.
-        Suite::sim(
-            &["tests/rbac.mjs"],
-            calm(
-                40,
-                5.0,
-                &[
-                    "--namespaces",
-                    "4",
-                    "--user",
-                    "jane@example.com",
-                    "--allow",
-                    "list,watch:pods@ns-1,ns-2",
-                ],
-            ),
-        ),
+        Suite::sim(&["tests/rbac.mjs"], jane(&[])),
         // The same user, allowed to list namespaces: her first visit offers ns-1, ns-2.
         Suite::sim(
             &["tests/rbac-offers.mjs"],
-            calm(
-                40,
-                5.0,
-                &[
-                    "--namespaces",
-                    "4",
-                    "--user",
-                    "jane@example.com",
-                    "--allow",
-                    "list,watch:pods@ns-1,ns-2",
-                    "--allow",
-                    "list,watch:namespaces",
-                ],
-            ),
+            jane(&["--allow", "list,watch:namespaces"]),
         ),
         // Issue 11: a flaky proxy cuts every watch about once a second while 400 pods
         // change 80 times a second, for 25 s.

@@ -372,6 +372,12 @@ fn settle_and_compare(server: &Server, cli: &mut Proc, path: &str) -> String {
         "the CLI never held the sentinel while synced\nstderr:\n{}",
         tail(&cli.stderr.text(), 60)
     );
+    interrupt_and_compare(server, cli, path)
+}
+
+/// Interrupts the CLI and checks its snapshot against the server's truth. Returns the
+/// CLI's stderr.
+fn interrupt_and_compare(server: &Server, cli: &mut Proc, path: &str) -> String {
     cli.signal("-INT");
     let code = cli.wait(Duration::from_secs(10));
     let stderr = cli.stderr.text();
@@ -741,6 +747,25 @@ fn pages_and_rewatches_reuse_kept_alive_connections_through_kubectl_proxy() {
     );
 }
 
+/// A sim with `pods` pods (churned by the test at `churn` changes/s) and `faults`,
+/// `kubectl proxy` in front of it, and `kubelive watch pods -o snapshot -v` with
+/// `extra` arguments through it.
+fn snapshot_of_pods(
+    faults: &str,
+    pods: usize,
+    churn: f64,
+    extra: &[&str],
+) -> (Server, Workload, Proxy, Proc) {
+    let server = Server::start(sim_config(0, faults)).unwrap();
+    let w = workload(&server, pods, churn);
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let url = proxy.url();
+    let mut args = vec!["watch", "pods", "--server", &url, "-o", "snapshot", "-v"];
+    args.extend(extra);
+    let cli = Proc::spawn(kubelive(&args));
+    (server, w, proxy, cli)
+}
+
 /// The watch requests the CLI sent (`-v`: `> GET ...watch=true... (N)`), by id.
 fn watch_requests(stderr: &str) -> Vec<String> {
     stderr
@@ -761,18 +786,7 @@ fn watch_requests(stderr: &str) -> Vec<String> {
 /// off longer after each cut and was still 160 objects stale 35 s later).
 #[test]
 fn flaky_proxy_under_load_the_copy_is_exact_within_5_s_of_the_last_change() {
-    let server = Server::start(sim_config(0, "proxy-cut-every=1000")).unwrap();
-    let mut w = workload(&server, 400, 80.0);
-    let proxy = Proxy::start(server.addr().port(), &[]);
-    let mut cli = Proc::spawn(kubelive(&[
-        "watch",
-        "pods",
-        "--server",
-        &proxy.url(),
-        "-o",
-        "snapshot",
-        "-v",
-    ]));
+    let (server, mut w, _proxy, mut cli) = snapshot_of_pods("proxy-cut-every=1000", 400, 80.0, &[]);
     assert!(
         cli.stderr
             .wait_for(Duration::from_secs(30), |l| l.contains("] synced ")),
@@ -795,17 +809,7 @@ fn flaky_proxy_under_load_the_copy_is_exact_within_5_s_of_the_last_change() {
         tail(&cli.stderr.text(), 60)
     );
     eprintln!("the last change reached the CLI after {waited:?}");
-    cli.signal("-INT");
-    assert_eq!(cli.wait(Duration::from_secs(10)), Some(0));
-    let stderr = cli.stderr.text();
-    let snap = parse_snapshot(&cli.stdout.text());
-    let truth = truth(&server, "/api/v1/pods");
-    assert!(
-        snap == truth,
-        "snapshot != truth\n{}\nstderr (tail):\n{}",
-        diff(&snap, &truth),
-        tail(&stderr, 40)
-    );
+    let stderr = interrupt_and_compare(&server, &mut cli, "/api/v1/pods");
     // The proxy did cut the watches: each was resumed.
     let resumes = stderr.matches("resumed watch at rv").count();
     assert!(
@@ -822,20 +826,8 @@ fn flaky_proxy_under_load_the_copy_is_exact_within_5_s_of_the_last_change() {
 /// silent (as after a NAT or load balancer dropped one connection); new ones work.
 #[test]
 fn a_silent_watch_is_given_up_at_its_deadline_and_the_copy_catches_up() {
-    let server = Server::start(sim_config(0, "none")).unwrap();
-    let mut w = workload(&server, 100, 20.0);
-    let proxy = Proxy::start(server.addr().port(), &[]);
-    let mut cli = Proc::spawn(kubelive(&[
-        "watch",
-        "pods",
-        "--server",
-        &proxy.url(),
-        "-o",
-        "snapshot",
-        "-v",
-        "--watch-timeout",
-        "5",
-    ]));
+    let (server, mut w, _proxy, mut cli) =
+        snapshot_of_pods("none", 100, 20.0, &["--watch-timeout", "5"]);
     assert!(
         cli.stderr
             .wait_for(Duration::from_secs(30), |l| l.contains("> GET")
@@ -892,14 +884,5 @@ fn a_silent_watch_is_given_up_at_its_deadline_and_the_copy_catches_up() {
         "no resume after the deadline\n{}",
         tail(&stderr, 60)
     );
-    cli.signal("-INT");
-    assert_eq!(cli.wait(Duration::from_secs(10)), Some(0));
-    let snap = parse_snapshot(&cli.stdout.text());
-    let truth = truth(&server, "/api/v1/pods");
-    assert!(
-        snap == truth,
-        "snapshot != truth\n{}\nstderr (tail):\n{}",
-        diff(&snap, &truth),
-        tail(&cli.stderr.text(), 40)
-    );
+    interrupt_and_compare(&server, &mut cli, "/api/v1/pods");
 }
