@@ -500,7 +500,7 @@ fn on_cluster(
     }
     scripts
         .iter()
-        .filter_map(|script| timed(script, node_script(script, &env, log)).err())
+        .filter_map(|script| timed(script, logged(node_script(script, &env), log)).err())
         .collect()
 }
 
@@ -516,13 +516,17 @@ fn timed(script: &str, cmd: Command) -> Result<(), String> {
     result
 }
 
-/// `node script` in `web/` with `env`; its output appended to `log` if given.
-fn node_script(script: &str, env: &[(&str, String)], log: Option<&Path>) -> Command {
+fn node_script(script: &str, env: &[(&str, String)]) -> Command {
     let mut c = command("node", &[script]);
     c.current_dir(root().join("web"));
     for (k, v) in env {
         c.env(k, v);
     }
+    c
+}
+
+/// `cmd` with its output appended to `log`, if given (else inherited).
+fn logged(mut cmd: Command, log: Option<&Path>) -> Command {
     let file = log.and_then(|l| {
         std::fs::OpenOptions::new()
             .create(true)
@@ -532,10 +536,10 @@ fn node_script(script: &str, env: &[(&str, String)], log: Option<&Path>) -> Comm
     });
     if let Some(f) = file {
         if let Ok(f2) = f.try_clone() {
-            c.stdout(f).stderr(f2);
+            cmd.stdout(f).stderr(f2);
         }
     }
-    c
+    cmd
 }
 
 fn args(list: &[&str]) -> Vec<String> {
@@ -590,7 +594,9 @@ impl Suite {
                 ];
                 scripts
                     .iter()
-                    .filter_map(|script| timed(script, node_script(script, &env, log)).err())
+                    .filter_map(|script| {
+                        timed(script, logged(node_script(script, &env), log)).err()
+                    })
                     .collect()
             }
             Target::Sim { cluster, sim_pid } => {
