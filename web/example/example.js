@@ -1,13 +1,13 @@
-// Embeds kubelive's JS API in a plain page: no framework, no Yew.
-import init, { Watcher } from '../kubelive_web.js';
+// Embeds kubelive's npm package in a plain page: no framework, no Yew. `dist/npm/` is
+// the package as `npm pack` packs it; a real page imports it from its node_modules.
+import init, { Watcher } from '../npm/index.js';
 
 await init();
 
 const watcher = new Watcher({ path: '/api/v1/pods', pageSize: 100 });
-const byPhase = new Map();
 const changes = document.getElementById('changes');
 
-function render() {
+function render(byPhase) {
   const tbody = document.querySelector('#phases tbody');
   tbody.replaceChildren();
   for (const [phase, n] of [...byPhase].sort()) {
@@ -21,32 +21,46 @@ function render() {
   }
 }
 
+// The snapshot is the same array until something changes: recount once a frame at
+// most, and only when it moved.
+let counted = null;
+let scheduled = false;
 function recount() {
-  byPhase.clear();
-  for (const pod of watcher.snapshot()) {
+  scheduled = false;
+  const pods = watcher.snapshot();
+  if (pods === counted) return;
+  counted = pods;
+  const byPhase = new Map();
+  for (const pod of pods) {
     const phase = pod.status?.phase ?? 'Unknown';
     byPhase.set(phase, (byPhase.get(phase) ?? 0) + 1);
   }
-  render();
+  render(byPhase);
 }
+watcher.onUpdate(() => {
+  if (!scheduled) {
+    scheduled = true;
+    requestAnimationFrame(recount);
+  }
+});
 
-let scheduled = false;
 watcher.onChange(({ type, object }) => {
   const li = document.createElement('li');
   li.textContent = `${type} ${object.metadata.namespace}/${object.metadata.name} rv ${object.metadata.resourceVersion}`;
   changes.prepend(li);
   while (changes.childElementCount > 20) changes.lastElementChild.remove();
-  if (!scheduled) {
-    scheduled = true;
-    requestAnimationFrame(() => { scheduled = false; recount(); });
-  }
 });
 
 watcher.onStatus((s) => {
   const el = document.getElementById('status');
-  el.textContent = s.synced
-    ? `synced: ${s.objects} pods at rv ${s.resourceVersion} (${s.phase})`
-    : `${s.phase}${s.retryInMs != null ? ` (retry in ${s.retryInMs} ms: ${s.backoffReason})` : ''}`;
+  if (s.phase === 'failed') {
+    el.textContent = `failed: ${s.error.message} (${s.error.code} ${s.error.reason})`;
+  } else if (s.synced) {
+    el.textContent = `synced: ${s.objects} pods at rv ${s.resourceVersion} (${s.phase})`;
+  } else {
+    const retry = s.retryInMs != null ? ` (retry in ${s.retryInMs} ms: ${s.error?.message ?? s.backoffReason})` : '';
+    el.textContent = `${s.phase}${retry}`;
+  }
   el.dataset.phase = s.phase;
   el.dataset.synced = String(s.synced);
 });

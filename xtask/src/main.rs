@@ -2,7 +2,7 @@
 //!
 //! * `setup`  installs what the others need (wasm target, wasm-bindgen-cli at the
 //!   Cargo.lock version, Chromium + ChromeDriver, the npm test packages);
-//! * `dist`   builds the browser app into `dist/`;
+//! * `dist`   builds the browser app into `dist/` and the npm package into `dist/npm/`;
 //! * `demo`   runs the simulated cluster behind the real `kubectl proxy` and serves the app;
 //! * `test`   runs everything that proves kubelive works;
 //! * `e2e`    runs the browser end-to-end scripts (all, or some, repeatedly);
@@ -12,6 +12,7 @@
 mod bench;
 mod dst;
 mod e2ebench;
+mod npm;
 mod setup;
 mod util;
 mod web;
@@ -54,7 +55,7 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|e2e|bench|dst> [options]
   setup              install the wasm target, wasm-bindgen-cli, chromium, npm packages
-  dist               build the web app into dist/
+  dist               build the web app into dist/, the npm package into dist/npm/
   demo [--pods N]    simulated cluster + kubectl proxy --www dist, prints the URL
   test               everything that proves it works (what CI runs)
   e2e [--repeat N] [NAME...]  the browser end-to-end scripts (web/tests/*NAME*.mjs)

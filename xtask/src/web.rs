@@ -1,12 +1,14 @@
 //! The browser side: dist, demo, and the browser test steps (owned by the web work).
 //!
-//! * `dist`: release wasm -> wasm-bindgen (`--target web`) -> wasm-opt -Oz (binaryen
-//!   from npm, else the PATH's) -> `dist/` with index.html, the app's module and CSS,
-//!   the JS API example and the bench page.
+//! * `dist`: release wasm (kubelive-web's `app` feature) -> wasm-bindgen (`--target
+//!   web`) -> wasm-opt -Oz (binaryen from npm, else the PATH's) -> `dist/` with
+//!   index.html, the app's module and CSS, the JS API example and the bench page; and
+//!   the npm package in `dist/npm/` (`npm.rs`: the `watcher` feature alone).
 //! * `demo`: dist + kubelive-sim with a churning workload + the real
 //!   `kubectl proxy --www dist --www-prefix /ui/`; prints the URL; Ctrl-C stops all.
-//! * test steps: clippy for wasm32, wasm-bindgen-test in headless Chromium, and the
-//!   Playwright end-to-end scripts in `web/tests`.
+//! * test steps: clippy for wasm32, wasm-bindgen-test in headless Chromium, the
+//!   Playwright end-to-end scripts in `web/tests`, and the npm package's step
+//!   (`npm.rs`).
 
 use crate::setup;
 use crate::util::{cargo, command, have, root, run, Steps};
@@ -31,7 +33,7 @@ pub(crate) fn dist_dir() -> PathBuf {
 }
 
 /// Copies `from` (a file or a directory, recursively) to `to`.
-fn copy(from: &Path, to: &Path) -> Result<(), String> {
+pub(crate) fn copy(from: &Path, to: &Path) -> Result<(), String> {
     if from.is_dir() {
         std::fs::create_dir_all(to).map_err(|e| format!("mkdir {}: {e}", to.display()))?;
         let entries =
@@ -47,7 +49,7 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
     }
 }
 
-fn gzipped_size(path: &Path) -> Option<u64> {
+pub(crate) fn gzipped_size(path: &Path) -> Option<u64> {
     let out = Command::new("gzip")
         .args(["-9", "-c"])
         .arg(path)
@@ -57,62 +59,20 @@ fn gzipped_size(path: &Path) -> Option<u64> {
     out.status.success().then_some(out.stdout.len() as u64)
 }
 
-/// `cargo xtask dist`: the release build of the web app into `dist/`.
+/// `cargo xtask dist`: the release build of the web app into `dist/`, and the npm
+/// package (the Watcher alone, without the Yew app) into `dist/npm/`.
 pub fn dist(_args: &[String]) -> Result<(), String> {
-    run(cargo(&[
-        "build",
-        "-p",
-        "kubelive-web",
-        "--lib",
-        "--target",
-        WASM_TARGET,
-        "--profile",
-        "wasm-release",
-    ]))?;
-    let wasm = target_dir()
-        .join(WASM_TARGET)
-        .join("wasm-release")
-        .join(format!("{CRATE_WASM}.wasm"));
     let dist = dist_dir();
     if dist.exists() {
         std::fs::remove_dir_all(&dist).map_err(|e| format!("cannot clear dist/: {e}"))?;
     }
     std::fs::create_dir_all(&dist).map_err(|e| format!("cannot create dist/: {e}"))?;
-    let mut bindgen = command("wasm-bindgen", &["--target", "web", "--out-dir"]);
-    bindgen.arg(&dist).arg(&wasm);
-    run(bindgen)?;
-    let bg = dist.join(format!("{CRATE_WASM}_bg.wasm"));
-    let raw_before = std::fs::metadata(&bg).map(|m| m.len()).unwrap_or(0);
-    let gz_before = gzipped_size(&bg);
-    match wasm_opt() {
-        Some(mut opt) => {
-            let optimised = dist.join("opt.wasm");
-            opt.args([
-                "-Oz",
-                "--enable-bulk-memory",
-                "--enable-nontrapping-float-to-int",
-                "--enable-sign-ext",
-                "--enable-mutable-globals",
-                "--enable-reference-types",
-                "--enable-multivalue",
-                "-o",
-            ]);
-            opt.arg(&optimised).arg(&bg);
-            // Should it still fail (a binaryen too old for this rustc's output), keep
-            // the unoptimised module: it is already built for size.
-            match run(opt) {
-                Ok(()) => std::fs::rename(&optimised, &bg)
-                    .map_err(|e| format!("cannot move the optimised wasm: {e}"))?,
-                Err(e) => {
-                    let _ = std::fs::remove_file(&optimised);
-                    eprintln!("wasm-opt failed, keeping the unoptimised wasm: {e}");
-                }
-            }
-        }
-        None => eprintln!(
-            "wasm-opt not found: the wasm is not size-optimised (npm install in web/ brings binaryen)"
-        ),
-    }
+    let app = Wasm {
+        profile: "wasm-release",
+        features: &["--no-default-features", "--features", "app"],
+        out_name: CRATE_WASM,
+    };
+    let bg = app.build(&dist)?;
     let web = root().join("web");
     copy(&root().join("index.html"), &dist.join("index.html"))?;
     for asset in ["app.js", "style.css"] {
@@ -123,19 +83,88 @@ pub fn dist(_args: &[String]) -> Result<(), String> {
             copy(&web.join(dir), &dist.join(dir))?;
         }
     }
-    let raw = std::fs::metadata(&bg).map(|m| m.len()).unwrap_or(0);
-    let kb = |b: u64| format!("{:.1} KB", b as f64 / 1024.0);
-    let gz = |g: Option<u64>| g.map(kb).unwrap_or_else(|| "?".into());
-    println!(
-        "dist: {} ({}: {} raw, {} gzipped; before wasm-opt {} raw, {} gzipped)",
-        dist.display(),
-        bg.file_name().and_then(|n| n.to_str()).unwrap_or(""),
-        kb(raw),
-        gz(gzipped_size(&bg)),
-        kb(raw_before),
-        gz(gz_before),
-    );
+    let package = crate::npm::package(&dist)?;
+    println!("dist: {}", dist.display());
+    for wasm in [&bg, &package] {
+        println!("  {}", crate::npm::Sizes::of(wasm));
+    }
     Ok(())
+}
+
+/// One wasm build of kubelive-web, through wasm-bindgen (`--target web`) and wasm-opt.
+pub(crate) struct Wasm {
+    /// Its own profile directory, so builds with other features never replace it.
+    pub profile: &'static str,
+    /// Cargo arguments choosing features.
+    pub features: &'static [&'static str],
+    /// wasm-bindgen's `--out-name`: `<name>.js` and `<name>_bg.wasm`.
+    pub out_name: &'static str,
+}
+
+impl Wasm {
+    /// Builds into `out`; returns the optimised `_bg.wasm`.
+    pub fn build(&self, out: &Path) -> Result<PathBuf, String> {
+        let mut args = vec![
+            "build",
+            "-p",
+            "kubelive-web",
+            "--lib",
+            "--target",
+            WASM_TARGET,
+            "--profile",
+            self.profile,
+        ];
+        args.extend(self.features);
+        run(cargo(&args))?;
+        let wasm = target_dir()
+            .join(WASM_TARGET)
+            .join(self.profile)
+            .join(format!("{CRATE_WASM}.wasm"));
+        std::fs::create_dir_all(out).map_err(|e| format!("mkdir {}: {e}", out.display()))?;
+        let mut bindgen = command("wasm-bindgen", &["--target", "web", "--out-name"]);
+        bindgen
+            .arg(self.out_name)
+            .arg("--out-dir")
+            .arg(out)
+            .arg(&wasm);
+        run(bindgen)?;
+        let bg = out.join(format!("{}_bg.wasm", self.out_name));
+        optimise(&bg)?;
+        Ok(bg)
+    }
+}
+
+/// wasm-opt -Oz in place (kept as built, already for size, when it cannot run).
+fn optimise(bg: &Path) -> Result<(), String> {
+    let Some(mut opt) = wasm_opt() else {
+        eprintln!(
+            "wasm-opt not found: the wasm is not size-optimised (npm install in web/ brings binaryen)"
+        );
+        return Ok(());
+    };
+    let optimised = bg.with_extension("opt.wasm");
+    opt.args([
+        "-Oz",
+        "--enable-bulk-memory",
+        "--enable-nontrapping-float-to-int",
+        "--enable-sign-ext",
+        "--enable-mutable-globals",
+        "--enable-reference-types",
+        "--enable-multivalue",
+        "-o",
+    ]);
+    opt.arg(&optimised).arg(bg);
+    // Should it still fail (a binaryen too old for this rustc's output), keep the
+    // unoptimised module: it is already built for size.
+    match run(opt) {
+        Ok(()) => std::fs::rename(&optimised, bg)
+            .map_err(|e| format!("cannot move the optimised wasm: {e}")),
+        Err(e) => {
+            let _ = std::fs::remove_file(&optimised);
+            eprintln!("wasm-opt failed, keeping the unoptimised wasm: {e}");
+            Ok(())
+        }
+    }
 }
 
 /// binaryen's wasm-opt: the npm package in `web/` (binaryen 132, installed with the
@@ -162,10 +191,10 @@ fn wasm_opt() -> Option<Command> {
 
 /// Child processes killed (and reaped) when dropped.
 #[derive(Default)]
-struct Children(Vec<(String, Child)>);
+pub(crate) struct Children(Vec<(String, Child)>);
 
 impl Children {
-    fn add(&mut self, name: &str, child: Child) {
+    pub(crate) fn add(&mut self, name: &str, child: Child) {
         self.0.push((name.to_string(), child));
     }
 
@@ -220,7 +249,7 @@ pub(crate) fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
     Some((code, body))
 }
 
-fn wait_http(
+pub(crate) fn wait_http(
     port: u16,
     path: &str,
     what: &str,
@@ -245,25 +274,32 @@ fn wait_http(
 }
 
 /// What the sim should simulate.
-struct Cluster {
-    objects: usize,
-    churn: f64,
-    faults: String,
-    extra: Vec<String>,
+pub(crate) struct Cluster {
+    pub objects: usize,
+    pub churn: f64,
+    pub faults: String,
+    pub extra: Vec<String>,
 }
 
 /// A running sim behind kubectl proxy.
-struct Running {
+pub(crate) struct Running {
     kids: Children,
-    proxy_port: u16,
+    pub proxy_port: u16,
     sim_port: u16,
     _tmp: TempDir,
 }
 
-struct TempDir(PathBuf);
+impl Running {
+    /// The kubeconfig that reaches the sim (for another kubectl in front of it).
+    pub(crate) fn kubeconfig(&self) -> PathBuf {
+        self._tmp.0.join("kubeconfig")
+    }
+}
+
+pub(crate) struct TempDir(pub PathBuf);
 
 impl TempDir {
-    fn new(name: &str) -> Result<TempDir, String> {
+    pub(crate) fn new(name: &str) -> Result<TempDir, String> {
         let dir = std::env::temp_dir().join(format!("kubelive-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|e| format!("mkdir {}: {e}", dir.display()))?;
         Ok(TempDir(dir))
@@ -301,7 +337,11 @@ pub(crate) fn release_bins(bins: &[(&str, &str)]) -> Result<Vec<PathBuf>, String
 }
 
 /// Starts the sim and `kubectl proxy --www dist --www-prefix /ui/` in front of it.
-fn start_cluster(c: &Cluster, preferred_proxy_port: u16, quiet: bool) -> Result<Running, String> {
+pub(crate) fn start_cluster(
+    c: &Cluster,
+    preferred_proxy_port: u16,
+    quiet: bool,
+) -> Result<Running, String> {
     let sim = sim_binary()?;
     let tmp = TempDir::new("web")?;
     let mut kids = Children::default();
@@ -472,6 +512,14 @@ pub fn test_steps(steps: &mut Steps) {
         "web: end to end (Playwright, kubectl proxy, sim under faults)",
         e2e,
     );
+    steps.run(
+        "web: cargo clippy of the Watcher-only wasm (no Yew app)",
+        crate::npm::clippy(),
+    );
+    steps.step(
+        "web: the npm package (npm pack, install, tsc --strict, the Watcher's contract through kubectl proxy)",
+        crate::npm::test_step,
+    );
 }
 
 /// Runs `scripts` one after another against a sim behind kubectl proxy started for
@@ -516,7 +564,7 @@ fn timed(script: &str, cmd: Command) -> Result<(), String> {
     result
 }
 
-fn node_script(script: &str, env: &[(&str, String)]) -> Command {
+pub(crate) fn node_script(script: &str, env: &[(&str, String)]) -> Command {
     let mut c = command("node", &[script]);
     c.current_dir(root().join("web"));
     for (k, v) in env {

@@ -219,6 +219,9 @@ pub struct Status {
     /// When the current request last received anything (its head or body bytes): a
     /// UI shows "last byte N s ago". `None` while connecting.
     pub last_byte_at: Option<Instant>,
+    /// The server's answer behind `last_error`, when it was one (its code and reason);
+    /// `None` for a broken connection, an unreadable body or a deadline.
+    pub last_api_error: Option<ApiError>,
 }
 
 /// Error bodies are read up to this much (a Status is small; a proxy's page may not be).
@@ -314,8 +317,28 @@ enum Next {
 enum State {
     Listing(Listing),
     Streaming(Stream),
-    BackingOff { until: Instant, next: Next },
-    Stopped,
+    BackingOff {
+        until: Instant,
+        next: Next,
+    },
+    /// `resume`: the version the store holds the state at, to watch from on a
+    /// [`Engine::restart`]; `None` when it was stopped before a sync completed.
+    Stopped {
+        resume: Option<ResourceVersion>,
+    },
+}
+
+/// What [`Engine::restart`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Restart {
+    /// Watching again from the version the store holds: no relist. (A version the
+    /// server no longer has gets a 410, and the engine relists as always.)
+    Watch { resource_version: ResourceVersion },
+    /// Listing again: the new list is diffed against the store, so what vanished
+    /// meanwhile arrives as synthesized `Deleted` events before `Synced`.
+    Relist,
+    /// It was not stopped: nothing changed.
+    Running,
 }
 
 enum Failure {
@@ -388,7 +411,7 @@ impl Engine {
         };
         let mut engine = Engine {
             parse,
-            state: State::Stopped,
+            state: State::Stopped { resume: None },
             timers: TimerTable::default(),
             server_sends_bookmarks: false,
             store: Store::new(),
@@ -423,6 +446,7 @@ impl Engine {
                 last_error: None,
                 fell_back: None,
                 last_byte_at: None,
+                last_api_error: None,
             },
             config,
             requests: VecDeque::new(),
@@ -479,7 +503,7 @@ impl Engine {
             }) => Phase::InitialEvents,
             State::Streaming(_) => Phase::Watching,
             State::BackingOff { until, .. } => Phase::BackingOff { until: *until },
-            State::Stopped => Phase::Stopped,
+            State::Stopped { .. } => Phase::Stopped,
         };
         s.connected = match &self.state {
             State::Listing(l) => !matches!(l.body, Body::Awaiting),
@@ -498,7 +522,8 @@ impl Engine {
             | State::BackingOff {
                 next: Next::Watch { rv },
                 ..
-            } => s.resource_version = Some(rv.clone()),
+            }
+            | State::Stopped { resume: Some(rv) } => s.resource_version = Some(rv.clone()),
             _ => {}
         }
         s
@@ -627,7 +652,7 @@ impl Engine {
         if !self.is_current(id) {
             return;
         }
-        let state = std::mem::replace(&mut self.state, State::Stopped);
+        let state = std::mem::replace(&mut self.state, State::Stopped { resume: None });
         match state {
             State::Listing(mut l) => {
                 let body = std::mem::replace(&mut l.body, Body::Awaiting);
@@ -726,11 +751,46 @@ impl Engine {
         self.fail(Failure::Deadline(why), true, now);
     }
 
-    /// Stops the engine: aborts what is in flight; no further requests.
+    /// Stops the engine: aborts what is in flight; no further requests. The store
+    /// and the version it holds the state at stay, for [`Engine::restart`].
     pub fn stop(&mut self) {
+        let resume = match &self.state {
+            State::Streaming(Stream {
+                kind: StreamKind::Watch { rv, .. },
+                ..
+            })
+            | State::BackingOff {
+                next: Next::Watch { rv },
+                ..
+            } => Some(rv.clone()),
+            State::Stopped { resume } => resume.clone(),
+            _ => None,
+        };
         self.abandon_current();
         self.timers.clear();
-        self.state = State::Stopped;
+        self.state = State::Stopped { resume };
+    }
+
+    /// Starts a stopped engine again from what it holds: a watch from the last
+    /// version when the store holds the state at it (no relist), otherwise a fresh
+    /// list diffed against the store (what vanished meanwhile comes as `Deleted`).
+    /// Queues the first request; drain as after any feed.
+    pub fn restart(&mut self, now: Instant) -> Restart {
+        let State::Stopped { resume } = &self.state else {
+            return Restart::Running;
+        };
+        match resume.clone() {
+            Some(rv) => {
+                self.send_watch(rv.clone(), true, now);
+                Restart::Watch {
+                    resource_version: rv,
+                }
+            }
+            None => {
+                self.start_fresh(now);
+                Restart::Relist
+            }
+        }
     }
 
     // ----- transitions -----
@@ -1050,7 +1110,7 @@ impl Engine {
                     progressed: s.progressed,
                 },
             ),
-            State::BackingOff { .. } | State::Stopped => return,
+            State::BackingOff { .. } | State::Stopped { .. } => return,
         };
         let in_streaming_list = matches!(
             self.state,
@@ -1065,6 +1125,10 @@ impl Engine {
         let message = failure.to_string();
         self.status.errors += 1;
         self.status.last_error = Some(message.clone());
+        self.status.last_api_error = match &failure {
+            Failure::Api(e) => Some(e.clone()),
+            _ => None,
+        };
         if open {
             self.abandon_current();
         }

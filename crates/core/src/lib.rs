@@ -26,7 +26,9 @@ pub mod time;
 mod timer;
 
 pub use decode::{DecodeError, Limits};
-pub use engine::{Config, Engine, Event, Mode, Phase, RelistReason, Status, TransportError};
+pub use engine::{
+    Config, Engine, Event, Mode, Phase, RelistReason, Restart, Status, TransportError,
+};
 pub use object::{ColumnKind, Columns, Object, ParseOptions};
 pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;

@@ -13,7 +13,9 @@
 
 use std::time::Instant;
 
-use kubelive_sim::{Cluster, ClusterConfig, Get, Reply, Workload, WorkloadConfig};
+use kubelive_sim::{
+    Cluster, ClusterConfig, Get, Output, Reply, TableVersion, Workload, WorkloadConfig,
+};
 
 fn rss_kb(field: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -28,8 +30,14 @@ fn rss_kb(field: &str) -> u64 {
 }
 
 fn page(c: &mut Cluster, path: &str, now: u64) -> (f64, Option<String>) {
+    let (ms, cont, _) = page_as(c, path, Output::Json, now);
+    (ms, cont)
+}
+
+/// A page in `output`: (ms, continue token, body bytes).
+fn page_as(c: &mut Cluster, path: &str, output: Output, now: u64) -> (f64, Option<String>, usize) {
     let t = Instant::now();
-    let r = match c.handle(&Get::new(path), now) {
+    let r = match c.handle(&Get::new(path).with_output(output), now) {
         Reply::Response(r) => r,
         other => panic!("{path}: {other:?}"),
     };
@@ -40,7 +48,7 @@ fn page(c: &mut Cluster, path: &str, now: u64) -> (f64, Option<String>) {
         let rest = &body[i + 12..];
         rest[..rest.find('"').unwrap_or(0)].to_string()
     });
-    (ms, cont)
+    (ms, cont, r.body.len())
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -60,6 +68,7 @@ fn main() {
     };
     println!("| pods | populate | RSS after populate | first page | page 100 deep | page under churn | namespace page | continue without snapshot | one change to 100 watches | RSS after 60 s of churn and lists |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut tables = Vec::new();
     for n in counts {
         let mut c = Cluster::new(ClusterConfig {
             compact_every_ms: 0,
@@ -84,6 +93,40 @@ fn main() {
         let firsts: Vec<f64> = (0..5)
             .map(|_| page(&mut c, "/api/v1/pods?limit=500", now).0)
             .collect();
+        // The same page as a Table (kubectl's Accept; includeObject Metadata, then None).
+        let table = Output::Table(TableVersion::V1);
+        let json_bytes = page_as(&mut c, "/api/v1/pods?limit=500", Output::Json, now).2;
+        let mut table_bytes = 0;
+        let table_ms: Vec<f64> = (0..5)
+            .map(|_| {
+                let (ms, _, bytes) = page_as(&mut c, "/api/v1/pods?limit=500", table, now);
+                table_bytes = bytes;
+                ms
+            })
+            .collect();
+        let mut none_bytes = 0;
+        let none_ms: Vec<f64> = (0..5)
+            .map(|_| {
+                let (ms, _, bytes) = page_as(
+                    &mut c,
+                    "/api/v1/pods?limit=500&includeObject=None",
+                    table,
+                    now,
+                );
+                none_bytes = bytes;
+                ms
+            })
+            .collect();
+        tables.push(format!(
+            "| {n} | {:.2} ms, {:.2} MB | {:.2} ms, {:.2} MB | {:.2} ms, {:.3} MB | {:.1} MB |",
+            median(firsts.clone()),
+            json_bytes as f64 / 1e6,
+            median(table_ms),
+            table_bytes as f64 / 1e6,
+            median(none_ms),
+            none_bytes as f64 / 1e6,
+            c.row_bytes() as f64 / 1e6,
+        ));
         let (_, mut cont) = page(&mut c, "/api/v1/pods?limit=500", now);
         let mut deep = Vec::new();
         for _ in 0..100 {
@@ -172,6 +215,13 @@ fn main() {
             median(churned),
             median(ns),
         );
+    }
+    println!(
+        "\n| pods | JSON page of 500 | Table page (Metadata) | Table page (None) | stored rows |"
+    );
+    println!("|---|---|---|---|---|");
+    for t in tables {
+        println!("{t}");
     }
     println!("\npeak RSS of the process: {} MB", rss_kb("VmHWM:") / 1024);
 }

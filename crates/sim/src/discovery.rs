@@ -22,7 +22,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256, Sha512};
 
 use crate::negotiate::AggregatedVersion;
-use crate::resources::{ResourceType, ALL};
+use crate::resources::{self, ResourceType};
 
 /// The `serverAddress` of `/api` when the caller has no better one.
 pub const DEFAULT_ADDRESS: &str = "127.0.0.1:6443";
@@ -104,7 +104,10 @@ pub const SELF_SUBJECT_RULES_REVIEWS: Entry = Entry::review(
 
 /// Every resource discovery lists.
 pub fn entries() -> Vec<Entry> {
-    let mut all: Vec<Entry> = ALL.iter().map(|rt| Entry::stored(*rt)).collect();
+    let mut all: Vec<Entry> = resources::all()
+        .iter()
+        .map(|rt| Entry::stored(*rt))
+        .collect();
     all.push(SELF_SUBJECT_ACCESS_REVIEWS);
     all.push(SELF_SUBJECT_RULES_REVIEWS);
     all
@@ -122,6 +125,8 @@ fn group_priority(group: &str) -> u32 {
     match group {
         "apps" => 17800,
         "authorization.k8s.io" => 17600,
+        "apiextensions.k8s.io" => 16700,
+        "coordination.k8s.io" => 16500,
         _ => 1000,
     }
 }

@@ -7,8 +7,16 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
 
-use crate::util::{timestamp, write_timestamp, write_uuid, Rng};
+use crate::printers::{Cell, Completion, Row};
+use crate::util::{timestamp, unix_ms, write_timestamp, write_uuid, Rng};
 use crate::workload::{pod, PodParams};
+
+/// The internal IP of worker node `node-<index>` (what its pods' `hostIP` is): the node
+/// network 192.168.0.0/16, `.10` being the control plane.
+pub fn node_ip(index: u32) -> String {
+    let n = index + 1;
+    format!("192.168.{}.{}", n / 240, 10 + n % 240)
+}
 
 /// A pod's lifecycle phase; it only moves forward (Pending -> Running -> Succeeded/Failed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,12 +84,18 @@ pub struct PodState {
 }
 
 impl PodState {
-    /// A new pod of `deploy`, drawn from `rng` (Running and ready when `settled`, as in a
-    /// cluster that has been up a while; Pending otherwise).
-    pub fn random(rng: &mut Rng, deploy: &Arc<DeployInfo>, now_ms: u64, settled: bool) -> Self {
+    /// A new pod of `deploy` on one of `nodes` worker nodes, drawn from `rng` (Running and
+    /// ready when `settled`, as in a cluster that has been up a while; Pending otherwise).
+    pub fn random(
+        rng: &mut Rng,
+        deploy: &Arc<DeployInfo>,
+        nodes: u16,
+        now_ms: u64,
+        settled: bool,
+    ) -> Self {
         let mut suffix = [0u8; 5];
         suffix.copy_from_slice(rng.alnum(5).as_bytes());
-        let node = rng.below(50) as u16;
+        let node = rng.below(u64::from(nodes.max(1))) as u16;
         let ip = [
             (244 + rng.below(4)) as u8,
             rng.below(256) as u8,
@@ -183,7 +197,7 @@ impl PodState {
         }
     }
 
-    fn pod_ip(&self) -> String {
+    pub(crate) fn pod_ip(&self) -> String {
         format!("10.{}.{}.{}", self.ip[0], self.ip[1], self.ip[2])
     }
 
@@ -201,12 +215,91 @@ impl PodState {
         }
     }
 
-    fn image(&self) -> String {
+    pub(crate) fn image(&self) -> String {
         let d = &self.deploy;
         format!(
             "registry.example.com/{}/{}:1.{}.{}",
             d.namespace, d.app, self.image.0, self.image.1
         )
+    }
+
+    /// The pod as the pod printer prints the document [`PodState::write_fields`] writes
+    /// (`printPod` of `pkg/printers/internalversion/printers.go`), read from the typed state:
+    /// one container whose state follows the phase, its restarts and last OOM kill.
+    pub fn row(&self, name: &str) -> Row {
+        let since = |ms: u64| Cell::Since {
+            unix_ms: unix_ms(ms),
+        };
+        let mut ready = 0;
+        let status = match self.phase {
+            Phase::Pending => "ContainerCreating",
+            Phase::Running => {
+                if self.ready {
+                    ready = 1;
+                }
+                "Running"
+            }
+            Phase::Succeeded => "Completed",
+            Phase::Failed => "Error",
+        };
+        let status = match (self.deletion, self.phase) {
+            (Some(_), Phase::Pending | Phase::Running) => "Terminating",
+            _ => status,
+        };
+        let restarts = match self.oom_ms {
+            Some(t) if self.restarts != 0 => Cell::RestartsSince {
+                count: i64::from(self.restarts),
+                unix_ms: unix_ms(t),
+            },
+            _ => Cell::Str(self.restarts.to_string().into()),
+        };
+        Row {
+            cells: vec![
+                Cell::Str(name.into()),
+                Cell::Str(format!("{ready}/1").into()),
+                Cell::Str(status.into()),
+                restarts,
+                since(self.created_ms),
+                Cell::Str(self.pod_ip().into()),
+                Cell::Str(format!("node-{}", self.node).into()),
+                Cell::Str("<none>".into()),
+                Cell::Str("<none>".into()),
+            ],
+            completed: match self.phase {
+                Phase::Succeeded => Some(Completion::Succeeded),
+                Phase::Failed => Some(Completion::Failed),
+                _ => None,
+            },
+        }
+    }
+
+    /// Writes the pod's `metadata` object alone (`{...}`), as [`PodState::write_fields`]
+    /// writes it.
+    pub fn write_metadata(&self, out: &mut String, name: &str, rv: u64) {
+        let t = template();
+        let cx = Ctx {
+            created: timestamp(self.created_ms),
+            trans: String::new(),
+            ip: self.pod_ip(),
+            image: String::new(),
+        };
+        for (i, seg) in t.segs.iter().enumerate() {
+            match seg {
+                Seg::Lit(s) => {
+                    let s = if i == 0 {
+                        s.strip_prefix("\"metadata\":").unwrap_or(s)
+                    } else {
+                        s
+                    };
+                    if let Some(end) = s.find(",\"spec\":{") {
+                        out.push_str(&s[..end]);
+                        return;
+                    }
+                    out.push_str(s);
+                }
+                Seg::Var(v) => self.write_var(out, *v, name, rv, t, &cx),
+            }
+        }
     }
 
     /// Writes the pod's fields (everything between the braces, after `kind`/`apiVersion`).
@@ -311,8 +404,10 @@ impl PodState {
                 out.push_str(&cx.trans);
                 Ok(())
             }
-            // "node-N" is 6 or 7 characters long.
-            Var::HostIp => write!(out, "192.168.0.{}", if self.node < 10 { 16 } else { 17 }),
+            Var::HostIp => {
+                out.push_str(&node_ip(u32::from(self.node)));
+                Ok(())
+            }
             Var::Ip => {
                 out.push_str(&cx.ip);
                 Ok(())

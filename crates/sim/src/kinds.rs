@@ -532,6 +532,17 @@ impl NodeParams {
             memory_ki: [16_365_112, 32_863_244, 65_842_368][rng.below(3) as usize],
         }
     }
+
+    /// Worker node `node-<i>` (the names the pods' `spec.nodeName` use), its internal IP
+    /// from [`crate::genpod::node_ip`].
+    pub fn worker(rng: &mut Rng, i: u32, created_ms: u64) -> NodeParams {
+        let mut p = NodeParams::random(rng, i + 1, created_ms);
+        p.id.name = format!("node-{i}");
+        p.internal_ip = crate::genpod::node_ip(i);
+        let n = i + 1;
+        p.pod_cidr = format!("10.{}.{}.0/24", 244 + n / 256, n % 256);
+        p
+    }
 }
 
 /// A Node as the kubelet reports it: capacity, the four conditions, addresses, nodeInfo,
@@ -888,6 +899,167 @@ pub fn secret_tls(rng: &mut Rng, id: &Identity) -> String {
     )
 }
 
+// ---------------------------------------------------------------- pod templates
+
+/// The pod template of a Deployment or ReplicaSet (PodTemplateSpec after defaulting): one
+/// container `app` running `image` on port 8080.
+fn pod_template(labels: J, app: &str, image: &str) -> J {
+    let container = obj([
+        ("name", app.into()),
+        ("image", image.into()),
+        (
+            "ports",
+            vec![obj([
+                ("containerPort", 8080i64.into()),
+                ("protocol", "TCP".into()),
+            ])]
+            .into(),
+        ),
+        (
+            "resources",
+            obj([(
+                "requests",
+                obj([("cpu", "100m".into()), ("memory", "128Mi".into())]),
+            )]),
+        ),
+        ("terminationMessagePath", "/dev/termination-log".into()),
+        ("terminationMessagePolicy", "File".into()),
+        ("imagePullPolicy", "IfNotPresent".into()),
+    ]);
+    obj([
+        (
+            "metadata",
+            obj([("creationTimestamp", J::Null), ("labels", labels)]),
+        ),
+        (
+            "spec",
+            obj([
+                ("containers", vec![container].into()),
+                ("restartPolicy", "Always".into()),
+                ("terminationGracePeriodSeconds", 30i64.into()),
+                ("dnsPolicy", "ClusterFirst".into()),
+                ("securityContext", J::Obj(Vec::new())),
+                ("schedulerName", "default-scheduler".into()),
+            ]),
+        ),
+    ])
+}
+
+// ---------------------------------------------------------------- Deployment
+
+/// Everything that varies between generated Deployments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeploymentParams {
+    pub id: Identity,
+    /// The `app` label its pods carry (the Deployment's name).
+    pub app: String,
+    /// Its ReplicaSet's `pod-template-hash` (the ReplicaSet is `<app>-<hash>`).
+    pub template_hash: String,
+    pub image: String,
+    pub replicas: u32,
+    /// Ready (and available, up to date) replicas.
+    pub ready: u32,
+}
+
+/// An `apps/v1` Deployment after the controller observed it (DeploymentSpec and
+/// DeploymentStatus in Go order; a RollingUpdate strategy of 25 %/25 %; the Available and
+/// Progressing conditions).
+pub fn deployment(p: &DeploymentParams) -> String {
+    let created = p.id.created_ms;
+    let at = timestamp(created);
+    let mut meta = Meta::new(&p.id);
+    meta.generation = Some(1);
+    meta.labels = vec![("app", &p.app)];
+    meta.annotations = vec![("deployment.kubernetes.io/revision", "1")];
+    meta.managed = vec![
+        managed(
+            "kubectl-client-side-apply",
+            "apps/v1",
+            created,
+            json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                   "f:spec": {"f:progressDeadlineSeconds": {}, "f:replicas": {}, "f:revisionHistoryLimit": {}, "f:selector": {},
+                              "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}}, "f:type": {}},
+                              "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:containers": {}}}}}),
+            None,
+        ),
+        managed(
+            "kube-controller-manager",
+            "apps/v1",
+            created + 5_000,
+            json!({"f:metadata": {"f:annotations": {".": {}, "f:deployment.kubernetes.io/revision": {}}},
+                   "f:status": {"f:availableReplicas": {}, "f:conditions": {}, "f:observedGeneration": {}, "f:readyReplicas": {}, "f:replicas": {}, "f:updatedReplicas": {}}}),
+            Some("status"),
+        ),
+    ];
+    let labels = string_map(&[("app", &p.app)]);
+    let spec = obj([
+        ("replicas", p.replicas.into()),
+        ("selector", obj([("matchLabels", labels.clone())])),
+        ("template", pod_template(labels, &p.app, &p.image)),
+        (
+            "strategy",
+            obj([
+                ("type", "RollingUpdate".into()),
+                (
+                    "rollingUpdate",
+                    obj([("maxUnavailable", "25%".into()), ("maxSurge", "25%".into())]),
+                ),
+            ]),
+        ),
+        ("revisionHistoryLimit", 10i64.into()),
+        ("progressDeadlineSeconds", 600i64.into()),
+    ]);
+    let condition = |ty: &str, reason: &str, message: String| {
+        obj([
+            ("type", ty.into()),
+            ("status", "True".into()),
+            ("lastUpdateTime", (&at).into()),
+            ("lastTransitionTime", (&at).into()),
+            ("reason", reason.into()),
+            ("message", message.into()),
+        ])
+    };
+    let status = Fields::default()
+        .put("observedGeneration", 1i64)
+        .put("replicas", p.replicas)
+        .put("updatedReplicas", p.replicas)
+        .put_if(p.ready > 0, "readyReplicas", p.ready)
+        .put_if(p.ready > 0, "availableReplicas", p.ready)
+        .put_if(
+            p.replicas > p.ready,
+            "unavailableReplicas",
+            p.replicas - p.ready.min(p.replicas),
+        )
+        .put(
+            "conditions",
+            vec![
+                condition(
+                    "Available",
+                    "MinimumReplicasAvailable",
+                    "Deployment has minimum availability.".into(),
+                ),
+                condition(
+                    "Progressing",
+                    "NewReplicaSetAvailable",
+                    format!(
+                        "ReplicaSet \"{}-{}\" has successfully progressed.",
+                        p.app, p.template_hash
+                    ),
+                ),
+            ],
+        )
+        .done();
+    typed(
+        "Deployment",
+        "apps/v1",
+        vec![
+            ("metadata", meta.into_j()),
+            ("spec", spec),
+            ("status", status),
+        ],
+    )
+}
+
 // ---------------------------------------------------------------- ReplicaSet
 
 /// Everything that varies between generated ReplicaSets.
@@ -944,45 +1116,7 @@ pub fn replica_set(p: &ReplicaSetParams) -> String {
         ),
     ];
     let selector = string_map(&[("app", &p.app), ("pod-template-hash", &p.template_hash)]);
-    let container = obj([
-        ("name", (&p.app).into()),
-        ("image", (&p.image).into()),
-        (
-            "ports",
-            vec![obj([
-                ("containerPort", 8080i64.into()),
-                ("protocol", "TCP".into()),
-            ])]
-            .into(),
-        ),
-        (
-            "resources",
-            obj([(
-                "requests",
-                obj([("cpu", "100m".into()), ("memory", "128Mi".into())]),
-            )]),
-        ),
-        ("terminationMessagePath", "/dev/termination-log".into()),
-        ("terminationMessagePolicy", "File".into()),
-        ("imagePullPolicy", "IfNotPresent".into()),
-    ]);
-    let template = obj([
-        (
-            "metadata",
-            obj([("creationTimestamp", J::Null), ("labels", selector.clone())]),
-        ),
-        (
-            "spec",
-            obj([
-                ("containers", vec![container].into()),
-                ("restartPolicy", "Always".into()),
-                ("terminationGracePeriodSeconds", 30i64.into()),
-                ("dnsPolicy", "ClusterFirst".into()),
-                ("securityContext", J::Obj(Vec::new())),
-                ("schedulerName", "default-scheduler".into()),
-            ]),
-        ),
-    ]);
+    let template = pod_template(selector.clone(), &p.app, &p.image);
     let spec = obj([
         ("replicas", p.replicas.into()),
         ("selector", obj([("matchLabels", selector)])),
@@ -1145,169 +1279,181 @@ pub struct PodRef {
     pub pod_ip: String,
 }
 
-/// The events the scheduler and the kubelet record for `pod` over `story`, starting at
-/// `start_ms`, with their real message formats (kube-scheduler `Scheduled`; kubelet
-/// `Pulling`, `Pulled`, `Created`, `Started`, `Unhealthy`, `BackOff`, `Killing`).
-pub fn pod_events(rng: &mut Rng, pod: &PodRef, story: PodStory, start_ms: u64) -> Vec<EventParams> {
-    let kubelet = Reporter::Kubelet {
+/// One event of a pod's life, as the scheduler or the kubelet records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PodEvent {
+    /// kube-scheduler bound the pod to its node.
+    Scheduled,
+    Pulling,
+    /// The image was pulled in `pull_ms`, `image_bytes` large.
+    Pulled {
+        pull_ms: u64,
+        image_bytes: u64,
+    },
+    Created,
+    Started,
+    /// A readiness probe failed.
+    Unhealthy,
+    /// The container crashed and waits to be restarted.
+    BackOff,
+    /// The pod is being deleted: the kubelet stops the container.
+    Killing,
+}
+
+/// Event `event` about `pod` at `at_ms` (count 1), with the real message format:
+/// kube-scheduler's `Scheduled` (an events.k8s.io event), the kubelet's `Pulling`,
+/// `Pulled`, `Created`, `Started`, `Unhealthy`, `BackOff`, `Killing` (core/v1, with source).
+/// Its name is the pod's and the event's Unix time in hex nanoseconds, as client-go names
+/// events.
+pub fn pod_event(rng: &mut Rng, pod: &PodRef, event: PodEvent, at_ms: u64) -> EventParams {
+    let kubelet = || Reporter::Kubelet {
         node: pod.node.clone(),
     };
     let cpath = format!("spec.containers{{{}}}", pod.container);
-    let mut t = start_ms;
-    let mut out = Vec::new();
-    let mut ev = |rng: &mut Rng,
-                  t: u64,
-                  type_: &'static str,
-                  reason: &'static str,
-                  message: String,
-                  reporter: Reporter,
-                  field_path: &str,
-                  last_ms: u64,
-                  count: u32| {
-        // Event names are the object's name and the event's Unix time in hex nanoseconds.
-        let unix_ms = parse_rfc3339_ms(&timestamp(t)).unwrap_or(0).max(0) as u64;
-        let name = format!(
-            "{}.{:x}",
-            pod.name,
-            unix_ms * 1_000_000 + rng.below(1_000_000)
-        );
-        out.push(EventParams {
-            id: Identity::new(rng, &pod.namespace, &name, t),
-            pod_namespace: pod.namespace.clone(),
-            pod_name: pod.name.clone(),
-            pod_uid: pod.uid.clone(),
-            pod_resource_version: pod.resource_version,
-            field_path: field_path.to_string(),
-            type_,
-            reason,
-            message,
-            reporter,
-            first_ms: t,
-            last_ms,
-            count,
-        });
-    };
-    ev(
-        rng,
-        t,
-        "Normal",
-        "Scheduled",
-        format!(
-            "Successfully assigned {}/{} to {}",
-            pod.namespace, pod.name, pod.node
+    let (type_, reason, message, reporter, field_path) = match event {
+        PodEvent::Scheduled => (
+            "Normal",
+            "Scheduled",
+            format!(
+                "Successfully assigned {}/{} to {}",
+                pod.namespace, pod.name, pod.node
+            ),
+            Reporter::Scheduler,
+            String::new(),
         ),
-        Reporter::Scheduler,
-        "",
-        t,
-        1,
+        PodEvent::Pulling => (
+            "Normal",
+            "Pulling",
+            format!("Pulling image {}", go_quote(&pod.image)),
+            kubelet(),
+            cpath,
+        ),
+        PodEvent::Pulled {
+            pull_ms,
+            image_bytes,
+        } => (
+            "Normal",
+            "Pulled",
+            format!(
+                "Successfully pulled image {} in {} ({} including waiting). Image size: {} bytes.",
+                go_quote(&pod.image),
+                go_duration_ms(pull_ms),
+                go_duration_ms(pull_ms),
+                image_bytes
+            ),
+            kubelet(),
+            cpath,
+        ),
+        PodEvent::Created => (
+            "Normal",
+            "Created",
+            format!("Created container: {}", pod.container),
+            kubelet(),
+            cpath,
+        ),
+        PodEvent::Started => (
+            "Normal",
+            "Started",
+            format!("Started container {}", pod.container),
+            kubelet(),
+            cpath,
+        ),
+        PodEvent::Unhealthy => (
+            "Warning",
+            "Unhealthy",
+            format!(
+                "Readiness probe failed: Get \"http://{}:8080/ready\": dial tcp {}:8080: connect: connection refused",
+                pod.pod_ip, pod.pod_ip
+            ),
+            kubelet(),
+            cpath,
+        ),
+        PodEvent::BackOff => (
+            "Warning",
+            "BackOff",
+            format!(
+                "Back-off restarting failed container {} in pod {}_{}({})",
+                pod.container, pod.name, pod.namespace, pod.uid
+            ),
+            kubelet(),
+            cpath,
+        ),
+        PodEvent::Killing => (
+            "Normal",
+            "Killing",
+            format!("Stopping container {}", pod.container),
+            kubelet(),
+            cpath,
+        ),
+    };
+    let unix_ms = parse_rfc3339_ms(&timestamp(at_ms)).unwrap_or(0).max(0) as u64;
+    let name = format!(
+        "{}.{:x}",
+        pod.name,
+        unix_ms * 1_000_000 + rng.below(1_000_000)
     );
+    EventParams {
+        id: Identity::new(rng, &pod.namespace, &name, at_ms),
+        pod_namespace: pod.namespace.clone(),
+        pod_name: pod.name.clone(),
+        pod_uid: pod.uid.clone(),
+        pod_resource_version: pod.resource_version,
+        field_path,
+        type_,
+        reason,
+        message,
+        reporter,
+        first_ms: at_ms,
+        last_ms: at_ms,
+        count: 1,
+    }
+}
+
+/// The events the scheduler and the kubelet record for `pod` over `story`, starting at
+/// `start_ms` ([`pod_event`]'s; repeated probe failures and back-offs aggregated into one
+/// event with a count, as the kubelet's event correlator does).
+pub fn pod_events(rng: &mut Rng, pod: &PodRef, story: PodStory, start_ms: u64) -> Vec<EventParams> {
+    let mut t = start_ms;
+    let mut out = vec![pod_event(rng, pod, PodEvent::Scheduled, t)];
     t += 400 + rng.below(600);
-    ev(
-        rng,
-        t,
-        "Normal",
-        "Pulling",
-        format!("Pulling image {}", go_quote(&pod.image)),
-        kubelet.clone(),
-        &cpath,
-        t,
-        1,
-    );
+    out.push(pod_event(rng, pod, PodEvent::Pulling, t));
     let pull_ms = 800 + rng.below(4000);
     let image_bytes = 20_000_000 + rng.below(60_000_000);
     t += pull_ms;
-    ev(
+    out.push(pod_event(
         rng,
+        pod,
+        PodEvent::Pulled {
+            pull_ms,
+            image_bytes,
+        },
         t,
-        "Normal",
-        "Pulled",
-        format!(
-            "Successfully pulled image {} in {} ({} including waiting). Image size: {} bytes.",
-            go_quote(&pod.image),
-            go_duration_ms(pull_ms),
-            go_duration_ms(pull_ms),
-            image_bytes
-        ),
-        kubelet.clone(),
-        &cpath,
-        t,
-        1,
-    );
+    ));
     t += 100 + rng.below(200);
-    ev(
-        rng,
-        t,
-        "Normal",
-        "Created",
-        format!("Created container: {}", pod.container),
-        kubelet.clone(),
-        &cpath,
-        t,
-        1,
-    );
+    out.push(pod_event(rng, pod, PodEvent::Created, t));
     t += 50 + rng.below(150);
-    ev(
-        rng,
-        t,
-        "Normal",
-        "Started",
-        format!("Started container {}", pod.container),
-        kubelet.clone(),
-        &cpath,
-        t,
-        1,
-    );
+    out.push(pod_event(rng, pod, PodEvent::Started, t));
+    let repeated = |rng: &mut Rng, event, t: u64, n: u32, every_ms: u64| {
+        let mut e = pod_event(rng, pod, event, t);
+        e.count = n;
+        e.last_ms = t + u64::from(n) * every_ms;
+        e
+    };
     match story {
         PodStory::Started => {}
         PodStory::Unhealthy => {
             t += 10_000;
             let n = 3 + rng.below(20) as u32;
-            ev(
-                rng,
-                t,
-                "Warning",
-                "Unhealthy",
-                format!(
-                    "Readiness probe failed: Get \"http://{}:8080/ready\": dial tcp {}:8080: connect: connection refused",
-                    pod.pod_ip, pod.pod_ip
-                ),
-                kubelet.clone(),
-                &cpath,
-                t + u64::from(n) * 5_000,
-                n,
-            );
+            out.push(repeated(rng, PodEvent::Unhealthy, t, n, 5_000));
         }
         PodStory::CrashLoop => {
             t += 15_000;
             let n = 2 + rng.below(30) as u32;
-            ev(
-                rng,
-                t,
-                "Warning",
-                "BackOff",
-                format!(
-                    "Back-off restarting failed container {} in pod {}_{}({})",
-                    pod.container, pod.name, pod.namespace, pod.uid
-                ),
-                kubelet.clone(),
-                &cpath,
-                t + u64::from(n) * 20_000,
-                n,
-            );
+            out.push(repeated(rng, PodEvent::BackOff, t, n, 20_000));
         }
         PodStory::Killed => {
             t += 60_000 + rng.below(600_000);
-            ev(
-                rng,
-                t,
-                "Normal",
-                "Killing",
-                format!("Stopping container {}", pod.container),
-                kubelet.clone(),
-                &cpath,
-                t,
-                1,
-            );
+            out.push(pod_event(rng, pod, PodEvent::Killing, t));
         }
     }
     out
@@ -1339,6 +1485,77 @@ fn go_duration_ms(ms: u64) -> String {
         let s = format!("{}.{:03}", ms / 1000, ms % 1000);
         format!("{}s", s.trim_end_matches('0').trim_end_matches('.'))
     }
+}
+
+// ---------------------------------------------------------------- Lease
+
+/// A control-plane Lease as its holder writes it (`k8s.io/client-go/tools/leaderelection`
+/// for the controller-manager and scheduler, the apiserver's identity lease controller).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeaseParams<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub uid: &'a str,
+    /// creationTimestamp (and the leader's acquireTime).
+    pub created: &'a str,
+    pub holder: &'a str,
+    pub duration_s: u32,
+    /// Sim time of this renewal.
+    pub renew_ms: u64,
+    /// kube-apiserver's identity lease (labelled, no acquireTime or transitions).
+    pub identity: bool,
+}
+
+/// A `coordination.k8s.io/v1` Lease (LeaseSpec order: holderIdentity, leaseDurationSeconds,
+/// acquireTime, renewTime, leaseTransitions; the times are MicroTime).
+pub fn lease(p: &LeaseParams<'_>) -> String {
+    let acquired = parse_rfc3339_ms(p.created).unwrap_or(0) - crate::util::unix_ms(0);
+    let acquired = micro_timestamp(acquired.max(0) as u64);
+    let manager = if p.identity { "kube-apiserver" } else { p.name };
+    let fields = if p.identity {
+        json!({"f:metadata": {"f:labels": {".": {}, "f:apiserver.kubernetes.io/identity": {}, "f:kubernetes.io/hostname": {}}},
+               "f:spec": {"f:holderIdentity": {}, "f:leaseDurationSeconds": {}, "f:renewTime": {}}})
+    } else {
+        json!({"f:spec": {"f:acquireTime": {}, "f:holderIdentity": {}, "f:leaseDurationSeconds": {}, "f:leaseTransitions": {}, "f:renewTime": {}}})
+    };
+    let mut meta = Fields::default()
+        .put("name", p.name)
+        .put("namespace", p.namespace)
+        .put("uid", p.uid)
+        .put("creationTimestamp", p.created);
+    if p.identity {
+        meta = meta.put(
+            "labels",
+            string_map(&[
+                ("apiserver.kubernetes.io/identity", "kube-apiserver"),
+                ("kubernetes.io/hostname", "control-plane"),
+            ]),
+        );
+    }
+    let meta = meta
+        .put(
+            "managedFields",
+            vec![managed(
+                manager,
+                "coordination.k8s.io/v1",
+                p.renew_ms,
+                fields,
+                None,
+            )],
+        )
+        .done();
+    let spec = Fields::default()
+        .put("holderIdentity", p.holder)
+        .put("leaseDurationSeconds", p.duration_s)
+        .put_if(!p.identity, "acquireTime", acquired)
+        .put("renewTime", micro_timestamp(p.renew_ms))
+        .put_if(!p.identity, "leaseTransitions", 0i64)
+        .done();
+    typed(
+        "Lease",
+        "coordination.k8s.io/v1",
+        vec![("metadata", meta), ("spec", spec)],
+    )
 }
 
 // ---------------------------------------------------------------- the widgets CRD
@@ -1555,6 +1772,91 @@ pub fn widget_crd(uid: &str, resource_version: Option<u64>, created_ms: u64) -> 
         ),
         ("acceptedNames", names()),
         ("storedVersions", vec![J::from("v1")].into()),
+    ]);
+    typed(
+        "CustomResourceDefinition",
+        "apiextensions.k8s.io/v1",
+        vec![
+            ("metadata", meta.into_j()),
+            ("spec", spec),
+            ("status", status),
+        ],
+    )
+}
+
+/// A minimal established CustomResourceDefinition for `plural.group` (one served version,
+/// an open schema, no printer columns: clients see Name and Age).
+pub fn simple_crd(rt: &crate::resources::ResourceType, uid: &str, created_ms: u64) -> String {
+    let id = Identity {
+        name: format!("{}.{}", rt.plural, rt.group),
+        namespace: String::new(),
+        uid: uid.into(),
+        resource_version: None,
+        created_ms,
+    };
+    let mut meta = Meta::new(&id);
+    meta.generation = Some(1);
+    let names = || {
+        obj([
+            ("plural", rt.plural.into()),
+            ("singular", rt.singular.into()),
+            ("kind", rt.kind.into()),
+            ("listKind", rt.list_kind.into()),
+        ])
+    };
+    let schema = obj([(
+        "openAPIV3Schema",
+        obj([
+            ("type", "object".into()),
+            ("x-kubernetes-preserve-unknown-fields", true.into()),
+        ]),
+    )]);
+    let version = obj([
+        ("name", rt.version.into()),
+        ("served", true.into()),
+        ("storage", true.into()),
+        ("schema", schema),
+    ]);
+    let spec = obj([
+        ("group", rt.group.into()),
+        ("names", names()),
+        (
+            "scope",
+            if rt.namespaced {
+                "Namespaced"
+            } else {
+                "Cluster"
+            }
+            .into(),
+        ),
+        ("versions", vec![version].into()),
+        ("conversion", obj([("strategy", "None".into())])),
+    ]);
+    let at = timestamp(created_ms);
+    let condition = |ty: &str, reason: &str, message: &str| {
+        obj([
+            ("type", ty.into()),
+            ("status", "True".into()),
+            ("lastTransitionTime", (&at).into()),
+            ("reason", reason.into()),
+            ("message", message.into()),
+        ])
+    };
+    let status = obj([
+        (
+            "conditions",
+            vec![
+                condition("NamesAccepted", "NoConflicts", "no conflicts found"),
+                condition(
+                    "Established",
+                    "InitialNamesAccepted",
+                    "the initial names have been accepted",
+                ),
+            ]
+            .into(),
+        ),
+        ("acceptedNames", names()),
+        ("storedVersions", vec![J::from(rt.version)].into()),
     ]);
     typed(
         "CustomResourceDefinition",

@@ -38,14 +38,14 @@ pub mod workload;
 pub use faults::{Action, CutStyle, FaultPlan};
 pub use genpod::{DeployInfo, Phase, PodState};
 pub use model::{
-    watch_response_head, Cluster, ClusterConfig, Get, MutationError, ObjRef, Reply, Response,
-    StreamingLists, WatchId, WatchOutput,
+    watch_response_head, CacheProgress, Cluster, ClusterConfig, ControlPlane, Get, MutationError,
+    ObjRef, Reply, Response, StreamingLists, WatchId, WatchOutput, EVENT_TTL_MS,
 };
 pub use negotiate::{Output, TableVersion};
 pub use object::Obj;
 pub use resources::{
-    ResourceType, CONFIGMAPS, DEPLOYMENTS, EVENTS, NAMESPACES, NODES, PODS, REPLICASETS, SECRETS,
-    SERVICES, WIDGETS,
+    ResourceType, CONFIGMAPS, CUSTOMRESOURCEDEFINITIONS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES,
+    NODES, PODS, REPLICASETS, SECRETS, SERVICES, WIDGETS,
 };
 pub use util::Rng;
 pub use workload::{pod, pod_json, watch_event_stream, PodParams, Workload, WorkloadConfig};

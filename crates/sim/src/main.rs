@@ -1,17 +1,18 @@
-//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME]`
+//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS]`
 
 use std::io::Write;
 
 use kubelive_sim::rbac::{self, Policy};
 use kubelive_sim::server::{Server, ServerConfig};
-use kubelive_sim::{FaultPlan, StreamingLists};
+use kubelive_sim::{CacheProgress, FaultPlan, StreamingLists};
 
 const USAGE: &str =
     "usage: kubelive-sim serve [--port P] [--address A] [--objects N] [--namespaces K]
                           [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--watch-cache-window SECS]
                           [--bookmark-every SECS] [--faults SPEC] [--seed S]
                           [--no-streaming-lists | --ignore-streaming-lists]
-                          [--allow RULES]... [--user NAME] [--verbose]
+                          [--allow RULES]... [--user NAME] [--extra-groups N]
+                          [--no-leases] [--progress-notify-every SECS] [--verbose]
 
   --port 0 picks a free port. The first stdout line is `kubelive-sim listening on <url>`.
   --churn-for SECS: the churn stops SECS after the start (graceful deletions still end).
@@ -26,7 +27,18 @@ const USAGE: &str =
   the self-subject reviews) and the rules given, repeatable or `;`-separated:
     --allow VERBS:RESOURCES[@NAMESPACES]   e.g. --allow 'list,watch:pods@a,b'
     RESOURCES: pods, deployments.apps, widgets.kubelive.dev, * (any), /path (non-resource)
-    no @NAMESPACES: cluster-wide. Everything else gets the apiserver's 403.";
+    no @NAMESPACES: cluster-wide. Everything else gets the apiserver's 403.
+
+  A live control plane: kube-apiserver renews its identity lease every 10 s, the
+  controller-manager and the scheduler their leader leases every 2 s (Leases in
+  kube-system), so the resourceVersion moves while nothing a user watches changes.
+  --no-leases turns that off. A watch of a quiet collection gets a bookmark about every
+  minute once its watch cache learned a newer version: from etcd's progress
+  notifications, every --progress-notify-every SECS (etcd's default: 600; 0: at once,
+  as in a cluster whose clients' consistent LISTs keep asking for progress), or from any
+  consistent LIST or streaming list.
+  --extra-groups N serves N more API groups (group-NN.extra.kubelive.dev, one resource
+  `things` each) with their CustomResourceDefinitions, for discovery at scale.";
 
 fn parse(args: &[String]) -> Result<ServerConfig, String> {
     let mut cfg = ServerConfig::default();
@@ -73,6 +85,21 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
                     return Err("--user needs a name".into());
                 }
                 user = Some(name);
+            }
+            "--extra-groups" => cfg.extra_groups = num(flag, val(flag)?)?,
+            "--no-leases" => {
+                cfg.control_plane.identity_renew_ms = 0;
+                cfg.control_plane.leader_renew_ms = 0;
+            }
+            "--progress-notify-every" => {
+                let secs: f64 = num(flag, val(flag)?)?;
+                if !(secs >= 0.0 && secs.is_finite()) {
+                    return Err(format!("{flag}: bad value {secs}"));
+                }
+                cfg.control_plane.progress = match (secs * 1000.0) as u64 {
+                    0 => CacheProgress::Immediate,
+                    ms => CacheProgress::Every(ms),
+                };
             }
             "--verbose" | "-v" => cfg.verbose = true,
             "-h" | "--help" => return Err(String::new()),

@@ -27,12 +27,18 @@ use serde_json::{Map, Value};
 use crate::faults::{Action, CutStyle, FaultPlan};
 use crate::genpod::PodState;
 use crate::negotiate::Output;
-use crate::object::{json_body, Body, Obj};
-use crate::resources::{self, ResourceType, Target, CONFIGMAPS};
+use crate::object::{json_body, json_body_from_text, Body, Obj, Printed};
+use crate::printers::{
+    write_object_table, IncludeObject, ListMeta, TableConvertor, TableFormat, TableListWriter,
+    WatchTableEncoder,
+};
+use crate::resources::{self, ResourceType, Target, CONFIGMAPS, EVENTS, LEASES};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{self, FieldError};
 use crate::tree::{Key, Keyed, Tree};
-use crate::util::{b64url_decode, b64url_encode, json_str, timestamp, url_decode, Rng};
+use crate::util::{
+    b64url_decode, b64url_encode, json_str, timestamp, unix_ms_exact, url_decode, Rng,
+};
 
 /// How the server treats `sendInitialEvents` (streaming lists).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +135,12 @@ pub struct Response {
 }
 
 impl Response {
-    fn json(status: u16, body: String) -> Self {
+    /// A JSON body as the apiserver's encoder writes it (`json.Encoder.Encode`: the
+    /// document and a newline).
+    fn json(status: u16, mut body: String) -> Self {
+        if !body.ends_with('\n') {
+            body.push('\n');
+        }
         Response {
             status,
             headers: vec![("Content-Type".into(), "application/json".into())],
@@ -313,6 +324,9 @@ struct Watch {
     next_drip_ms: u64,
     finish: Option<WatchOutput>,
     killed: bool,
+    /// A Table watch (`Accept: ...;as=Table`): each event's object printed as a one-row
+    /// table, the column definitions with the first event only.
+    table: Option<WatchTableEncoder>,
 }
 
 /// Query options as the apiserver reads them.
@@ -328,6 +342,16 @@ struct Opts {
     timeout: Option<u64>,
     bookmarks: bool,
     send_initial: Option<bool>,
+    /// `includeObject` (Table answers only).
+    include_object: Option<String>,
+}
+
+/// The decoded value of query parameter `key`, if present.
+fn query_param(query: &str, key: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (url_decode(k) == key).then(|| url_decode(v))
+    })
 }
 
 /// A query parameter as a boolean, as apimachinery's `Convert_Slice_string_To_bool`
@@ -364,6 +388,7 @@ fn parse_opts(query: &str) -> Result<Opts, String> {
             }
             "allowWatchBookmarks" => o.bookmarks = query_bool(&v),
             "sendInitialEvents" => o.send_initial = Some(query_bool(&v)),
+            "includeObject" => o.include_object = Some(v),
             _ => {}
         }
     }
@@ -378,6 +403,81 @@ const MAX_SNAPSHOTS: usize = 64;
 
 /// How long a list snapshot is kept at most (ms): a paginated list is read in seconds.
 const SNAPSHOT_TTL_MS: u64 = 60_000;
+
+/// How quickly a resource's watch cache learns versions written to other resources while
+/// its own is quiet: what decides whether a watch of an idle collection gets bookmarks.
+///
+/// The cacher sends a watch a bookmark about every minute, at the newest version it has
+/// processed, and only if that is newer than the watch's start
+/// (`staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go` `dispatchEvents`,
+/// `cache_watcher.go` `process`). Its version moves with its own resource's events and with
+/// etcd's progress notifications, which etcd sends every 10 minutes by default and at once
+/// when a cache asks (`progress/watch_progress.go`: a consistent read waiting for the cache
+/// to be fresh asks every 100 ms). All caches watch on one gRPC stream
+/// (`SeparateCacheWatchRPC`), so a progress notification reaches every resource's cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheProgress {
+    /// Every cache knows every version as soon as it is written (a busy cluster whose
+    /// consistent reads keep asking etcd for progress).
+    Immediate,
+    /// etcd's progress notifications every this many ms, and every consistent read (a LIST
+    /// or streaming list from `resourceVersion=""`, a streaming list from any version).
+    Every(u64),
+}
+
+/// What a live cluster's control plane writes by itself (`coordination.k8s.io/v1` Leases
+/// in `kube-system`), so the global resourceVersion moves even when nothing a user watches
+/// changes, and how the watch caches learn of it. Off by default ([`ControlPlane::QUIET`]):
+/// the in-process model writes only what its driver asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControlPlane {
+    /// kube-apiserver renews its identity lease (`apiserver-…`) this often (ms; 0 = never;
+    /// kube-apiserver's `--identity-lease-renew-interval-seconds` is 10).
+    pub identity_renew_ms: u64,
+    /// kube-controller-manager and kube-scheduler renew their leader-election leases this
+    /// often (ms; 0 = never; their `--leader-elect-retry-period` is 2 s).
+    pub leader_renew_ms: u64,
+    pub progress: CacheProgress,
+}
+
+impl ControlPlane {
+    /// No writes of its own; caches know every version at once.
+    pub const QUIET: ControlPlane = ControlPlane {
+        identity_renew_ms: 0,
+        leader_renew_ms: 0,
+        progress: CacheProgress::Immediate,
+    };
+
+    /// A kube-apiserver 1.32 control plane on etcd's defaults: the identity lease every
+    /// 10 s, the leader leases every 2 s, progress notifications every 10 minutes.
+    pub const LIVE: ControlPlane = ControlPlane {
+        identity_renew_ms: 10_000,
+        leader_renew_ms: 2_000,
+        progress: CacheProgress::Every(600_000),
+    };
+}
+
+impl ControlPlane {
+    /// How often lease `i` of [`CONTROL_PLANE_LEASES`] is renewed (0 = never).
+    fn renew_every_ms(&self, i: usize) -> u64 {
+        if i == 0 {
+            self.identity_renew_ms
+        } else {
+            self.leader_renew_ms
+        }
+    }
+}
+
+/// The leases the control plane renews: (name, holder prefix, lease duration in seconds).
+const CONTROL_PLANE_LEASES: [(&str, &str, u32); 3] = [
+    ("apiserver-kubelive-sim", "apiserver-kubelive-sim", 3600),
+    ("kube-controller-manager", "control-plane", 15),
+    ("kube-scheduler", "control-plane", 15),
+];
+
+/// How long an Event lives after its last write (kube-apiserver's `--event-ttl`, 1 h: its
+/// etcd lease is renewed by every update, `pkg/registry/core/event/storage`).
+pub const EVENT_TTL_MS: u64 = 3_600_000;
 
 /// The simulated apiserver.
 #[derive(Debug)]
@@ -412,6 +512,72 @@ pub struct Cluster {
     /// version, old state?) -> JSON with kind/apiVersion. The newest few thousand.
     rendered: HashMap<(u64, bool), Arc<str>>,
     rendered_order: VecDeque<(u64, bool)>,
+    /// Each resource's printer (the index is the resource's id).
+    convertors: Vec<TableConvertor>,
+    /// Objects with a time to live (Events): (when, sequence) -> (resource, namespace, name,
+    /// the version whose TTL it is: a later write renews it).
+    expiring: BTreeMap<(u64, u64), (usize, String, String, u64)>,
+    next_expiry: u64,
+    control_plane: ControlPlane,
+    /// When each control-plane lease is renewed next (`CONTROL_PLANE_LEASES` order).
+    next_renewal: [u64; 3],
+    next_progress_ms: u64,
+    /// The newest version each resource's watch cache knows ([`CacheProgress::Every`]).
+    cache_rv: Vec<u64>,
+    /// Per resource, the newest of its changes compaction dropped from the history.
+    dropped_rv: Vec<u64>,
+}
+
+/// `text` decoded for what the store reads of it (labels, selectable fields, the printer's
+/// cells): everything but `metadata.managedFields`, often most of an object's fields and
+/// none of what a printer shows, so not decoded.
+fn decode_for_printing(text: &str) -> Result<Value, String> {
+    use crate::printers::gojson::object_fields;
+    let managed = object_fields(text)
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|(k, _)| *k == "metadata")
+        .and_then(|(_, meta)| {
+            let fields = object_fields(&text[meta.clone()]).ok()?;
+            let i = fields.iter().position(|(k, _)| *k == "managedFields")?;
+            // From the end of the field before (its comma goes) to this value's end; the
+            // first field goes with the comma after it.
+            let end = meta.start + fields[i].1.end;
+            Some(match i {
+                0 => (meta.start + 1)..end,
+                _ => (meta.start + fields[i - 1].1.end)..end,
+            })
+        });
+    match managed {
+        Some(cut) => {
+            let mut slim = String::with_capacity(text.len() - cut.len());
+            slim.push_str(&text[..cut.start]);
+            let rest = &text[cut.end..];
+            let rest = if slim.ends_with('{') {
+                rest.trim_start().strip_prefix(',').unwrap_or(rest)
+            } else {
+                rest
+            };
+            slim.push_str(rest);
+            serde_json::from_str(&slim).map_err(|e| e.to_string())
+        }
+        None => serde_json::from_str(text).map_err(|e| e.to_string()),
+    }
+}
+
+/// The printer of a resource type: a built-in one, the default convertor, or a CRD's
+/// columns (the widgets' `additionalPrinterColumns`; the extra groups declare none).
+fn convertor_of(rt: &ResourceType) -> TableConvertor {
+    if !rt.custom {
+        return TableConvertor::for_kind(rt.group, rt.kind);
+    }
+    let crd: Value = if *rt == resources::WIDGETS {
+        serde_json::from_str(&crate::kinds::widget_crd("", None, 0)).unwrap_or_default()
+    } else {
+        serde_json::json!({"spec": {"versions": [{"name": rt.version}]}})
+    };
+    TableConvertor::for_crd(&crd, rt.version)
+        .unwrap_or_else(|_| TableConvertor::default_convertor())
 }
 
 /// How many rendered watch objects the cache keeps (~4 KB each).
@@ -422,7 +588,7 @@ const MAX_EVENTS_PER_POLL: usize = 256;
 /// Whether a resource type is served from a CustomResourceDefinition (its list items
 /// carry `kind`/`apiVersion`, its empty objects are unstructured).
 fn is_custom(rt: &ResourceType) -> bool {
-    !rt.group.is_empty() && rt.group.contains('.') && !rt.group.ends_with(".k8s.io")
+    rt.custom
 }
 
 /// The empty object of a kind as the watch cache builds a bookmark's (a typed object's
@@ -443,10 +609,19 @@ fn empty_object(rt: &ResourceType, rv: u64, annotations: Option<&str>) -> String
                 .unwrap_or_default(),
         );
     }
+    // Go's encoding of each zero-value struct (k8s.io/api types.go): fields without
+    // omitempty, and structs (never omitted), stay; a zero metav1.Time is null.
     let rest = match rt.kind {
         "Pod" => ",\"spec\":{\"containers\":null},\"status\":{}",
         "Namespace" => ",\"spec\":{},\"status\":{}",
+        "Node" => ",\"spec\":{},\"status\":{\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":0}},\"nodeInfo\":{\"machineID\":\"\",\"systemUUID\":\"\",\"bootID\":\"\",\"kernelVersion\":\"\",\"osImage\":\"\",\"containerRuntimeVersion\":\"\",\"kubeletVersion\":\"\",\"kubeProxyVersion\":\"\",\"operatingSystem\":\"\",\"architecture\":\"\"}}",
         "Deployment" => ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{\"creationTimestamp\":null},\"spec\":{\"containers\":null}},\"strategy\":{}},\"status\":{}",
+        "ReplicaSet" => ",\"spec\":{\"selector\":null,\"template\":{\"metadata\":{\"creationTimestamp\":null},\"spec\":{\"containers\":null}}},\"status\":{\"replicas\":0}",
+        "Service" => ",\"spec\":{},\"status\":{\"loadBalancer\":{}}",
+        "Event" => ",\"involvedObject\":{},\"source\":{},\"firstTimestamp\":null,\"lastTimestamp\":null,\"eventTime\":null,\"reportingComponent\":\"\",\"reportingInstance\":\"\"",
+        "Lease" => ",\"spec\":{}",
+        "CustomResourceDefinition" => ",\"spec\":{\"group\":\"\",\"names\":{\"plural\":\"\",\"kind\":\"\"},\"scope\":\"\",\"versions\":null},\"status\":{\"acceptedNames\":{\"plural\":\"\",\"kind\":\"\"},\"storedVersions\":null}",
+        // ConfigMap, Secret: every field omitempty.
         _ => "",
     };
     format!(
@@ -470,23 +645,63 @@ fn error_line(status_json: &str) -> Vec<u8> {
     format!("{{\"type\":\"ERROR\",\"object\":{status_json}}}\n").into_bytes()
 }
 
-/// A periodic bookmark: the kind's empty object at `rv`.
-fn bookmark_line(rt: &ResourceType, rv: u64) -> Vec<u8> {
-    format!(
-        "{{\"type\":\"BOOKMARK\",\"object\":{}}}\n",
-        empty_object(rt, rv, None)
-    )
-    .into_bytes()
+/// A typed list: `kind`, `apiVersion`, `metadata` (ListMeta order: resourceVersion,
+/// continue, remainingItemCount), then the items without `kind`/`apiVersion`.
+fn write_typed_list(out: &mut String, rt: &ResourceType, meta: &ListMeta<'_>, page: &[&Arc<Obj>]) {
+    out.push_str("{\"kind\":\"");
+    out.push_str(rt.list_kind);
+    out.push_str("\",\"apiVersion\":\"");
+    out.push_str(&rt.api_version());
+    out.push_str("\",\"metadata\":{\"resourceVersion\":");
+    out.push_str(&json_str(meta.resource_version));
+    if !meta.continue_token.is_empty() {
+        out.push_str(",\"continue\":");
+        out.push_str(&json_str(meta.continue_token));
+    }
+    if let Some(n) = meta.remaining_item_count {
+        out.push_str(&format!(",\"remainingItemCount\":{n}"));
+    }
+    out.push_str("},\"items\":[");
+    for (i, obj) in page.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        obj.write_json(out, None);
+    }
+    out.push_str("]}");
 }
 
-/// The initial-events-end bookmark: the kind's empty object with the annotation
-/// (`staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go` builds it with `newFunc()`).
-fn end_bookmark_line(rt: &ResourceType, rv: u64) -> Vec<u8> {
-    format!(
-        "{{\"type\":\"BOOKMARK\",\"object\":{}}}\n",
-        empty_object(rt, rv, Some("{\"k8s.io/initial-events-end\":\"true\"}"))
-    )
-    .into_bytes()
+/// A custom resource's list, unstructured (`UnstructuredList`: a map, keys sorted:
+/// `apiVersion`, `items`, `kind`, `metadata`; the items whole).
+fn write_unstructured_list(
+    out: &mut String,
+    rt: &ResourceType,
+    meta: &ListMeta<'_>,
+    page: &[&Arc<Obj>],
+) {
+    out.push_str("{\"apiVersion\":\"");
+    out.push_str(&rt.api_version());
+    out.push_str("\",\"items\":[");
+    for (i, obj) in page.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        obj.write_json(out, Some(rt));
+    }
+    out.push_str("],\"kind\":\"");
+    out.push_str(rt.list_kind);
+    out.push_str("\",\"metadata\":{");
+    if !meta.continue_token.is_empty() {
+        out.push_str("\"continue\":");
+        out.push_str(&json_str(meta.continue_token));
+        out.push(',');
+    }
+    if let Some(n) = meta.remaining_item_count {
+        out.push_str(&format!("\"remainingItemCount\":{n},"));
+    }
+    out.push_str("\"resourceVersion\":");
+    out.push_str(&json_str(meta.resource_version));
+    out.push_str("}}");
 }
 
 fn continue_token(rv: i64, start: &str) -> String {
@@ -529,7 +744,7 @@ impl Cluster {
             rng,
             now_ms: 0,
             rv: 1,
-            stores: vec![Tree::new(); resources::ALL.len()],
+            stores: vec![Tree::new(); resources::all().len()],
             snapshots: BTreeMap::new(),
             snapshot_order: VecDeque::new(),
             history: VecDeque::new(),
@@ -547,6 +762,14 @@ impl Cluster {
             next_finalize: 0,
             rendered: HashMap::new(),
             rendered_order: VecDeque::new(),
+            convertors: resources::all().iter().map(convertor_of).collect(),
+            expiring: BTreeMap::new(),
+            next_expiry: 0,
+            control_plane: ControlPlane::QUIET,
+            next_renewal: [u64::MAX; 3],
+            next_progress_ms: u64::MAX,
+            cache_rv: vec![1; resources::all().len()],
+            dropped_rv: vec![0; resources::all().len()],
         }
     }
 
@@ -564,15 +787,24 @@ impl Cluster {
         self.compacted_rv
     }
 
-    /// Watches from versions older than this get 410 (at `now_ms`).
-    pub fn watch_floor(&self, now_ms: u64) -> u64 {
-        let mut floor = self.compacted_rv.max(self.restart_floor);
+    /// Watches of `rt` from versions older than this get 410 (at `now_ms`).
+    ///
+    /// Each resource has its own watch cache, which drops only its own events: a watch is
+    /// too old if an event of its resource after its version is gone (compacted, or older
+    /// than the window), not because other resources moved on. An idle collection's watch
+    /// keeps resuming while the control plane writes elsewhere (`cacher.go`,
+    /// `watch_cache.go` `getAllEventsSinceLocked`: the bound is the cache's own oldest
+    /// event). A restart re-initialises every cache at the current version.
+    pub fn watch_floor(&self, rt: ResourceType, now_ms: u64) -> u64 {
+        let res = resources::index_of(&rt);
+        let mut floor = self.dropped_rv[res].max(self.restart_floor);
         let w = self.cfg.watch_cache_window_ms;
         if w > 0 && now_ms > w {
             let cutoff = now_ms - w;
             let p = self.history.partition_point(|c| c.at_ms < cutoff);
-            if p > 0 {
-                floor = floor.max(self.history[p - 1].rv);
+            // The newest event of the resource older than the window.
+            if let Some(c) = self.history.range(..p).rev().find(|c| c.res == res) {
+                floor = floor.max(c.rv);
             }
         }
         floor
@@ -597,6 +829,16 @@ impl Cluster {
         }
         let first = self.history.partition_point(|c| c.rv <= rv);
         self.history.range(first..).any(|c| c.res == res)
+    }
+
+    /// Bytes the current objects' stored rows hold (for benches: what printing once per
+    /// version costs in memory; the history's older versions share most of it).
+    pub fn row_bytes(&self) -> usize {
+        self.stores
+            .iter()
+            .flat_map(|s| s.iter())
+            .map(|o| o.row_heap_bytes())
+            .sum()
     }
 
     /// Number of list snapshots held (for tests and benches).
@@ -653,6 +895,115 @@ impl Cluster {
             let (res, ns, name, uid) = entry.remove();
             self.finish_deletion(res, &ns, &name, &uid, at.max(self.now_ms));
         }
+        while let Some(entry) = self.expiring.first_entry() {
+            if entry.key().0 > now_ms {
+                break;
+            }
+            let (res, ns, name, rv) = entry.remove();
+            // Expired unless written again since (that write renewed the TTL).
+            if self.stores[res]
+                .get(Key::new(&ns, &name))
+                .is_some_and(|o| o.rv == rv)
+            {
+                let _ = self.delete_now(res, &ns, &name, now_ms);
+            }
+        }
+        self.control_plane_tick(now_ms);
+    }
+
+    /// Sets what the control plane writes by itself and how the watch caches learn of it
+    /// (see [`ControlPlane`]); the leases are written at once, then renewed on schedule.
+    pub fn set_control_plane(&mut self, cp: ControlPlane, now_ms: u64) {
+        self.advance(now_ms);
+        self.control_plane = cp;
+        let now = self.now_ms;
+        for (i, next) in self.next_renewal.iter_mut().enumerate() {
+            let every = cp.renew_every_ms(i);
+            *next = if every == 0 { u64::MAX } else { now };
+        }
+        self.next_progress_ms = match cp.progress {
+            CacheProgress::Immediate => u64::MAX,
+            CacheProgress::Every(ms) => now + ms.max(1),
+        };
+        self.cache_rv.fill(self.rv);
+        self.control_plane_tick(now);
+    }
+
+    /// The control plane's configuration.
+    pub fn control_plane(&self) -> ControlPlane {
+        self.control_plane
+    }
+
+    /// Renews the leases that are due (every renewal since the last call, each with its
+    /// own renewTime; at most a thousand a lease, then the schedule skips ahead) and
+    /// delivers etcd's periodic progress notification.
+    fn control_plane_tick(&mut self, now_ms: u64) {
+        for i in 0..CONTROL_PLANE_LEASES.len() {
+            let every = self.control_plane.renew_every_ms(i);
+            let mut budget = 1000;
+            while self.next_renewal[i] <= now_ms {
+                let due = self.next_renewal[i];
+                self.renew_lease(i, due);
+                budget -= 1;
+                self.next_renewal[i] = match every {
+                    0 => u64::MAX,
+                    _ if budget == 0 => now_ms + every,
+                    _ => due + every,
+                };
+            }
+        }
+        if now_ms >= self.next_progress_ms {
+            self.caches_fresh();
+            if let CacheProgress::Every(ms) = self.control_plane.progress {
+                while self.next_progress_ms <= now_ms {
+                    self.next_progress_ms += ms.max(1);
+                }
+            }
+        }
+    }
+
+    /// Writes control-plane lease `i` as renewed at `now_ms` (created on its first renewal).
+    fn renew_lease(&mut self, i: usize, now_ms: u64) {
+        let (name, holder, duration) = CONTROL_PLANE_LEASES[i];
+        let res = resources::index_of(&LEASES);
+        let current = self.stores[res].get(Key::new("kube-system", name)).cloned();
+        let (uid, acquired) = match &current {
+            Some(o) => (o.uid().into_owned(), o.created()),
+            None => (self.rng.uuid(), timestamp(now_ms)),
+        };
+        let text = crate::kinds::lease(&crate::kinds::LeaseParams {
+            name,
+            namespace: "kube-system",
+            uid: &uid,
+            created: &acquired,
+            holder: &format!("{holder}_{}", &uid[..8]),
+            duration_s: duration,
+            renew_ms: now_ms,
+            identity: i == 0,
+        });
+        let rv = self.rv + 1;
+        let Ok(o) = self.obj_from_text(&LEASES, &text, rv) else {
+            debug_assert!(false, "a control-plane lease did not build: {text}");
+            return;
+        };
+        if current.is_some() {
+            self.replace(res, o, now_ms);
+        } else {
+            let _ = self.insert_new(res, o, now_ms);
+        }
+    }
+
+    /// Every watch cache learns the newest version (an etcd progress notification).
+    fn caches_fresh(&mut self) {
+        self.cache_rv.fill(self.rv);
+    }
+
+    /// The newest version resource `res`'s watch cache knows.
+    fn cache_rv(&self, res: usize) -> u64 {
+        match self.control_plane.progress {
+            CacheProgress::Immediate => self.rv,
+            CacheProgress::Every(_) => self.cache_rv[res],
+        }
     }
 
     /// Removes an object whose graceful deletion is over (unless it is gone already or
@@ -686,7 +1037,9 @@ impl Cluster {
             .front()
             .is_some_and(|c| c.rv <= self.compacted_rv)
         {
-            self.history.pop_front();
+            if let Some(c) = self.history.pop_front() {
+                self.dropped_rv[c.res] = c.rv;
+            }
         }
         let floor = self.compacted_rv;
         self.snapshots.retain(|(_, rv), _| *rv >= floor);
@@ -731,6 +1084,8 @@ impl Cluster {
             "the apiserver's own write failed: {written:?}"
         );
         self.restart_floor = self.rv;
+        // The new watch caches start from a list at the current version.
+        self.caches_fresh();
         // The new watch cache has no snapshots.
         self.snapshots.clear();
         self.snapshot_order.clear();
@@ -813,14 +1168,100 @@ impl Cluster {
             Some(k) => k.created(),
             None => timestamp(now_ms),
         };
-        meta.insert("creationTimestamp".into(), Value::String(created.clone()));
-        let body = json_body(rt, &v, &uid, &created);
+        meta.insert("creationTimestamp".into(), Value::String(created));
+        let row = self.convertors[resources::index_of(rt)].row(&v);
+        let body = json_body(rt, &v, row);
         Ok(Obj {
             namespace: self.intern(&namespace),
             name: name.into_boxed_str(),
             rv,
-            body: Body::Json(Box::new(body)),
+            body: Body::Json(Arc::new(body)),
         })
+    }
+
+    /// An object from its wire text (see [`Cluster::create_object`]) at version `rv`.
+    fn obj_from_text(
+        &mut self,
+        rt: &ResourceType,
+        text: &str,
+        rv: u64,
+    ) -> Result<Obj, MutationError> {
+        // A custom resource is rebuilt from its decoded form (unstructured): all of it.
+        let v = if rt.custom {
+            serde_json::from_str(text).map_err(|e| e.to_string())
+        } else {
+            decode_for_printing(text)
+        }
+        .map_err(MutationError::Invalid)?;
+        let meta = &v["metadata"];
+        let name = meta["name"].as_str().unwrap_or("");
+        if name.is_empty() {
+            return Err(MutationError::Invalid("metadata.name is required".into()));
+        }
+        let namespace = match (rt.namespaced, meta["namespace"].as_str()) {
+            (true, Some(ns)) if !ns.is_empty() => ns,
+            (true, _) => {
+                return Err(MutationError::Invalid(
+                    "metadata.namespace is required".into(),
+                ))
+            }
+            (false, _) => "",
+        };
+        for field in ["uid", "creationTimestamp"] {
+            if meta[field].as_str().is_none_or(str::is_empty) {
+                return Err(MutationError::Invalid(format!(
+                    "metadata.{field} is required"
+                )));
+            }
+        }
+        let row = self.convertors[resources::index_of(rt)].row(&v);
+        let body = json_body_from_text(rt, text, &v, row).map_err(MutationError::Invalid)?;
+        Ok(Obj {
+            namespace: self.intern(namespace),
+            name: name.into(),
+            rv,
+            body: Body::Json(Arc::new(body)),
+        })
+    }
+
+    /// Stores an object given as the apiserver would serve it: compact JSON in wire order
+    /// (for typed kinds `kind`, `apiVersion`, then Go struct order, as [`crate::kinds`]
+    /// writes them), with `metadata.name`, `namespace` (namespaced kinds), `uid` and
+    /// `creationTimestamp` set; its order is kept, its resourceVersion is the store's.
+    pub fn create_object(
+        &mut self,
+        rt: ResourceType,
+        text: &str,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
+        self.advance(now_ms);
+        let res = resources::index_of(&rt);
+        let o = self.obj_from_text(&rt, text, self.rv + 1)?;
+        self.insert_new(res, o, now_ms)
+    }
+
+    /// Replaces an existing object with one given as in [`Cluster::create_object`] (an
+    /// update: the text says what it is now, uid and creationTimestamp included).
+    pub fn update_object(
+        &mut self,
+        rt: ResourceType,
+        text: &str,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
+        self.advance(now_ms);
+        let res = resources::index_of(&rt);
+        let o = self.obj_from_text(&rt, text, self.rv + 1)?;
+        let old = self.stores[res]
+            .get(o.key())
+            .ok_or(MutationError::NotFound)?;
+        if old.uid() != o.uid() {
+            return Err(MutationError::Invalid(format!(
+                "Precondition failed: UID in precondition: {}, UID in object meta: {}",
+                o.uid(),
+                old.uid()
+            )));
+        }
+        Ok(self.replace(res, o, now_ms))
     }
 
     fn record(
@@ -831,6 +1272,15 @@ impl Cluster {
         old: Option<Arc<Obj>>,
         now_ms: u64,
     ) {
+        self.cache_rv[res] = obj.rv;
+        if res == resources::index_of(&EVENTS) && kind != ChangeKind::Deleted {
+            // Every write of an Event renews its TTL.
+            self.next_expiry += 1;
+            self.expiring.insert(
+                (now_ms.max(self.now_ms) + EVENT_TTL_MS, self.next_expiry),
+                (res, obj.namespace.to_string(), obj.name.to_string(), obj.rv),
+            );
+        }
         self.history.push_back(Change {
             rv: obj.rv,
             at_ms: now_ms.max(self.now_ms),
@@ -1275,21 +1725,31 @@ impl Cluster {
         if let Some(r) = self.request_fault() {
             return Reply::Response(r);
         }
+        let table = |include: Option<&str>| match req.output {
+            Output::Json => None,
+            Output::Table(version) => Some(
+                IncludeObject::from_query(include).map(|include| TableFormat { version, include }),
+            ),
+        };
+        if let Some(name) = &name {
+            // An object's path serves GET only: `?watch=true` there is ignored (the GET
+            // handler reads GetOptions; installer.go registers watches of one object
+            // under the deprecated /watch/ prefix only), as are list options.
+            let include = query_param(query, "includeObject");
+            let format = table(include.as_deref());
+            return Reply::Response(self.get_object(
+                &rt,
+                namespace.as_deref(),
+                name,
+                format,
+                now_ms,
+            ));
+        }
         let mut o = match parse_opts(query) {
             Ok(o) => o,
             Err(e) => return Reply::Response(Response::json(400, status::bad_request(&e))),
         };
-        if let Some(name) = &name {
-            if !o.watch {
-                return Reply::Response(self.get_object(&rt, namespace.as_deref(), name));
-            }
-            // A watch on one object is a collection watch restricted by name.
-            o.fields = if o.fields.is_empty() {
-                format!("metadata.name={name}")
-            } else {
-                format!("{},metadata.name={name}", o.fields)
-            };
-        }
+        let format = table(o.include_object.as_deref());
         let q = match (
             LabelSelector::parse(&o.labels),
             FieldSelector::parse(&o.fields, &rt),
@@ -1314,9 +1774,18 @@ impl Cluster {
             return Reply::Response(Response::json(422, status::invalid_list_options(&errs)));
         }
         if o.watch {
-            self.open_watch(q, &o, now_ms)
+            // The watch handler converts (optionsForTransform) once the watch is open; a
+            // bad includeObject is its 400 (response.go, watch.go).
+            let format = match format {
+                Some(Err(e)) => {
+                    return Reply::Response(Response::json(400, status::bad_request(&e)))
+                }
+                Some(Ok(f)) => Some(f),
+                None => None,
+            };
+            self.open_watch(q, &o, format, now_ms)
         } else {
-            self.list(rt, q, &o, now_ms)
+            self.list(rt, q, &o, format, now_ms)
         }
     }
 
@@ -1442,14 +1911,42 @@ impl Cluster {
         errs
     }
 
-    fn get_object(&self, rt: &ResourceType, namespace: Option<&str>, name: &str) -> Response {
+    fn get_object(
+        &self,
+        rt: &ResourceType,
+        namespace: Option<&str>,
+        name: &str,
+        table: Option<Result<TableFormat, String>>,
+        now_ms: u64,
+    ) -> Response {
         let k = Key::new(namespace.unwrap_or(""), name);
-        match self.stores[resources::index_of(rt)].get(k) {
-            Some(o) => Response::json(200, o.to_json(Some(rt))),
-            None => Response::json(
+        let res = resources::index_of(rt);
+        let Some(o) = self.stores[res].get(k) else {
+            return Response::json(
                 404,
                 status::not_found_object(&rt.qualified(), rt.group, rt.plural, name),
-            ),
+            );
+        };
+        match table {
+            None => Response::json(200, o.to_json(Some(rt))),
+            // The object is read first, then converted (transformResponseObject).
+            Some(Err(e)) => Response::json(400, status::bad_request(&e)),
+            Some(Ok(format)) => {
+                let mut out = String::with_capacity(4096);
+                let printed = Printed { obj: o, rt };
+                let conv = &self.convertors[res];
+                match write_object_table(
+                    &mut out,
+                    conv,
+                    format,
+                    &o.row(),
+                    &printed,
+                    unix_ms_exact(now_ms),
+                ) {
+                    Ok(()) => Response::json(200, out),
+                    Err(e) => Response::json(500, status::internal_message(&e.to_string())),
+                }
+            }
         }
     }
 
@@ -1462,7 +1959,14 @@ impl Cluster {
         })
     }
 
-    fn list(&mut self, rt: ResourceType, q: Query, o: &Opts, now_ms: u64) -> Reply {
+    fn list(
+        &mut self,
+        rt: ResourceType,
+        q: Query,
+        o: &Opts,
+        table: Option<Result<TableFormat, String>>,
+        now_ms: u64,
+    ) -> Reply {
         let lagging = self.lag.is_some() && self.rng.chance(self.cfg.faults.lag_chance);
         let mut limit = o.limit;
         let (list_rv, after) = if !o.cont.is_empty() {
@@ -1533,6 +2037,17 @@ impl Cluster {
                 (served, None)
             }
         };
+        if o.cont.is_empty() && o.rv.is_empty() {
+            // A consistent read: served once the watch cache caught up with etcd, whose
+            // progress notification reaches every resource's cache.
+            self.caches_fresh();
+        }
+        // The list is read first, then converted (transformResponseObject).
+        let format = match table {
+            Some(Err(e)) => return Reply::Response(Response::json(400, status::bad_request(&e))),
+            Some(Ok(f)) => Some(f),
+            None => None,
+        };
         let store = self.store_at(q.res, list_rv);
         let (lo, hi) = q.range();
         let lower = match (after.as_deref(), lo.as_deref()) {
@@ -1542,40 +2057,21 @@ impl Cluster {
             (None, None) => Bound::Unbounded,
         };
         let upper = hi.as_deref().map(Key::raw);
-        let typed = is_custom(&rt).then_some(&rt);
-        let mut body = String::with_capacity(4096);
-        body.push_str("{\"kind\":\"");
-        body.push_str(rt.list_kind);
-        body.push_str("\",\"apiVersion\":\"");
-        body.push_str(&rt.api_version());
-        body.push_str("\",\"metadata\":{\"resourceVersion\":\"");
-        body.push_str(&list_rv.to_string());
-        body.push('"');
-        let mut items = String::with_capacity(if limit > 0 {
-            limit as usize * 4300
-        } else {
-            4096
-        });
-        let mut count = 0u64;
-        let mut last: Option<&Arc<Obj>> = None;
+        let mut page: Vec<&Arc<Obj>> = Vec::with_capacity(limit.min(4096) as usize);
         for obj in store.iter_from(lower) {
             if upper.is_some_and(|u| obj.key().cmp_key(&u).is_ge()) {
                 break;
             }
-            if limit > 0 && count >= limit {
+            if limit > 0 && page.len() as u64 >= limit {
                 break;
             }
-            if !q.matches(obj) {
-                continue;
+            if q.matches(obj) {
+                page.push(obj);
             }
-            if count > 0 {
-                items.push(',');
-            }
-            obj.write_json(&mut items, typed);
-            count += 1;
-            last = Some(obj);
         }
-        if let (true, Some(last)) = (limit > 0 && count >= limit, last) {
+        let mut cont = String::new();
+        let mut remaining = None;
+        if let (true, Some(last)) = (limit > 0 && page.len() as u64 >= limit, page.last()) {
             // More if any key of the range follows the last item (as the apiserver's
             // `hasMore`): a rank difference, not a walk over the rest.
             let rest = store.count_range(
@@ -1583,24 +2079,49 @@ impl Cluster {
                 upper.map_or(Bound::Unbounded, Bound::Excluded),
             );
             if rest > 0 {
-                let last_key = last.key().joined();
-                body.push_str(",\"continue\":\"");
-                body.push_str(&continue_token(list_rv as i64, &format!("{last_key}\0")));
-                body.push('"');
+                cont = continue_token(list_rv as i64, &format!("{}\0", last.key().joined()));
                 if q.selectors_empty() {
-                    body.push_str(&format!(",\"remainingItemCount\":{rest}"));
+                    remaining = Some(rest as i64);
                 }
-                self.keep_snapshot(q.res, list_rv, &store);
             }
         }
-        body.push_str("},\"items\":[");
-        body.push_str(&items);
-        body.push_str("]}");
+        let list_rv_text = list_rv.to_string();
+        let meta = ListMeta {
+            resource_version: &list_rv_text,
+            continue_token: &cont,
+            remaining_item_count: remaining,
+        };
+        let per_item = if format.is_some() { 1800 } else { 4300 };
+        let mut body = String::with_capacity(page.len() * per_item + 512);
+        match format {
+            Some(format) => {
+                let conv = &self.convertors[q.res];
+                let now = unix_ms_exact(now_ms);
+                let mut w = TableListWriter::begin(&mut body, conv, format, &meta);
+                for obj in &page {
+                    let printed = Printed { obj, rt: &rt };
+                    // Stored objects always print; a failure would drop only that row.
+                    let _ = w.push_row(&mut body, &obj.row(), &printed, now);
+                }
+                w.finish(&mut body);
+            }
+            None if is_custom(&rt) => write_unstructured_list(&mut body, &rt, &meta, &page),
+            None => write_typed_list(&mut body, &rt, &meta, &page),
+        }
+        body.push('\n');
+        if !cont.is_empty() {
+            self.keep_snapshot(q.res, list_rv, &store);
+        }
         Reply::Response(Response::json(200, body))
     }
 
-    fn open_watch(&mut self, q: Query, o: &Opts, now_ms: u64) -> Reply {
+    fn open_watch(&mut self, q: Query, o: &Opts, table: Option<TableFormat>, now_ms: u64) -> Reply {
         let streaming = o.send_initial == Some(true);
+        if streaming {
+            // The cache waits until it is at least as fresh as asked (a consistent read
+            // from "", NotOlderThan otherwise), asking etcd for progress.
+            self.caches_fresh();
+        }
         // A streaming list from "" is a consistent read (most recent state), never
         // served by a lagging replica's stale cache.
         let consistent = streaming && o.rv.is_empty();
@@ -1639,6 +2160,7 @@ impl Cluster {
             next_drip_ms: now_ms,
             finish: None,
             killed: false,
+            table: table.map(WatchTableEncoder::new),
         };
         if self.rng.chance(f.cut) {
             w.cut_at = Some((self.rng.below(f.cut_within), false));
@@ -1706,7 +2228,7 @@ impl Cluster {
                 None if o.send_initial == Some(false) && o.rv.is_empty() => {}
                 None => synthetic(self, &mut w, served),
                 Some(n) => {
-                    let floor = self.watch_floor(now_ms);
+                    let floor = self.watch_floor(w.q.rt, now_ms);
                     if n < floor {
                         w.error_at = Some((now_ms, status::too_old_watch(n, floor)));
                     } else if n > served {
@@ -1791,11 +2313,79 @@ impl Cluster {
     }
 
     /// Fills `w.pending` with the chunks due now (or sets `w.finish`).
+    /// The line of an ADDED/MODIFIED/DELETED event in the watch's representation (`old`:
+    /// the object is the state before the change, at the change's version `rv`).
+    fn event_bytes(
+        &mut self,
+        w: &mut Watch,
+        ty: &str,
+        rv: u64,
+        obj: &Arc<Obj>,
+        old: bool,
+        now_ms: u64,
+    ) -> Vec<u8> {
+        let rt = w.q.rt;
+        match &mut w.table {
+            None => {
+                let json = self.rendered(&rt, rv, obj, old);
+                event_line(ty, &json)
+            }
+            Some(enc) => {
+                let at;
+                let o: &Obj = if old {
+                    at = obj.at_rv(rv);
+                    &at
+                } else {
+                    obj
+                };
+                let mut line = String::with_capacity(2048);
+                let conv = &self.convertors[w.q.res];
+                let printed = Printed { obj: o, rt: &rt };
+                // Stored objects always print (a failure would leave the line empty).
+                let _ = enc.write_event(
+                    &mut line,
+                    conv,
+                    ty,
+                    &o.row(),
+                    &printed,
+                    unix_ms_exact(now_ms),
+                );
+                line.into_bytes()
+            }
+        }
+    }
+
+    /// A BOOKMARK line at `rv` (`end`: the initial-events-end one) in the watch's
+    /// representation: the kind's empty object, or that object printed as a one-row table.
+    fn bookmark_bytes(&self, w: &mut Watch, rv: u64, end: bool, now_ms: u64) -> Vec<u8> {
+        let rt = w.q.rt;
+        let ann = end.then_some("{\"k8s.io/initial-events-end\":\"true\"}");
+        let object = empty_object(&rt, rv, ann);
+        match &mut w.table {
+            None => format!("{{\"type\":\"BOOKMARK\",\"object\":{object}}}\n").into_bytes(),
+            Some(enc) => {
+                let mut line = String::with_capacity(1024);
+                let conv = &self.convertors[w.q.res];
+                let _ = enc.write_bookmark(&mut line, conv, &object, unix_ms_exact(now_ms));
+                line.into_bytes()
+            }
+        }
+    }
+
     fn produce(&mut self, w: &mut Watch, now_ms: u64) {
         let rt = w.q.rt;
         if let Some((t, ref st)) = w.error_at {
             if now_ms >= t {
-                w.pending.push_back(error_line(st));
+                // An ERROR's Status is never converted, in a Table watch too.
+                let line = match &mut w.table {
+                    None => error_line(st),
+                    Some(enc) => {
+                        let mut line = String::new();
+                        enc.write_error(&mut line, st);
+                        line.into_bytes()
+                    }
+                };
+                w.pending.push_back(line);
                 w.finish = Some(WatchOutput::End);
             }
             return;
@@ -1805,6 +2395,7 @@ impl Cluster {
             return;
         }
         let mut lines: Vec<Vec<u8>> = Vec::new();
+        let mut initial: Vec<Arc<Obj>> = Vec::new();
         if let Some(init) = &mut w.initial {
             let (lo, hi) = w.q.range();
             let lower = match (init.after.as_deref(), lo.as_deref()) {
@@ -1819,13 +2410,13 @@ impl Cluster {
                 if upper.is_some_and(|u| o.key().cmp_key(&u).is_ge()) {
                     break;
                 }
-                if lines.len() >= MAX_EVENTS_PER_POLL {
+                if initial.len() >= MAX_EVENTS_PER_POLL {
                     done = false;
                     break;
                 }
                 last = Some(o.key().joined());
                 if w.q.matches(o) {
-                    lines.push(event_line("ADDED", &o.to_json(Some(&rt))));
+                    initial.push(o.clone());
                 }
             }
             if done {
@@ -1834,10 +2425,17 @@ impl Cluster {
                 init.after = Some(k);
             }
         }
+        for o in initial {
+            let line = match &mut w.table {
+                None => event_line("ADDED", &o.to_json(Some(&rt))),
+                Some(_) => self.event_bytes(w, "ADDED", o.rv, &o, false, now_ms),
+            };
+            lines.push(line);
+        }
         if w.initial.is_none() {
             if w.end_bookmark {
                 w.end_bookmark = false;
-                lines.push(end_bookmark_line(&rt, w.cursor));
+                lines.push(self.bookmark_bytes(w, w.cursor, true, now_ms));
             }
             let served = self.served_rv(w.lagging);
             if let Some(n) = w.wait_until_rv {
@@ -1848,11 +2446,12 @@ impl Cluster {
             }
             if w.wait_until_rv.is_none() && w.cursor < served {
                 let first_rv = self.history.front().map(|c| c.rv).unwrap_or(self.rv + 1);
-                if w.cursor + 1 < first_rv && w.cursor < self.rv {
+                if self.dropped_rv[w.q.res] > w.cursor {
                     // History this watcher still needed is gone: close it like a slow watcher.
                     w.finish = Some(WatchOutput::End);
                 } else {
-                    let start = (w.cursor + 1 - first_rv) as usize;
+                    // What is gone before the history's start was other resources'.
+                    let start = (w.cursor + 1).saturating_sub(first_rv) as usize;
                     // (event type, change version, the change's new state or its old one)
                     let mut due: Vec<(&'static str, u64, Arc<Obj>, bool)> = Vec::new();
                     for c in self.history.range(start..) {
@@ -1883,17 +2482,19 @@ impl Cluster {
                         due.push((ty, c.rv, c.obj.clone(), false));
                     }
                     for (ty, rv, obj, old) in due {
-                        let json = self.rendered(&rt, rv, &obj, old);
-                        lines.push(event_line(ty, &json));
+                        lines.push(self.event_bytes(w, ty, rv, &obj, old, now_ms));
                     }
                 }
             }
             if w.bookmarks && w.finish.is_none() && w.wait_until_rv.is_none() {
                 let caught_up = w.cursor >= served;
+                // The cacher's bookmark carries the newest version its cache processed,
+                // and goes only to a watch that started before it (cache_watcher.go).
+                let at = w.cursor.min(self.cache_rv(w.q.res));
                 let mut sent = false;
                 if now_ms >= w.next_bookmark_ms {
-                    if caught_up && w.cursor > w.start_rv {
-                        lines.push(bookmark_line(&rt, w.cursor));
+                    if caught_up && at > w.start_rv {
+                        lines.push(self.bookmark_bytes(w, at, false, now_ms));
                         sent = true;
                     }
                     while w.next_bookmark_ms <= now_ms {
@@ -1902,8 +2503,8 @@ impl Cluster {
                 }
                 if !w.final_bookmark_done && now_ms + 2000 >= w.deadline_ms && caught_up {
                     w.final_bookmark_done = true;
-                    if w.cursor > w.start_rv && !sent {
-                        lines.push(bookmark_line(&rt, w.cursor));
+                    if at > w.start_rv && !sent {
+                        lines.push(self.bookmark_bytes(w, at, false, now_ms));
                     }
                 }
             }
@@ -2033,5 +2634,37 @@ impl Cluster {
         WatchOutput::Pending {
             wake_at_ms: wake.max(now_ms),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the store reads of an object is all of it but `metadata.managedFields`,
+    /// wherever that field sits in the metadata.
+    #[test]
+    fn decoding_for_printing_leaves_out_managed_fields() {
+        let mut rng = Rng::new(3);
+        let svc = crate::kinds::service(&crate::kinds::ServiceParams::random(
+            &mut rng,
+            "ns",
+            "web",
+            crate::kinds::ServiceKind::NodePort,
+            0,
+        ));
+        for text in [
+            svc.clone(),
+            r#"{"metadata":{"managedFields":[{"a":1}],"name":"x"},"spec":{}}"#.to_string(),
+            r#"{"metadata":{"managedFields":[]}}"#.to_string(),
+            r#"{"metadata":{"name":"x"}}"#.to_string(),
+        ] {
+            let mut want: Value = serde_json::from_str(&text).unwrap();
+            if let Some(m) = want["metadata"].as_object_mut() {
+                m.remove("managedFields");
+            }
+            assert_eq!(decode_for_printing(&text).unwrap(), want, "{text}");
+        }
+        assert!(decode_for_printing("[1]").is_err());
     }
 }

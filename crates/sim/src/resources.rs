@@ -1,6 +1,8 @@
 //! The resource types the sim serves, and how a request path names one of them.
 //! Their discovery documents are in [`crate::discovery`].
 
+use std::sync::OnceLock;
+
 /// A resource type served by the sim.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResourceType {
@@ -162,9 +164,36 @@ pub const WIDGETS: ResourceType = ResourceType {
     custom: true,
 };
 
-/// Every resource type, in a fixed order (the index is the resource's id in the model;
-/// new types go at the end).
-pub const ALL: [ResourceType; 10] = [
+/// `coordination.k8s.io/v1` Leases: what the control plane renews every few seconds.
+pub const LEASES: ResourceType = ResourceType {
+    group: "coordination.k8s.io",
+    version: "v1",
+    plural: "leases",
+    singular: "lease",
+    kind: "Lease",
+    list_kind: "LeaseList",
+    namespaced: true,
+    short_names: &[],
+    categories: &[],
+    custom: false,
+};
+/// `apiextensions.k8s.io/v1` CustomResourceDefinitions (`kubectl get crd`).
+pub const CUSTOMRESOURCEDEFINITIONS: ResourceType = ResourceType {
+    group: "apiextensions.k8s.io",
+    version: "v1",
+    plural: "customresourcedefinitions",
+    singular: "customresourcedefinition",
+    kind: "CustomResourceDefinition",
+    list_kind: "CustomResourceDefinitionList",
+    namespaced: false,
+    short_names: &["crd", "crds"],
+    categories: &["api-extensions"],
+    custom: false,
+};
+
+/// The built-in resource types, in a fixed order (the index is the resource's id in the
+/// model; new types go at the end). [`all`] adds the extra groups.
+pub const ALL: [ResourceType; 12] = [
     NAMESPACES,
     PODS,
     CONFIGMAPS,
@@ -175,11 +204,69 @@ pub const ALL: [ResourceType; 10] = [
     SECRETS,
     EVENTS,
     REPLICASETS,
+    LEASES,
+    CUSTOMRESOURCEDEFINITIONS,
 ];
 
-/// Index of a resource type in [`ALL`].
+/// Every resource type served: [`ALL`], then the extra groups' ([`register_extra_groups`]).
+static REGISTRY: OnceLock<Vec<ResourceType>> = OnceLock::new();
+
+/// Every resource type this process serves (fixed on first use).
+pub fn all() -> &'static [ResourceType] {
+    REGISTRY.get_or_init(|| ALL.to_vec())
+}
+
+/// The resource type of extra group `i` (`group-NN.extra.kubelive.dev`, one namespaced,
+/// listable resource `things` of kind `Thing`, served from a CustomResourceDefinition).
+fn extra_group(i: usize) -> ResourceType {
+    let group: &'static str =
+        Box::leak(format!("group-{i:02}.extra.kubelive.dev").into_boxed_str());
+    ResourceType {
+        group,
+        version: "v1",
+        plural: "things",
+        singular: "thing",
+        kind: "Thing",
+        list_kind: "ThingList",
+        namespaced: true,
+        short_names: &[],
+        categories: &[],
+        custom: true,
+    }
+}
+
+/// The extra groups, after the built-in types in [`all`].
+pub fn extra_groups() -> &'static [ResourceType] {
+    &all()[ALL.len()..]
+}
+
+/// Serves `n` more API groups (for discovery at scale: a browser's discovery against a
+/// cluster with many groups). Must come before anything reads the registry (the
+/// `kubelive-sim` binary does it first); an error if it was fixed with another count.
+pub fn register_extra_groups(n: usize) -> Result<(), String> {
+    let set = REGISTRY.get_or_init(|| {
+        let mut v = ALL.to_vec();
+        v.extend((0..n).map(extra_group));
+        v
+    });
+    if set.len() == ALL.len() + n {
+        Ok(())
+    } else {
+        Err(format!(
+            "the resource types were fixed with {} extra groups before {n} were asked for",
+            set.len() - ALL.len()
+        ))
+    }
+}
+
+/// Index of a resource type in [`all`].
 pub fn index_of(rt: &ResourceType) -> usize {
-    ALL.iter().position(|r| r == rt).unwrap_or(0)
+    // Plural and group name a served type (the rest follows from them); the plural is
+    // short and differs first.
+    all()
+        .iter()
+        .position(|r| r.plural == rt.plural && r.group == rt.group)
+        .unwrap_or(0)
 }
 
 /// What a request path names.
@@ -208,7 +295,7 @@ pub fn resolve(path: &str) -> Option<Target> {
     if let Some(doc) = crate::discovery::legacy_document(path, crate::discovery::DEFAULT_ADDRESS) {
         return Some(Target::Discovery(doc));
     }
-    for rt in ALL {
+    for &rt in all() {
         let prefix = rt.prefix();
         let Some(rest) = path.strip_prefix(prefix.as_str()) else {
             continue;

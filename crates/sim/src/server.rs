@@ -23,7 +23,8 @@ use crate::discovery;
 use crate::faults::FaultPlan;
 use crate::http::{self, BodyOptions, Conn, Head, ReadError, Request};
 use crate::model::{
-    watch_response_head, Cluster, ClusterConfig, Get, Reply, Response, StreamingLists, WatchOutput,
+    watch_response_head, Cluster, ClusterConfig, ControlPlane, Get, Reply, Response,
+    StreamingLists, WatchOutput,
 };
 use crate::negotiate::{self, Discovery};
 use crate::rbac::{self, Policy};
@@ -58,6 +59,11 @@ pub struct ServerConfig {
     pub faults: FaultPlan,
     /// Who the client is and what it may do (default: a cluster admin, everything allowed).
     pub policy: Policy,
+    /// What the control plane writes by itself (default: [`ControlPlane::LIVE`], leases
+    /// renewed as kube-apiserver, the controller-manager and the scheduler renew theirs).
+    pub control_plane: ControlPlane,
+    /// More API groups to serve, each with one listable resource (discovery at scale).
+    pub extra_groups: usize,
     /// Log each request to stderr.
     pub verbose: bool,
 }
@@ -78,6 +84,8 @@ impl Default for ServerConfig {
             streaming_lists: StreamingLists::Supported,
             faults: FaultPlan::none(),
             policy: Policy::admin(),
+            control_plane: ControlPlane::LIVE,
+            extra_groups: 0,
             verbose: false,
         }
     }
@@ -122,10 +130,12 @@ pub struct Server {
 impl Server {
     /// Binds, populates the cluster and starts the accept and churn threads.
     pub fn start(cfg: ServerConfig) -> io::Result<Server> {
+        crate::resources::register_extra_groups(cfg.extra_groups)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         let listener = TcpListener::bind((cfg.address.as_str(), cfg.port))?;
         let addr = listener.local_addr()?;
         let ms = |s: f64| (s * 1000.0) as u64;
-        let cluster = Cluster::new(ClusterConfig {
+        let mut cluster = Cluster::new(ClusterConfig {
             seed: cfg.seed,
             compact_every_ms: ms(cfg.compact_every_s),
             watch_cache_window_ms: ms(cfg.watch_cache_window_s),
@@ -134,6 +144,8 @@ impl Server {
             too_large_wait_ms: 3000,
             faults: cfg.faults.clone(),
         });
+        // Its leases are written at time zero, before the workload.
+        cluster.set_control_plane(cfg.control_plane, 0);
         let workload = Workload::new(
             cfg.seed,
             WorkloadConfig {

@@ -192,6 +192,19 @@ pub fn internal_error(retry_after: u64) -> String {
     )
 }
 
+/// 500 InternalError for a failure of the server itself (`errors.NewInternalError`).
+pub fn internal_message(message: &str) -> String {
+    status_json(
+        500,
+        "InternalError",
+        &format!("Internal error occurred: {message}"),
+        Some(&format!(
+            "{{\"causes\":[{{\"message\":{}}}]}}",
+            crate::util::json_str(message)
+        )),
+    )
+}
+
 /// 503 ServiceUnavailable.
 pub fn service_unavailable(retry_after: u64) -> String {
     status_json(

@@ -119,6 +119,22 @@ pub fn set_epoch_unix_s(secs: u64) {
     EPOCH.store(secs, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// The wall-clock date of simulated time zero, in Unix seconds.
+pub fn epoch_unix_s() -> u64 {
+    EPOCH.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Unix milliseconds of the second a simulated time falls in: the instant its
+/// [`timestamp`] (seconds precision) names. Printed ages are computed against it.
+pub fn unix_ms(now_ms: u64) -> i64 {
+    ((epoch_unix_s() + now_ms / 1000) * 1000) as i64
+}
+
+/// Unix milliseconds of a simulated time, to the millisecond ("now" for printed ages).
+pub fn unix_ms_exact(now_ms: u64) -> i64 {
+    (epoch_unix_s() * 1000 + now_ms) as i64
+}
+
 /// RFC 3339 timestamp (seconds precision, `Z`) for a simulated time in ms.
 pub fn timestamp(now_ms: u64) -> String {
     let mut s = String::with_capacity(20);
@@ -128,7 +144,7 @@ pub fn timestamp(now_ms: u64) -> String {
 
 /// Appends [`timestamp`]`(now_ms)` to `out` (no allocation of its own).
 pub fn write_timestamp(out: &mut String, now_ms: u64) {
-    let secs = EPOCH.load(std::sync::atomic::Ordering::Relaxed) + now_ms / 1000;
+    let secs = epoch_unix_s() + now_ms / 1000;
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Howard Hinnant's civil_from_days.

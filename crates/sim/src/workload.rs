@@ -1,13 +1,21 @@
 //! A workload generator: realistic objects (pods of Deployments, ~4 KB each like
 //! `kubectl get pod -o json`), seeded churn, and a watch-event byte stream for benches.
 
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use crate::genpod::{DeployInfo, Phase, PodState};
+use crate::kinds::{
+    self, DeploymentParams, EventParams, Identity, NodeParams, PodEvent, PodRef, ReplicaSetParams,
+    ServiceKind, ServiceParams, WidgetParams,
+};
 use crate::model::Cluster;
-use crate::resources::{CONFIGMAPS, DEPLOYMENTS, NAMESPACES, PODS, WIDGETS};
+use crate::resources::{
+    self, CONFIGMAPS, CUSTOMRESOURCEDEFINITIONS, DEPLOYMENTS, EVENTS, NAMESPACES, NODES, PODS,
+    REPLICASETS, SECRETS, SERVICES, WIDGETS,
+};
 use crate::util::{timestamp, Rng};
 
 /// Everything that varies between generated pods.
@@ -72,6 +80,12 @@ pub fn pod(p: &PodParams) -> Value {
     let created = timestamp(p.created_ms);
     let started = timestamp(p.created_ms + 2000);
     let rs = format!("{}-{}", p.app, p.template_hash);
+    let host_ip = crate::genpod::node_ip(
+        p.node
+            .trim_start_matches("node-")
+            .parse()
+            .unwrap_or_default(),
+    );
     let running = p.phase == "Running";
     let ready = if p.ready { "True" } else { "False" };
     let state = if running {
@@ -173,8 +187,8 @@ pub fn pod(p: &PodParams) -> Value {
                 "started": running,
                 "state": state
             }],
-            "hostIP": format!("192.168.0.{}", 10 + p.node.len()),
-            "hostIPs": [{"ip": format!("192.168.0.{}", 10 + p.node.len())}],
+            "hostIP": host_ip,
+            "hostIPs": [{"ip": host_ip}],
             "phase": p.phase,
             "podIP": p.pod_ip,
             "podIPs": [{"ip": p.pod_ip}],
@@ -291,7 +305,8 @@ pub fn watch_event_stream(seed: u64, n: usize) -> Vec<u8> {
 #[derive(Debug, Clone)]
 pub struct WorkloadConfig {
     pub namespaces: usize,
-    /// Total pods to create initially (spread over Deployments of ~10 replicas).
+    /// Total pods to create initially (spread over Deployments of ~10 replicas; at most
+    /// 20,000 Deployments, so larger clusters have larger Deployments).
     pub pods: usize,
     /// Changes per second of simulated time applied by [`Workload::tick`].
     pub churn_per_sec: f64,
@@ -307,24 +322,123 @@ impl Default for WorkloadConfig {
     }
 }
 
+/// A Deployment of the workload and what its objects share.
+#[derive(Debug, Clone)]
+struct Deploy {
+    info: Arc<DeployInfo>,
+    /// The Deployment as last written.
+    deployment: DeploymentParams,
+    /// Its ReplicaSet as last written (owned by the Deployment).
+    rs: ReplicaSetParams,
+    /// A change of its replicas waits to be reported (see [`REPORT_EVERY_MS`]).
+    unreported: bool,
+    /// When its ReplicaSet and Deployment last reported their replicas.
+    reported_ms: u64,
+    /// Pods of it alive (not being deleted): the replicas its objects report.
+    live: u32,
+}
+
+/// The Events the workload has written, kept as the kubelet's event correlator and the
+/// apiserver's storage would: a repeated probe failure or back-off updates its event
+/// (count, lastTimestamp), and the oldest go when there are more than [`MAX_EVENTS`]
+/// (the apiserver itself expires each an hour after its last write).
+#[derive(Debug, Clone, Default)]
+struct EventLog {
+    /// (namespace, name) of each event written, oldest first (some may have expired).
+    order: VecDeque<(Arc<str>, String)>,
+    /// The event a repeated occurrence updates: (pod namespace/name, reason) -> event.
+    repeated: HashMap<(String, &'static str), EventParams>,
+    /// Events that may still be written now ([`EVENTS_PER_SEC`], [`EVENT_BURST`]).
+    tokens: f64,
+    /// When `tokens` was last refilled.
+    refilled_ms: u64,
+}
+
+impl EventLog {
+    /// Takes a token if there is one (refilled at [`EVENTS_PER_SEC`] up to [`EVENT_BURST`]).
+    fn admit(&mut self, now_ms: u64) -> bool {
+        if self.tokens.is_infinite() {
+            return true;
+        }
+        let dt = now_ms.saturating_sub(self.refilled_ms) as f64 / 1000.0;
+        self.refilled_ms = self.refilled_ms.max(now_ms);
+        self.tokens = (self.tokens + dt * EVENTS_PER_SEC).min(EVENT_BURST);
+        if self.tokens < 1.0 {
+            return false;
+        }
+        self.tokens -= 1.0;
+        true
+    }
+}
+
+/// Events the workload writes at most per second of churn, with bursts of
+/// [`EVENT_BURST`]: kubelets drop events beyond their spam filter and the apiserver's
+/// EventRateLimit admission refuses them, so a cluster changing 1,000 pods a second does
+/// not write every event it could (and the history the sim keeps stays small).
+pub const EVENTS_PER_SEC: f64 = 50.0;
+/// The burst [`EVENTS_PER_SEC`] allows.
+pub const EVENT_BURST: f64 = 200.0;
+
+/// Most events the workload keeps (about 1.6 KB each with their row): at 1,000 changes a
+/// second a cluster writes far more events than anyone reads, and an hour of them would
+/// be gigabytes.
+pub const MAX_EVENTS: usize = 20_000;
+
+/// Pods whose start (Scheduled .. Started) is in the events when the workload is populated.
+const INITIAL_EVENT_PODS: usize = 400;
+
 /// Seeded churn over a [`Cluster`], as a cluster's controllers and kubelets make it: new
 /// pods start Pending and become Running; readiness flips; containers restart (the phase
 /// stays); some pods complete or fail; label changes move pods in and out of selectors;
 /// pods are deleted gracefully (Terminating for a few seconds, then gone) and their
-/// Deployment replaces them with a new name. Phases only move forward.
+/// Deployment replaces them with a new name; Deployments scale up and down (their
+/// ReplicaSet and Deployment report it); a node goes NotReady or is cordoned now and then.
+/// Every pod's life is in core/v1 Events as the scheduler and the kubelet record it.
+/// Phases only move forward.
 #[derive(Debug, Clone)]
 pub struct Workload {
     rng: Rng,
     cfg: WorkloadConfig,
-    deploys: Vec<Arc<DeployInfo>>,
+    deploys: Vec<Deploy>,
     /// (name, deployment index) of live pods (not being deleted).
     pods: Vec<(String, usize)>,
+    /// The worker nodes (`node-0` ..), as last written.
+    nodes: Vec<NodeParams>,
+    events: EventLog,
+    /// Deployments whose scale waits to be reported: (when, index).
+    reports: BTreeSet<(u64, usize)>,
     last_ms: u64,
     carry: f64,
 }
 
+/// Most Deployments a workload has: a million pods make 20,000 Deployments of 50, not
+/// 100,000 of 10 (each brings a ReplicaSet, a Service and a ConfigMap).
+const MAX_DEPLOYMENTS: usize = 20_000;
+
+/// A Deployment's scale is reported by its ReplicaSet and itself at most this often.
+const REPORT_EVERY_MS: u64 = 10_000;
+
 /// Grace period of the workload's pod deletions: short, so churn keeps moving.
 const MAX_GRACE_S: u64 = 3;
+
+/// Worker nodes for `pods` pods: about 50 a node, at least 3, at most 10,000.
+fn node_count(pods: usize) -> u16 {
+    pods.div_ceil(50).clamp(3, 10_000) as u16
+}
+
+/// What the events of a generated pod name.
+fn pod_ref(state: &PodState, name: &str, rv: Option<u64>) -> PodRef {
+    PodRef {
+        namespace: state.deploy.namespace.to_string(),
+        name: name.to_string(),
+        uid: state.uid_string(),
+        resource_version: rv,
+        node: format!("node-{}", state.node),
+        container: state.deploy.app.to_string(),
+        image: state.image(),
+        pod_ip: state.pod_ip(),
+    }
+}
 
 impl Workload {
     pub fn new(seed: u64, cfg: WorkloadConfig) -> Self {
@@ -333,6 +447,9 @@ impl Workload {
             cfg,
             deploys: Vec::new(),
             pods: Vec::new(),
+            nodes: Vec::new(),
+            events: EventLog::default(),
+            reports: BTreeSet::new(),
             last_ms: 0,
             carry: 0.0,
         }
@@ -342,49 +459,202 @@ impl Workload {
         &self.cfg
     }
 
-    /// Creates namespaces, Deployments, their pods, a ConfigMap per Deployment and a few
-    /// widgets. The pods are compact ([`PodState`]): a million fit in well under 2 GB.
+    /// Creates what a cluster of this size holds: namespaces, the CustomResourceDefinitions
+    /// (widgets and the extra groups'), a control-plane node and the worker nodes the pods
+    /// run on, two Secrets per namespace (Opaque, TLS), per Deployment its ReplicaSet
+    /// (the owner of its pods), a Service and a ConfigMap, the pods, a few widgets, and
+    /// the events of the first pods' start. The pods are compact ([`PodState`]): a million
+    /// fit in well under 2 GB.
     pub fn populate(&mut self, c: &mut Cluster, now_ms: u64) {
         self.last_ms = now_ms;
         let nss: Vec<String> = (0..self.cfg.namespaces.max(1))
             .map(|i| format!("ns-{i}"))
             .collect();
         for ns in &nss {
-            let _ = c.create(NAMESPACES, json!({"metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}), now_ms);
+            let id = Identity::new(&mut self.rng, "", ns, now_ms);
+            let _ = c.create_object(NAMESPACES, &kinds::namespace(&id, false), now_ms);
+        }
+        let uid = self.rng.uuid();
+        let _ = c.create_object(
+            CUSTOMRESOURCEDEFINITIONS,
+            &kinds::widget_crd(&uid, None, now_ms),
+            now_ms,
+        );
+        for rt in resources::extra_groups() {
+            let uid = self.rng.uuid();
+            let _ = c.create_object(
+                CUSTOMRESOURCEDEFINITIONS,
+                &kinds::simple_crd(rt, &uid, now_ms),
+                now_ms,
+            );
+        }
+        let control_plane = NodeParams::random(&mut self.rng, 0, now_ms);
+        let _ = c.create_object(NODES, &kinds::node(&control_plane), now_ms);
+        for i in 0..u32::from(node_count(self.cfg.pods)) {
+            let p = NodeParams::worker(&mut self.rng, i, now_ms);
+            let _ = c.create_object(NODES, &kinds::node(&p), now_ms);
+            self.nodes.push(p);
+        }
+        for ns in &nss {
+            let id = Identity::new(&mut self.rng, ns, "db-credentials", now_ms);
+            let creds =
+                kinds::secret_opaque(&id, &[("password", b"s3cr3t-p4ss"), ("username", b"app")]);
+            let _ = c.create_object(SECRETS, &creds, now_ms);
+            let id = Identity::new(&mut self.rng, ns, "web-tls", now_ms);
+            let tls = kinds::secret_tls(&mut self.rng, &id);
+            let _ = c.create_object(SECRETS, &tls, now_ms);
         }
         let ns_arcs: Vec<Arc<str>> = nss.iter().map(|n| Arc::from(n.as_str())).collect();
-        let n_deploys = self.cfg.pods.div_ceil(10).max(1);
+        let n_deploys = self.cfg.pods.div_ceil(10).clamp(1, MAX_DEPLOYMENTS);
+        // Pod i belongs to Deployment (i / 10) % n: blocks of ten, round robin.
+        let mut replicas_of = vec![0u32; n_deploys];
+        for i in 0..self.cfg.pods {
+            replicas_of[i / 10 % n_deploys] += 1;
+        }
         for d in 0..n_deploys {
             let ns = &nss[d % nss.len()];
             let name = format!("app-{d}");
             let hash = format!("{:x}", 0x006c_4f9b_0000_u64 + self.rng.below(0xffff));
-            let replicas = 10.min(self.cfg.pods - (d * 10).min(self.cfg.pods)) as u32;
-            let _ = c.create(
-                DEPLOYMENTS,
-                deployment(ns, &name, replicas, &hash, now_ms),
-                now_ms,
-            );
+            let replicas = replicas_of[d];
+            let dp = DeploymentParams {
+                id: Identity::new(&mut self.rng, ns, &name, now_ms),
+                app: name.clone(),
+                template_hash: hash.clone(),
+                image: format!("registry.example.com/{ns}/{name}:1.0.0"),
+                replicas,
+                ready: replicas,
+            };
+            let _ = c.create_object(DEPLOYMENTS, &kinds::deployment(&dp), now_ms);
+            let uid = dp.id.uid.clone();
             let _ = c.create(CONFIGMAPS, json!({"metadata": {"name": format!("{name}-config"), "namespace": ns, "labels": {"app": name}}, "data": {"LOG_LEVEL": "info", "config.yaml": "listen: :8080\n"}}), now_ms);
-            self.deploys.push(Arc::new(DeployInfo {
+            let info = Arc::new(DeployInfo {
                 namespace: ns_arcs[d % nss.len()].clone(),
-                app: name.into_boxed_str(),
-                hash: hash.into_boxed_str(),
+                app: name.clone().into_boxed_str(),
+                hash: hash.clone().into_boxed_str(),
                 rs_uid: self.rng.uuid().into_boxed_str(),
-            }));
+            });
+            let rs = ReplicaSetParams {
+                id: Identity {
+                    name: format!("{name}-{hash}"),
+                    namespace: ns.clone(),
+                    uid: info.rs_uid.to_string(),
+                    resource_version: None,
+                    created_ms: now_ms,
+                },
+                app: name.clone(),
+                deployment_uid: uid,
+                template_hash: hash,
+                image: format!("registry.example.com/{ns}/{name}:1.0.0"),
+                replicas,
+                ready: replicas,
+            };
+            let _ = c.create_object(REPLICASETS, &kinds::replica_set(&rs), now_ms);
+            let kind = match d % 25 {
+                3 => ServiceKind::LoadBalancer,
+                7 | 17 => ServiceKind::Headless,
+                _ if d % 10 == 1 => ServiceKind::NodePort,
+                _ => ServiceKind::ClusterIP,
+            };
+            let svc = ServiceParams::random(&mut self.rng, ns, &name, kind, now_ms);
+            let _ = c.create_object(SERVICES, &kinds::service(&svc), now_ms);
+            self.deploys.push(Deploy {
+                info,
+                deployment: dp,
+                rs,
+                live: 0,
+                unreported: false,
+                reported_ms: now_ms,
+            });
         }
         self.pods.reserve(self.cfg.pods);
+        // The first pods' start is history the cluster already has: no budget for it.
+        self.events.tokens = f64::INFINITY;
         for i in 0..self.cfg.pods {
-            self.create_pod(c, i / 10 % self.deploys.len(), now_ms, true);
+            let d = i / 10 % self.deploys.len();
+            let created = self.create_pod(c, d, now_ms, true);
+            if let (Some((state, rv)), true) = (created, i < INITIAL_EVENT_PODS) {
+                let name = state.name();
+                let pod = pod_ref(&state, &name, Some(rv));
+                let pull_ms = 800 + self.rng.below(4000);
+                let image_bytes = 20_000_000 + self.rng.below(60_000_000);
+                for event in [
+                    PodEvent::Scheduled,
+                    PodEvent::Pulling,
+                    PodEvent::Pulled {
+                        pull_ms,
+                        image_bytes,
+                    },
+                    PodEvent::Created,
+                    PodEvent::Started,
+                ] {
+                    self.emit(c, &pod, event, now_ms);
+                }
+            }
         }
+        self.events.tokens = EVENT_BURST;
+        self.events.refilled_ms = now_ms;
         for (i, ns) in nss.iter().enumerate().take(3) {
-            let _ = c.create(WIDGETS, json!({"metadata": {"name": format!("widget-{i}"), "namespace": ns, "labels": {"color": "blue"}}, "spec": {"size": i + 1, "color": "blue"}, "status": {"ready": true}}), now_ms);
+            let mut p = WidgetParams::random(&mut self.rng, ns, &format!("widget-{i}"), now_ms);
+            p.synced_ms = now_ms;
+            let _ = c.create_object(WIDGETS, &kinds::widget(&p), now_ms);
         }
     }
 
-    fn create_pod(&mut self, c: &mut Cluster, d: usize, now_ms: u64, settled: bool) {
-        let state = PodState::random(&mut self.rng, &self.deploys[d], now_ms, settled);
-        if let Ok(r) = c.create_pod(state, now_ms) {
-            self.pods.push((r.name, d));
+    /// Creates a pod of Deployment `d`; its state and resourceVersion.
+    fn create_pod(
+        &mut self,
+        c: &mut Cluster,
+        d: usize,
+        now_ms: u64,
+        settled: bool,
+    ) -> Option<(PodState, u64)> {
+        let nodes = self.nodes.len().max(1) as u16;
+        let state = PodState::random(&mut self.rng, &self.deploys[d].info, nodes, now_ms, settled);
+        let r = c.create_pod(state.clone(), now_ms).ok()?;
+        self.pods.push((r.name, d));
+        self.deploys[d].live += 1;
+        Some((state, r.resource_version))
+    }
+
+    /// Writes event `event` about `pod` (a repeated probe failure or back-off updates the
+    /// pod's event of that reason, as the kubelet's event correlator does), keeping at
+    /// most [`MAX_EVENTS`].
+    fn emit(&mut self, c: &mut Cluster, pod: &PodRef, event: PodEvent, now_ms: u64) {
+        if !self.events.admit(now_ms) {
+            return;
+        }
+        let repeats = matches!(event, PodEvent::Unhealthy | PodEvent::BackOff);
+        let key = |reason| (format!("{}/{}", pod.namespace, pod.name), reason);
+        if repeats {
+            let reason = if event == PodEvent::Unhealthy {
+                "Unhealthy"
+            } else {
+                "BackOff"
+            };
+            if let Some(e) = self.events.repeated.get_mut(&key(reason)) {
+                e.count += 1;
+                e.last_ms = now_ms;
+                if c.update_object(EVENTS, &kinds::event(e), now_ms).is_ok() {
+                    return;
+                }
+                // Expired or dropped: a new event.
+                self.events.repeated.remove(&key(reason));
+            }
+        }
+        let e = kinds::pod_event(&mut self.rng, pod, event, now_ms);
+        let Ok(r) = c.create_object(EVENTS, &kinds::event(&e), now_ms) else {
+            return;
+        };
+        self.events
+            .order
+            .push_back((Arc::from(r.namespace.as_str()), r.name));
+        if repeats {
+            self.events.repeated.insert(key(e.reason), e);
+        }
+        while self.events.order.len() > MAX_EVENTS {
+            if let Some((ns, name)) = self.events.order.pop_front() {
+                let _ = c.delete(EVENTS, &ns, &name, now_ms);
+            }
         }
     }
 
@@ -407,19 +677,85 @@ impl Workload {
         n
     }
 
+    /// Deployment `d` scaled: its ReplicaSet and Deployment report the live pods, at most
+    /// every [`REPORT_EVERY_MS`] (the controllers' status writes, batched: at 1,000
+    /// changes a second one write per pod would be most of the cluster's writes).
+    fn scaled(&mut self, c: &mut Cluster, d: usize, now_ms: u64) {
+        let due = self.deploys[d].reported_ms + REPORT_EVERY_MS;
+        if now_ms >= due {
+            self.report_replicas(c, d, now_ms);
+        } else if !self.deploys[d].unreported {
+            self.deploys[d].unreported = true;
+            self.reports.insert((due, d));
+        }
+    }
+
+    /// The ReplicaSet and the Deployment of `d` report its live pods.
+    fn report_replicas(&mut self, c: &mut Cluster, d: usize, now_ms: u64) {
+        let dep = &mut self.deploys[d];
+        dep.unreported = false;
+        dep.reported_ms = now_ms;
+        dep.rs.replicas = dep.live;
+        dep.rs.ready = dep.live;
+        dep.deployment.replicas = dep.live;
+        dep.deployment.ready = dep.live;
+        let _ = c.update_object(REPLICASETS, &kinds::replica_set(&dep.rs), now_ms);
+        let _ = c.update_object(DEPLOYMENTS, &kinds::deployment(&dep.deployment), now_ms);
+    }
+
+    /// Reports the Deployments whose scale waited long enough.
+    fn report_due(&mut self, c: &mut Cluster, now_ms: u64) {
+        while let Some(&(due, d)) = self.reports.first() {
+            if due > now_ms {
+                break;
+            }
+            self.reports.pop_first();
+            self.report_replicas(c, d, now_ms);
+        }
+    }
+
     /// Deletes pod `k` gracefully; its Deployment makes a new one.
     fn replace(&mut self, c: &mut Cluster, k: usize, now_ms: u64) {
         let d = self.remove(c, k, now_ms);
-        self.create_pod(c, d, now_ms, false);
+        if let Some((state, rv)) = self.create_pod(c, d, now_ms, false) {
+            let pod = pod_ref(&state, &state.name(), Some(rv));
+            self.emit(c, &pod, PodEvent::Scheduled, now_ms);
+            self.emit(c, &pod, PodEvent::Pulling, now_ms);
+        }
     }
 
-    /// Deletes pod `k` gracefully; its Deployment's index.
+    /// Deletes pod `k` gracefully (the kubelet stops its container); its Deployment's index.
     fn remove(&mut self, c: &mut Cluster, k: usize, now_ms: u64) -> usize {
         let (name, d) = self.pods.swap_remove(k);
+        self.deploys[d].live = self.deploys[d].live.saturating_sub(1);
         let grace = 1 + self.rng.below(MAX_GRACE_S);
-        let ns = self.deploys[d].namespace.clone();
-        let _ = c.delete_graceful(PODS, &ns, &name, grace, now_ms);
+        let ns = self.deploys[d].info.namespace.clone();
+        let state = c.pod_state(&ns, &name).cloned();
+        if let Ok(r) = c.delete_graceful(PODS, &ns, &name, grace, now_ms) {
+            if let Some(state) = state {
+                let pod = pod_ref(&state, &name, Some(r.resource_version));
+                self.emit(c, &pod, PodEvent::Killing, now_ms);
+            }
+        }
+        let key = format!("{ns}/{name}");
+        self.events.repeated.retain(|(pod, _), _| *pod != key);
         d
+    }
+
+    /// A node goes NotReady (or Ready again), or is cordoned (or uncordoned).
+    fn node_step(&mut self, c: &mut Cluster, now_ms: u64) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let i = self.rng.below(self.nodes.len() as u64) as usize;
+        let cordon = self.rng.chance(0.5);
+        let n = &mut self.nodes[i];
+        if cordon {
+            n.unschedulable = !n.unschedulable;
+        } else {
+            n.ready = if n.ready == "True" { "False" } else { "True" };
+        }
+        let _ = c.update_object(NODES, &kinds::node(n), now_ms);
     }
 
     /// One random change.
@@ -427,50 +763,78 @@ impl Workload {
         if self.deploys.is_empty() {
             return;
         }
+        self.report_due(c, now_ms);
         let roll = self.rng.below(100);
         if self.pods.is_empty() || roll < 5 {
             // A Deployment scales up.
             let d = self.rng.below(self.deploys.len() as u64) as usize;
-            self.create_pod(c, d, now_ms, false);
+            if let Some((state, rv)) = self.create_pod(c, d, now_ms, false) {
+                let pod = pod_ref(&state, &state.name(), Some(rv));
+                self.emit(c, &pod, PodEvent::Scheduled, now_ms);
+                self.emit(c, &pod, PodEvent::Pulling, now_ms);
+            }
+            self.scaled(c, d, now_ms);
             return;
         }
         let k = self.rng.below(self.pods.len() as u64) as usize;
         if roll < 10 {
             // A Deployment scales down: as many as scale up, so the pod count stays put.
-            self.remove(c, k, now_ms);
+            let d = self.remove(c, k, now_ms);
+            self.scaled(c, d, now_ms);
+            return;
+        }
+        if roll == 99 && self.rng.chance(0.2) {
+            self.node_step(c, now_ms);
             return;
         }
         let (name, d) = self.pods[k].clone();
-        let ns = self.deploys[d].namespace.clone();
-        let Some(phase) = c.pod_state(&ns, &name).map(|p| p.phase) else {
+        let ns = self.deploys[d].info.namespace.clone();
+        let Some(state) = c.pod_state(&ns, &name).cloned() else {
             // Gone or changed by someone else as JSON: no longer the workload's to drive.
             self.pods.swap_remove(k);
+            self.deploys[d].live = self.deploys[d].live.saturating_sub(1);
             return;
         };
+        let phase = state.phase;
         match roll {
             10..=23 => self.replace(c, k, now_ms),
             24..=33 => {
-                // Label change: moves the pod in or out of `tier=backend` / `canary` selectors.
-                let canary = self.rng.chance(0.5);
-                let _ = c.update_pod(&ns, &name, now_ms, |p| p.canary = canary);
+                // Label change: moves the pod in or out of the `tier=backend` and `canary`
+                // selectors (a change every time: an update that changes nothing is no
+                // label change).
+                let _ = c.update_pod(&ns, &name, now_ms, |p| p.canary = !p.canary);
             }
             34..=43 if phase == Phase::Running => {
                 // The container restarts (OOMKilled); the pod stays Running.
-                let _ = c.update_pod(&ns, &name, now_ms, |p| {
+                if let Ok(r) = c.update_pod(&ns, &name, now_ms, |p| {
                     p.restarts += 1;
                     p.oom_ms = Some(now_ms);
                     p.started_ms = now_ms;
-                });
+                }) {
+                    let pod = pod_ref(&state, &name, Some(r.resource_version));
+                    self.emit(c, &pod, PodEvent::BackOff, now_ms);
+                }
             }
             _ => match phase {
                 Phase::Pending => {
                     let ready = self.rng.chance(0.8);
-                    let _ = c.update_pod(&ns, &name, now_ms, |p| {
+                    if let Ok(r) = c.update_pod(&ns, &name, now_ms, |p| {
                         p.phase = Phase::Running;
                         p.ready = ready;
                         p.started_ms = now_ms;
                         p.transition_ms = now_ms;
-                    });
+                    }) {
+                        let pod = pod_ref(&state, &name, Some(r.resource_version));
+                        let pull_ms = 800 + self.rng.below(4000);
+                        let image_bytes = 20_000_000 + self.rng.below(60_000_000);
+                        let pulled = PodEvent::Pulled {
+                            pull_ms,
+                            image_bytes,
+                        };
+                        for event in [pulled, PodEvent::Created, PodEvent::Started] {
+                            self.emit(c, &pod, event, now_ms);
+                        }
+                    }
                 }
                 Phase::Running => {
                     let end = match self.rng.below(10) {
@@ -478,7 +842,8 @@ impl Workload {
                         1 => Some(Phase::Failed),
                         _ => None,
                     };
-                    let _ = c.update_pod(&ns, &name, now_ms, |p| {
+                    let unready = end.is_none() && state.ready;
+                    if let Ok(r) = c.update_pod(&ns, &name, now_ms, |p| {
                         match end {
                             Some(e) => {
                                 p.phase = e;
@@ -488,7 +853,13 @@ impl Workload {
                             None => p.ready = !p.ready,
                         }
                         p.transition_ms = now_ms;
-                    });
+                    }) {
+                        if unready {
+                            // Readiness lost: the kubelet's probe failed.
+                            let pod = pod_ref(&state, &name, Some(r.resource_version));
+                            self.emit(c, &pod, PodEvent::Unhealthy, now_ms);
+                        }
+                    }
                 }
                 Phase::Succeeded | Phase::Failed => self.replace(c, k, now_ms),
             },

@@ -66,7 +66,7 @@ fn streaming_list_without_bookmarks_is_422() {
     );
     assert_eq!(r.status, 422);
     assert_eq!(
-        r.text(),
+        r.text().trim_end_matches('\n'),
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true","field":"allowWatchBookmarks"}]},"code":422}"#
     );
 }
@@ -223,7 +223,11 @@ fn field_selectors_per_kind() {
     ];
     for (path, want) in refused {
         let r = get(&mut c, path, 0);
-        assert_eq!((r.status, r.text().as_str()), (400, want), "{path}");
+        assert_eq!(
+            (r.status, r.text().trim_end_matches('\n')),
+            (400, want),
+            "{path}"
+        );
     }
     assert_eq!(
         get(
@@ -510,7 +514,7 @@ fn not_found_has_no_empty_group() {
     let mut c = cluster();
     let r = get(&mut c, "/api/v1/namespaces/ns/pods/nope", 0);
     assert_eq!(
-        (r.status, r.text().as_str()),
+        (r.status, r.text().trim_end_matches('\n')),
         (
             404,
             r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"nope\" not found","reason":"NotFound","details":{"name":"nope","kind":"pods"},"code":404}"#
@@ -716,4 +720,207 @@ fn pages_are_exact_under_churn_with_and_without_snapshots() {
             c.resource_version()
         );
     }
+}
+
+/// A GET on an object's path with `?watch=true` is a plain GET: the object's route serves
+/// GET only (`installer.go` registers watches of one object under the deprecated
+/// `/watch/` prefix; `GetResource` decodes GetOptions, which have no `watch`), and the
+/// request is authorized as `get` (`RequestInfoFactory` keeps the verb when a name is
+/// present).
+#[test]
+fn object_path_with_watch_is_a_plain_get() {
+    let mut c = cluster();
+    mk_pod(&mut c, "ns", "a", "Running", 0);
+    let r = get(
+        &mut c,
+        "/api/v1/namespaces/ns/pods/a?watch=true&resourceVersion=0",
+        0,
+    );
+    assert_eq!(r.status, 200);
+    let v = json_of(&r);
+    assert_eq!(v["kind"], "Pod");
+    assert_eq!(v["metadata"]["name"], "a");
+    let r = get(&mut c, "/api/v1/namespaces/ns/pods/nope?watch=1", 0);
+    assert_eq!(r.status, 404);
+    let attrs = rbac::request_info("GET", "/api/v1/namespaces/ns/pods/a", "watch=true");
+    assert_eq!((attrs.verb.as_str(), attrs.name.as_str()), ("get", "a"));
+}
+
+/// Every JSON body ends with the newline of the apiserver's encoder (`json.Encoder.Encode`
+/// in `staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/json.go`): lists,
+/// objects, Tables, and the Status of every error.
+#[test]
+fn json_bodies_end_with_a_newline() {
+    let mut c = cluster();
+    mk_pod(&mut c, "ns", "a", "Running", 0);
+    mk_pod(&mut c, "ns", "b", "Running", 0);
+    let rv = c.resource_version();
+    for path in [
+        "/api/v1/pods",
+        "/api/v1/pods?limit=1",
+        "/api/v1/namespaces/ns/pods/a",
+        "/apis/kubelive.dev/v1/widgets",
+        "/api/v1/namespaces/ns/pods/nope",
+        "/api/v1/nothing",
+        "/api/v1/pods?fieldSelector=spec.nope%3D1",
+        "/api/v1/pods?watch=true&sendInitialEvents=true",
+        "/api/v1/pods?resourceVersion=1&resourceVersionMatch=Exact&limit=1",
+    ] {
+        for output in [Output::Json, Output::Table(TableVersion::V1)] {
+            let r = match c.handle(&Get::new(path).with_output(output), 1) {
+                Reply::Response(r) => r,
+                other => panic!("{path}: {other:?}"),
+            };
+            let text = r.text();
+            assert!(
+                text.ends_with("}\n") && !text.ends_with("\n\n"),
+                "{path} {output:?}: {text:?}"
+            );
+        }
+    }
+    let r = match c.handle(
+        &Get::new(format!("/api/v1/pods?resourceVersion={}", rv + 9)),
+        1,
+    ) {
+        Reply::Delayed { response, .. } => response,
+        other => panic!("{other:?}"),
+    };
+    assert!(r.text().ends_with("}\n"));
+}
+
+/// The bookmark object of every typed kind is the cacher's `newFunc()` object: the kind's
+/// zero value as Go encodes it (fields without omitempty and structs stay; a zero
+/// `metav1.Time` is `null`), `creationTimestamp: null` in the periodic bookmark and the
+/// initial-events-end one alike (`cacher.go` builds both from `c.newFunc()`; k8s.io/api
+/// types.go for each kind's JSON tags). Custom resources are unstructured: nothing added.
+#[test]
+fn bookmarks_of_every_kind_are_its_empty_object() {
+    let cases: [(&str, &str); 12] = [
+        (
+            "/api/v1/pods",
+            r#"{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{"containers":null},"status":{}}"#,
+        ),
+        (
+            "/api/v1/namespaces",
+            r#"{"kind":"Namespace","apiVersion":"v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{},"status":{}}"#,
+        ),
+        (
+            "/api/v1/configmaps",
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN}}"#,
+        ),
+        (
+            "/api/v1/secrets",
+            r#"{"kind":"Secret","apiVersion":"v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN}}"#,
+        ),
+        (
+            "/api/v1/services",
+            r#"{"kind":"Service","apiVersion":"v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{},"status":{"loadBalancer":{}}}"#,
+        ),
+        (
+            "/api/v1/nodes",
+            r#"{"kind":"Node","apiVersion":"v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":{"machineID":"","systemUUID":"","bootID":"","kernelVersion":"","osImage":"","containerRuntimeVersion":"","kubeletVersion":"","kubeProxyVersion":"","operatingSystem":"","architecture":""}}}"#,
+        ),
+        (
+            "/api/v1/events",
+            r#"{"kind":"Event","apiVersion":"v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"involvedObject":{},"source":{},"firstTimestamp":null,"lastTimestamp":null,"eventTime":null,"reportingComponent":"","reportingInstance":""}"#,
+        ),
+        (
+            "/apis/apps/v1/deployments",
+            r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"strategy":{}},"status":{}}"#,
+        ),
+        (
+            "/apis/apps/v1/replicasets",
+            r#"{"kind":"ReplicaSet","apiVersion":"apps/v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}}},"status":{"replicas":0}}"#,
+        ),
+        (
+            "/apis/coordination.k8s.io/v1/leases",
+            r#"{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{}}"#,
+        ),
+        (
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            r#"{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","metadata":{"resourceVersion":"RV","creationTimestamp":nullANN},"spec":{"group":"","names":{"plural":"","kind":""},"scope":"","versions":null},"status":{"acceptedNames":{"plural":"","kind":""},"storedVersions":null}}"#,
+        ),
+        (
+            "/apis/kubelive.dev/v1/widgets",
+            r#"{"apiVersion":"kubelive.dev/v1","kind":"Widget","metadata":{ANN"resourceVersion":"RV"}}"#,
+        ),
+    ];
+    for (path, object) in cases {
+        let mut c = cluster();
+        let start = c.resource_version();
+        c.create(
+            CONFIGMAPS,
+            json!({"metadata": {"name": "x", "namespace": "ns"}}),
+            0,
+        )
+        .unwrap();
+        let rv = c.resource_version();
+        let custom = path.contains("kubelive.dev");
+        let (ann_end, ann) = if custom {
+            (r#""annotations":{"k8s.io/initial-events-end":"true"},"#, "")
+        } else {
+            (r#","annotations":{"k8s.io/initial-events-end":"true"}"#, "")
+        };
+        let want = |ann: &str| {
+            format!(
+                r#"{{"type":"BOOKMARK","object":{}}}"#,
+                object.replace("RV", &rv.to_string()).replace("ANN", ann)
+            )
+        };
+        // The end of a streaming list.
+        let id = watch(
+            &mut c,
+            &format!("{path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"),
+            0,
+        );
+        let l = lines(&chunks(&mut c, id, 0).0);
+        assert_eq!(l.last(), Some(&want(ann_end)), "{path}");
+        // A periodic one, a minute into a watch that started before the version moved.
+        let id = watch(
+            &mut c,
+            &format!("{path}?watch=true&allowWatchBookmarks=true&resourceVersion={start}"),
+            0,
+        );
+        chunks(&mut c, id, 0);
+        let l = lines(&chunks(&mut c, id, 60_000).0);
+        assert_eq!(l.last(), Some(&want(ann)), "{path}");
+    }
+}
+
+/// A custom resource is unstructured on the server: objects and lists are Go maps, so every
+/// key is sorted (`apiVersion`, `items`, `kind`, `metadata`; `continue`,
+/// `remainingItemCount`, `resourceVersion`), in list items, GETs and watch events alike
+/// (`UnstructuredJSONScheme.doEncode` in staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/
+/// unstructured/unstructured.go).
+#[test]
+fn custom_resources_are_encoded_unstructured() {
+    let mut c = cluster();
+    for n in ["a", "b"] {
+        c.create(
+            WIDGETS,
+            json!({"metadata": {"name": n, "namespace": "ns"}, "spec": {"size": 1, "color": "red"}}),
+            0,
+        )
+        .unwrap();
+    }
+    let page = get(&mut c, "/apis/kubelive.dev/v1/widgets?limit=1", 0).text();
+    assert!(
+        page.starts_with(r#"{"apiVersion":"kubelive.dev/v1","items":[{"apiVersion":"kubelive.dev/v1","kind":"Widget","metadata":{"creationTimestamp":"2025-01-01T00:00:00Z","name":"a","namespace":"ns","resourceVersion":"2","uid":""#),
+        "{page}"
+    );
+    let tail = &page[page.find(r#"}],"kind":"WidgetList""#).expect(&page)..];
+    assert!(
+        tail.starts_with(r#"}],"kind":"WidgetList","metadata":{"continue":""#),
+        "{tail}"
+    );
+    assert!(
+        tail.ends_with("\",\"remainingItemCount\":1,\"resourceVersion\":\"3\"}}\n"),
+        "{tail}"
+    );
+    let one = get(&mut c, "/apis/kubelive.dev/v1/namespaces/ns/widgets/b", 0).text();
+    assert!(one.starts_with(r#"{"apiVersion":"kubelive.dev/v1","kind":"Widget","metadata":{"#));
+    assert!(
+        one.ends_with("\"spec\":{\"color\":\"red\",\"size\":1}}\n"),
+        "{one}"
+    );
 }

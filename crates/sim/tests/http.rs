@@ -346,7 +346,13 @@ fn discovery_documents() {
         .collect();
     assert_eq!(
         group_names,
-        ["apps", "authorization.k8s.io", "kubelive.dev"]
+        [
+            "apps",
+            "authorization.k8s.io",
+            "apiextensions.k8s.io",
+            "coordination.k8s.io",
+            "kubelive.dev"
+        ]
     );
     assert_eq!(get(p, "/apis/apps", &[]).json()["kind"], "APIGroup");
 
@@ -380,7 +386,7 @@ fn discovery_documents() {
     );
     assert_eq!(items[0]["versions"][0]["freshness"], "Current");
     assert_eq!(
-        items[2]["versions"][0]["resources"][0]["responseKind"],
+        items[4]["versions"][0]["resources"][0]["responseKind"],
         json!({"group": "kubelive.dev", "version": "v1", "kind": "Widget"})
     );
     let not_modified = get(

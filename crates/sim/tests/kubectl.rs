@@ -567,7 +567,8 @@ fn kubectl_proxy_passes_gzip_through() {
         return;
     };
     let dir = tmpdir("gzip");
-    let sim = start_sim(&dir, &["--objects", "300", "--churn", "0"]);
+    // No lease renewals: the two lists must be the same bytes.
+    let sim = start_sim(&dir, &["--objects", "300", "--churn", "0", "--no-leases"]);
     let kc = kubeconfig(&dir, &k, &sim.url);
     let out = run(&k, &kc, &["get", "pods", "-A", "-o", "name"]);
     assert_eq!(out.lines().count(), 300);
@@ -741,5 +742,353 @@ fn http_proxy_cut_and_silent_watches() {
         .sum();
     assert!(before > 0, "events flowed before");
     assert_eq!(after, 0, "nothing after it went silent");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn unix_ms_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+/// `kubectl get <what> -A` (or without `-A` for cluster-scoped kinds), `-o wide` when
+/// `wide`, against what the printers give for the same objects read back with
+/// `kubectl get -o json`: kubectl's header (NAMESPACE, then the server's column names
+/// upper-cased; priority-1 columns with `-o wide` only) and cells. Age-like cells are
+/// compared at some instant of the time kubectl ran.
+fn compare_with_printers(
+    k: &Path,
+    kc: &Path,
+    what: &str,
+    namespaced: bool,
+    wide: bool,
+    conv: &kubelive_sim::printers::TableConvertor,
+) {
+    let mut args = vec!["get", what];
+    if namespaced {
+        args.push("-A");
+    }
+    if wide {
+        args.extend(["-o", "wide"]);
+    }
+    let before = unix_ms_now() - 1000;
+    let out = run(k, kc, &args);
+    let after = unix_ms_now() + 1000;
+    let mut json_args = vec!["get", what, "-o", "json"];
+    if namespaced {
+        json_args.push("-A");
+    }
+    let list: serde_json::Value = serde_json::from_str(&run(k, kc, &json_args)).unwrap();
+    let shown: Vec<usize> = conv
+        .columns()
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| wide || c.priority == 0)
+        .map(|(i, _)| i)
+        .collect();
+    let mut header: Vec<String> = Vec::new();
+    if namespaced {
+        header.push("NAMESPACE".into());
+    }
+    header.extend(shown.iter().map(|i| conv.columns()[*i].name.to_uppercase()));
+    let g = support::grid(&out);
+    assert_eq!(g[0], header, "kubectl get {what}:\n{out}");
+    let items = list["items"].as_array().unwrap();
+    assert!(!items.is_empty(), "{what}: the sim has some");
+    let mut got: Vec<Vec<String>> = g[1..].to_vec();
+    got.sort();
+    let rows_at = |now: i64| {
+        let mut rows: Vec<Vec<String>> = items
+            .iter()
+            .map(|item| {
+                let texts = conv.row(item).texts(now);
+                let mut r = Vec::new();
+                if namespaced {
+                    r.push(item["metadata"]["namespace"].as_str().unwrap().to_string());
+                }
+                r.extend(shown.iter().map(|i| texts[*i].clone()));
+                r
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let matched = (before..=after).step_by(250).any(|now| rows_at(now) == got);
+    assert!(
+        matched,
+        "kubectl get {what}{}:\n{out}\nprinters (at the start):\n{:?}",
+        if wide { " -o wide" } else { "" },
+        rows_at(before + 1000)
+    );
+}
+
+/// The real kubectl against the sim: every kind users look at prints the same headers and
+/// cells as the printers give for the same objects (kubectl asks for
+/// `as=Table;v=v1;g=meta.k8s.io` and prints the server's columns); `get all` shows pods,
+/// services, deployments and replicasets.
+#[test]
+fn kubectl_prints_the_servers_tables_for_every_kind() {
+    use kubelive_sim::printers::TableConvertor;
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("tables");
+    let sim = start_sim(&dir, &["--objects", "40", "--churn", "0"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    let crd: serde_json::Value =
+        serde_json::from_str(&kubelive_sim::kinds::widget_crd("", None, 0)).unwrap();
+    let widgets = TableConvertor::for_crd(&crd, "v1").unwrap();
+    let cases: Vec<(&str, bool, TableConvertor)> = vec![
+        ("pods", true, TableConvertor::for_kind("", "Pod")),
+        (
+            "deploy",
+            true,
+            TableConvertor::for_kind("apps", "Deployment"),
+        ),
+        ("rs", true, TableConvertor::for_kind("apps", "ReplicaSet")),
+        ("svc", true, TableConvertor::for_kind("", "Service")),
+        ("nodes", false, TableConvertor::for_kind("", "Node")),
+        ("events", true, TableConvertor::for_kind("", "Event")),
+        ("secrets", true, TableConvertor::for_kind("", "Secret")),
+        ("cm", true, TableConvertor::for_kind("", "ConfigMap")),
+        ("ns", false, TableConvertor::for_kind("", "Namespace")),
+        ("widgets", true, widgets.clone()),
+        (
+            "leases",
+            true,
+            TableConvertor::for_kind("coordination.k8s.io", "Lease"),
+        ),
+        ("crd", false, TableConvertor::default_convertor()),
+    ];
+    for (what, namespaced, conv) in &cases {
+        compare_with_printers(&k, &kc, what, *namespaced, false, conv);
+    }
+    for (what, namespaced, conv) in [
+        ("pods", true, TableConvertor::for_kind("", "Pod")),
+        ("widgets", true, widgets),
+        ("nodes", false, TableConvertor::for_kind("", "Node")),
+        ("svc", true, TableConvertor::for_kind("", "Service")),
+    ] {
+        compare_with_printers(&k, &kc, what, namespaced, true, &conv);
+    }
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    assert!(
+        log.contains("GET /api/v1/nodes?limit=500 (Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"),
+        "kubectl asked for tables:\n{log}"
+    );
+
+    // `get all`: one table per kind of category `all`, names prefixed with the kind.
+    let out = run(&k, &kc, &["get", "all", "-A"]);
+    let sections: Vec<&str> = out.split("\n\n").collect();
+    let headers: Vec<&str> = sections.iter().map(|s| s.lines().next().unwrap()).collect();
+    assert_eq!(headers.len(), 4, "{out}");
+    let starts = |prefix: &str| {
+        sections
+            .iter()
+            .find(|s| s.lines().nth(1).is_some_and(|l| l.contains(prefix)))
+            .unwrap_or_else(|| panic!("{prefix} in {out}"))
+            .lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(starts(" pod/"), "NAMESPACE NAME READY STATUS RESTARTS AGE");
+    assert_eq!(
+        starts(" service/"),
+        "NAMESPACE NAME TYPE CLUSTER-IP EXTERNAL-IP PORT(S) AGE"
+    );
+    assert_eq!(
+        starts(" deployment.apps/"),
+        "NAMESPACE NAME READY UP-TO-DATE AVAILABLE AGE"
+    );
+    assert_eq!(
+        starts(" replicaset.apps/"),
+        "NAMESPACE NAME DESIRED CURRENT READY AGE"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `kubectl get pods -w` through tables: the list's header once, then a row per event;
+/// a graceful deletion shows as Terminating (the pod printer's reason for a
+/// deletionTimestamp) before the pod is gone.
+#[test]
+fn kubectl_watch_shows_terminating_through_tables() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("terminating");
+    let sim = start_sim(&dir, &["--objects", "20", "--churn", "15"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    let mut child = Command::new(&k)
+        .args(["get", "pods", "-A", "-w", "--output-watch-events"])
+        .env("KUBECONFIG", &kc)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let rx = line_channel(child.stdout.take().unwrap());
+    let _p = Proc(child);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut lines = Vec::new();
+    let mut terminating = None;
+    while Instant::now() < deadline && terminating.is_none() {
+        if let Ok(l) = rx.recv_timeout(Duration::from_millis(200)) {
+            let cells = support::grid(&l).remove(0);
+            if cells.first().map(String::as_str) == Some("MODIFIED")
+                && cells.get(4).map(String::as_str) == Some("Terminating")
+            {
+                terminating = Some(cells);
+            }
+            lines.push(l);
+        }
+    }
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "EVENT",
+            "NAMESPACE",
+            "NAME",
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE"
+        ],
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("EVENT")).count(),
+        1,
+        "the header once: {lines:?}"
+    );
+    let t = terminating.unwrap_or_else(|| panic!("no Terminating row: {lines:?}"));
+    assert_eq!(t.len(), 7, "{t:?}");
+    let log = std::fs::read_to_string(&sim.log).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("watch=true") && l.contains("as=Table;v=v1;g=meta.k8s.io")),
+        "the watch asked for tables:\n{log}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An idle collection's watch gets the cacher's minute bookmarks through the HTTP server:
+/// the control plane's leases move the version, the watch cache learns it from etcd's
+/// progress notifications (`--progress-notify-every`, here 1 s; bookmarks every second
+/// with `--bookmark-every 1`). With `--no-leases` nothing moves and none comes
+/// (cache_watcher.go sends only bookmarks newer than the watch's start).
+#[test]
+fn http_idle_collection_gets_bookmarks() {
+    let dir = tmpdir("idlebookmarks");
+    let path_at = |rv: &str| {
+        format!("/api/v1/namespaces?watch=true&allowWatchBookmarks=true&resourceVersion={rv}&timeoutSeconds=60")
+    };
+    let bookmarks = |pieces: &[(u128, Vec<u8>)]| -> Vec<u64> {
+        let bytes: Vec<u8> = pieces.iter().flat_map(|p| p.1.iter().copied()).collect();
+        String::from_utf8_lossy(&bytes)
+            .split("{\"type\":\"BOOKMARK\"")
+            .skip(1)
+            .filter_map(|b| {
+                let at = b.find("\"resourceVersion\":\"")? + 19;
+                b[at..].split('"').next()?.parse().ok()
+            })
+            .collect()
+    };
+    let sim = start_sim(
+        &dir,
+        &[
+            "--objects",
+            "3",
+            "--churn",
+            "0",
+            "--bookmark-every",
+            "1",
+            "--progress-notify-every",
+            "1",
+        ],
+    );
+    let rv = list_rv(sim.port, "/api/v1/namespaces");
+    let (pieces, _) = timed_get(sim.port, &path_at(&rv), 4);
+    let b = bookmarks(&pieces);
+    let start: u64 = rv.parse().unwrap();
+    assert!(b.len() >= 2, "bookmarks on an idle collection: {b:?}");
+    assert!(b.iter().all(|v| *v > start), "{b:?} after {start}");
+    assert!(b.windows(2).all(|w| w[1] >= w[0]), "{b:?}");
+    drop(sim);
+    let sim = start_sim(
+        &dir,
+        &[
+            "--objects",
+            "3",
+            "--churn",
+            "0",
+            "--bookmark-every",
+            "1",
+            "--progress-notify-every",
+            "1",
+            "--no-leases",
+        ],
+    );
+    let rv = list_rv(sim.port, "/api/v1/namespaces");
+    let (pieces, _) = timed_get(sim.port, &path_at(&rv), 3);
+    assert!(bookmarks(&pieces).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--extra-groups 20`: twenty more API groups in aggregated and legacy discovery, each
+/// with one listable resource and its CustomResourceDefinition; kubectl finds them.
+#[test]
+fn extra_groups_are_served() {
+    let dir = tmpdir("extragroups");
+    let sim = start_sim(
+        &dir,
+        &["--objects", "3", "--churn", "0", "--extra-groups", "20"],
+    );
+    let agg = support::get(
+        sim.port,
+        "/apis",
+        &[(
+            "Accept",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        )],
+    )
+    .json();
+    let groups: Vec<&str> = agg["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let extra: Vec<&&str> = groups
+        .iter()
+        .filter(|g| g.ends_with(".extra.kubelive.dev"))
+        .collect();
+    assert_eq!(extra.len(), 20, "{groups:?}");
+    let legacy = support::get(sim.port, "/apis", &[]).json();
+    assert_eq!(legacy["groups"].as_array().unwrap().len(), groups.len());
+    let things = support::get(sim.port, "/apis/group-07.extra.kubelive.dev/v1/things", &[]);
+    assert_eq!(things.status, 200);
+    assert_eq!(things.json()["kind"], "ThingList");
+    let crds = support::get(
+        sim.port,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        &[],
+    )
+    .json();
+    assert_eq!(crds["items"].as_array().unwrap().len(), 21);
+    if let Some(k) = kubectl_path() {
+        let kc = kubeconfig(&dir, &k, &sim.url);
+        let out = run(
+            &k,
+            &kc,
+            &["api-resources", "--api-group=group-19.extra.kubelive.dev"],
+        );
+        assert!(out.contains("things"), "{out}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -256,7 +256,7 @@ fn too_large_list_waits_then_504() {
             assert_eq!(
                 response.text(),
                 format!(
-                    r#"{{"kind":"Status","apiVersion":"v1","metadata":{{}},"status":"Failure","message":"Timeout: Too large resource version: {}, current: {cur}","reason":"Timeout","details":{{"causes":[{{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}}],"retryAfterSeconds":1}},"code":504}}"#,
+                    "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":\"Timeout: Too large resource version: {}, current: {cur}\",\"reason\":\"Timeout\",\"details\":{{\"causes\":[{{\"reason\":\"ResourceVersionTooLarge\",\"message\":\"Too large resource version\"}}],\"retryAfterSeconds\":1}},\"code\":504}}\n",
                     cur + 100
                 )
             );
@@ -423,7 +423,7 @@ fn too_old_watch_is_200_error_then_clean_end() {
     let (l, end) = drain(&mut c, id, 20_000);
     assert_eq!(end, Some(WatchOutput::End));
     assert_eq!(l.len(), 1);
-    let floor = c.watch_floor(20_000);
+    let floor = c.watch_floor(PODS, 20_000);
     assert_eq!(
         l[0].to_string(),
         format!(r#"{{"object":{{"apiVersion":"v1","code":410,"kind":"Status","message":"too old resource version: {} ({floor})","metadata":{{}},"reason":"Expired","status":"Failure"}},"type":"ERROR"}}"#, old - 1)

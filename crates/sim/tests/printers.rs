@@ -13,6 +13,8 @@ use kubelive_sim::printers::{
 };
 use kubelive_sim::Rng;
 
+mod support;
+
 /// "Now" for every test: 2025-01-01T01:00:00Z.
 const NOW: i64 = 1_735_689_600_000 + 3_600_000;
 
@@ -1030,7 +1032,7 @@ fn v1beta1_tables() {
     let doc = list_doc(
         &pods(),
         TableFormat {
-            version: TableVersion::V1beta1,
+            version: TableVersion::V1Beta1,
             include: IncludeObject::Metadata,
         },
         &ListMeta::default(),
@@ -1798,19 +1800,6 @@ mod kubectl {
         }
         stdout
     }
-
-    /// A printed table as cells: columns are separated by runs of at least two spaces.
-    pub fn grid(out: &str) -> Vec<Vec<String>> {
-        out.lines()
-            .map(|l| {
-                l.split("  ")
-                    .map(str::trim)
-                    .filter(|c| !c.is_empty())
-                    .map(String::from)
-                    .collect()
-            })
-            .collect()
-    }
 }
 
 fn table_list(conv: &TableConvertor, objects: &[String]) -> String {
@@ -1830,7 +1819,8 @@ fn table_list(conv: &TableConvertor, objects: &[String]) -> String {
 /// the documents these writers produce: kubectl prints the server's headers and cells.
 #[test]
 fn kubectl_prints_the_tables() {
-    use kubectl::{grid, run, serve, Route};
+    use kubectl::{run, serve, Route};
+    use support::grid;
     let Some(k) = kubectl::path() else {
         eprintln!("kubectl not installed: skipped");
         return;
@@ -2049,7 +2039,8 @@ fn kubectl_prints_the_tables() {
 /// definitions once; kubectl prints a row per event under the list's header.
 #[test]
 fn kubectl_watches_tables() {
-    use kubectl::{grid, run, serve, Route};
+    use kubectl::{run, serve, Route};
+    use support::grid;
     let Some(k) = kubectl::path() else {
         eprintln!("kubectl not installed: skipped");
         return;

@@ -1,270 +1,532 @@
-//! The JS API for other dashboards: `new Watcher({...})`, no Yew involved.
+//! The wasm half of the JS API: `WatcherCore`, one engine and its driver, for the npm
+//! package's `Watcher` (`web/npm/index.js`) to wrap. The wrapper owns what is JS's to
+//! own (it is the `EventTarget`, keeps started watchers alive, throttles status
+//! events, refuses calls after `free()`); this half checks the options
+//! ([`options`]), runs the engine, keeps the snapshot and the objects' JS values
+//! cached, and says what happened through the hooks it was given:
+//!
+//! * `change(type, object)`: one change, only once `wantChanges()` was called (no
+//!   object is parsed for nobody);
+//! * `update(version)`: a batch of changes landed (the snapshot moved);
+//! * `synced(objects, resourceVersion)`, `reset(reason)`, `error(error)`: the
+//!   [`report::Signal`]s;
+//! * `status(urgent)`: the status changed; urgent when the state did (phase, sync,
+//!   connection, error), not just counters.
+//!
+//! No borrow is held while a hook runs: a hook may call back (`snapshot()`, `stop()`).
+
+pub mod options;
+pub mod order;
+pub mod report;
 
 use crate::driver::{Driver, DriverRef};
 use crate::status::StatusView;
-use kubelive_core::{Collection, Config, Event, Mode, Object};
-use serde::Deserialize;
-use std::cell::RefCell;
+use kubelive_core::{Event, Object, Restart, Store};
+use options::{ErrorKind, Settings, Value};
+use order::{Op, Order, Plan};
+use report::{Report, Signal, Tracker, Urgency};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
-#[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &'static str = r#"
-/** Options of a Watcher. */
-export interface WatcherOptions {
-  /** A collection path: `/api/v1/pods`, `/apis/apps/v1/deployments`, `/apis/<group>/<version>/<plural>`. */
-  path: string;
-  /** Watch one namespace (default: all). */
-  namespace?: string;
-  labelSelector?: string;
-  fieldSelector?: string;
-  /** Use a streaming list (`sendInitialEvents=true`); falls back to LIST+WATCH by itself. */
-  streamingList?: boolean;
-  /** Items per LIST page (default 500; 0 lists in one response). */
-  pageSize?: number;
-  /** Origin of the API (default: the page's own, e.g. through `kubectl proxy`). */
-  baseUrl?: string;
-}
-
-/** Where a Watcher stands. */
-export interface WatcherStatus {
-  phase: 'listing' | 'initialEvents' | 'watching' | 'backingOff' | 'stopped';
-  page: number | null;
-  retryInMs: number | null;
-  backoffReason: string | null;
-  mode: 'listWatch' | 'streamingList';
-  connected: boolean;
-  synced: boolean;
-  resourceVersion: string | null;
-  objects: number;
-  listed: number;
-  pagesListed: number;
-  remainingEstimate: number | null;
-  added: number;
-  modified: number;
-  deleted: number;
-  bookmarks: number;
-  lastBookmarkAgoMs: number | null;
-  /** Since the current request last received anything; null while connecting. */
-  lastByteAgoMs: number | null;
-  resumes: number;
-  relists: number;
-  lastRelistReason: string | null;
-  errors: number;
-  lastError: string | null;
-  failed: string | null;
-  fellBack: string | null;
-}
-
-/** One change of the collection; `object` is the object's JSON (DELETED: its last state). */
-export interface WatcherChange {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  object: any;
-}
-"#;
-
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(typescript_type = "WatcherOptions")]
-    pub type WatcherOptions;
-    #[wasm_bindgen(typescript_type = "WatcherStatus")]
-    pub type WatcherStatus;
-    #[wasm_bindgen(typescript_type = "any[]")]
-    pub type ObjectArray;
-    #[wasm_bindgen(typescript_type = "(change: WatcherChange) => void")]
-    pub type ChangeCallback;
-    #[wasm_bindgen(typescript_type = "(status: WatcherStatus) => void")]
-    pub type StatusCallback;
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct Options {
-    path: String,
-    namespace: Option<String>,
-    label_selector: Option<String>,
-    field_selector: Option<String>,
-    streaming_list: Option<bool>,
-    page_size: Option<u32>,
-    base_url: Option<String>,
-}
-
+/// The functions the wrapper gives, each optional.
 #[derive(Default)]
-struct Callbacks {
-    change: Vec<js_sys::Function>,
-    status: Vec<js_sys::Function>,
+struct Hooks {
+    change: Option<js_sys::Function>,
+    update: Option<js_sys::Function>,
+    status: Option<js_sys::Function>,
+    synced: Option<js_sys::Function>,
+    reset: Option<js_sys::Function>,
+    error: Option<js_sys::Function>,
 }
 
-/// Keeps a live copy of one Kubernetes collection.
-#[wasm_bindgen]
-pub struct Watcher {
-    config: Config,
-    base_url: String,
-    driver: Option<Driver>,
-    callbacks: Rc<RefCell<Callbacks>>,
+impl Hooks {
+    fn read(hooks: &JsValue) -> Hooks {
+        let get = |name: &str| {
+            js_sys::Reflect::get(hooks, &JsValue::from_str(name))
+                .ok()
+                .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        };
+        Hooks {
+            change: get("change"),
+            update: get("update"),
+            status: get("status"),
+            synced: get("synced"),
+            reset: get("reset"),
+            error: get("error"),
+        }
+    }
 }
 
-fn js_error(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
+fn call(f: &Option<js_sys::Function>, args: &[JsValue]) {
+    let Some(f) = f else { return };
+    let result = match args {
+        [] => f.call0(&JsValue::UNDEFINED),
+        [a] => f.call1(&JsValue::UNDEFINED, a),
+        [a, b, ..] => f.call2(&JsValue::UNDEFINED, a, b),
+    };
+    if let Err(e) = result {
+        // A hook that throws must not stop the watcher (EventTarget listeners never
+        // do: the wrapper's dispatch reports their errors itself).
+        web_sys::console::error_2(&JsValue::from_str("kubelive: a Watcher hook threw"), &e);
+    }
+}
+
+/// JS values of objects, each parsed at most once per version of the object: those of
+/// the last snapshot live in its array; the others (from change events and `get()`,
+/// keyed by the stored `Arc`'s address, which the entry keeps alive so it cannot be
+/// reused) wait here for the next snapshot.
+#[derive(Default)]
+struct Cache {
+    fresh: HashMap<usize, (Arc<Object>, JsValue)>,
+    order: Order,
+    /// The last snapshot and the version it was taken at.
+    snapshot: Option<(u64, js_sys::Array)>,
+}
+
+fn key(o: &Arc<Object>) -> usize {
+    Arc::as_ptr(o) as usize
 }
 
 /// The object's JSON as a JS value (parsed from the stored bytes).
-fn object_js(o: &Object) -> JsValue {
+fn parse(o: &Object) -> JsValue {
     js_sys::JSON::parse(&o.json_str()).unwrap_or(JsValue::NULL)
 }
 
-fn status_js(s: &StatusView) -> JsValue {
-    let ser = serde_wasm_bindgen::Serializer::json_compatible();
-    serde::Serialize::serialize(s, &ser).unwrap_or(JsValue::NULL)
-}
-
-fn call(f: &js_sys::Function, arg: &JsValue) {
-    if let Err(e) = f.call1(&JsValue::NULL, arg) {
-        web_sys_console_error(&e);
+impl Cache {
+    /// The object's JS value: the last snapshot's if it holds this very object, else
+    /// parsed once and kept for the next snapshot.
+    fn value(&mut self, o: &Arc<Object>) -> JsValue {
+        if let Some(v) = self.in_snapshot(o) {
+            return v;
+        }
+        self.fresh
+            .entry(key(o))
+            .or_insert_with(|| (o.clone(), parse(o)))
+            .1
+            .clone()
     }
-}
 
-fn web_sys_console_error(e: &JsValue) {
-    // A throwing callback must not stop the watcher.
-    let console = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("console"));
-    if let Ok(console) = console {
-        if let Ok(error) = js_sys::Reflect::get(&console, &JsValue::from_str("error")) {
-            if let Some(error) = error.dyn_ref::<js_sys::Function>() {
-                let _ = error.call2(
-                    &console,
-                    &JsValue::from_str("kubelive watcher callback threw:"),
-                    e,
-                );
-            }
+    /// The last snapshot's value of this very object, if it holds it.
+    fn in_snapshot(&self, o: &Arc<Object>) -> Option<JsValue> {
+        let (i, held) = self.order.position(o.namespace(), o.name())?;
+        let (_, array) = self.snapshot.as_ref()?;
+        Arc::ptr_eq(held, o).then(|| array.get(i as u32))
+    }
+
+    /// The value for the next snapshot's array (no longer kept here).
+    fn take(&mut self, o: &Arc<Object>) -> JsValue {
+        match self.fresh.remove(&key(o)) {
+            Some((_, v)) => v,
+            None => parse(o),
         }
     }
+
+    /// Drops values of objects held nowhere else any more (older versions, deleted
+    /// objects), once they could outnumber the live ones.
+    fn prune(&mut self, held: usize) {
+        if self.fresh.len() > held / 4 + 64 {
+            self.fresh.retain(|_, (o, _)| Arc::strong_count(o) > 1);
+        }
+    }
+
+    /// The snapshot at `version`: the last one if nothing changed, else the last one
+    /// patched where objects changed (or rebuilt, after many changes).
+    fn snapshot(&mut self, version: u64, store: Option<&Store>) -> js_sys::Array {
+        if let Some((at, array)) = &self.snapshot {
+            if *at == version {
+                return array.clone();
+            }
+        }
+        let last = self.snapshot.take().map(|(_, a)| a);
+        if last.is_none() {
+            self.order.forget();
+        }
+        let plan = match store {
+            Some(store) => self.order.plan(
+                |ns, name| store.get(ns, name).cloned(),
+                || store.sorted().into_iter().cloned().collect(),
+            ),
+            None => Plan::Whole(Vec::new()),
+        };
+        let array = match plan {
+            Plan::Patch(ops) => {
+                // (There is a last snapshot: without one the plan is whole.)
+                let array = last.map(|l| l.slice_from(0)).unwrap_or_default();
+                for op in ops {
+                    match op {
+                        Op::Set(i, o) => array.set(i as u32, self.take(&o)),
+                        Op::Insert(i, o) => {
+                            array.splice(i as u32, 0, &self.take(&o));
+                        }
+                        Op::Remove(i) => {
+                            array.splice_many(i as u32, 1, &[]);
+                        }
+                    }
+                }
+                array
+            }
+            Plan::Whole(list) => {
+                let array = js_sys::Array::new_with_length(list.len() as u32);
+                for (i, (o, at)) in list.iter().enumerate() {
+                    let value = match (at, &last) {
+                        (Some(at), Some(last)) => last.get(*at as u32),
+                        _ => self.take(o),
+                    };
+                    array.set(i as u32, value);
+                }
+                array
+            }
+        };
+        js_sys::Object::freeze(&array);
+        self.snapshot = Some((version, array.clone()));
+        array
+    }
+}
+
+/// What the watcher and its engine's sink share.
+struct Shared {
+    settings: Settings,
+    hooks: Hooks,
+    wants_changes: Cell<bool>,
+    /// Counts batches of changes: the snapshot's version.
+    version: Cell<u64>,
+    cache: RefCell<Cache>,
+    tracker: RefCell<Tracker>,
+    /// The status last told, for telling only changes.
+    told: RefCell<Option<Report>>,
+    /// Inside `Driver::start`: the driver is not the watcher's yet, so its status
+    /// cannot be read back; told once it is.
+    starting: Cell<bool>,
+}
+
+impl Shared {
+    fn report(&self, view: &StatusView) -> Report {
+        Report::new(view, &self.tracker.borrow())
+    }
+
+    /// Tells the status if it changed.
+    fn tell_status(&self, view: &StatusView) {
+        if self.starting.get() {
+            return;
+        }
+        let now = self.report(view);
+        let urgency = report::urgency(self.told.borrow().as_ref(), &now);
+        if urgency == Urgency::Same {
+            return;
+        }
+        *self.told.borrow_mut() = Some(now);
+        call(
+            &self.hooks.status,
+            &[JsValue::from_bool(urgency == Urgency::Now)],
+        );
+    }
+
+    /// One batch of engine events (possibly none: the status may have moved).
+    fn batch(&self, d: &DriverRef<'_>, events: Vec<Event>) {
+        let view = d.status();
+        let held = view.objects;
+        let changed = events.iter().any(|e| {
+            matches!(
+                e,
+                Event::Added(_) | Event::Modified { .. } | Event::Deleted(_)
+            )
+        });
+        if changed {
+            // Before any hook runs, so a snapshot taken in one sees the whole batch
+            // (the store already holds it).
+            self.version.set(self.version.get() + 1);
+            let mut cache = self.cache.borrow_mut();
+            for event in &events {
+                if let Event::Added(o) | Event::Modified { new: o, .. } | Event::Deleted(o) = event
+                {
+                    cache.order.touch(o);
+                }
+            }
+        }
+        let wants = self.wants_changes.get();
+        let mut give_up = false;
+        for event in &events {
+            let change = match event {
+                Event::Added(o) => Some(("ADDED", o)),
+                Event::Modified { new, .. } => Some(("MODIFIED", new)),
+                Event::Deleted(o) => Some(("DELETED", o)),
+                _ => None,
+            };
+            let change = change.map(|(kind, o)| {
+                let mut cache = self.cache.borrow_mut();
+                let value = wants.then(|| match kind {
+                    // The last snapshot's value when it holds this very object (a
+                    // relist's delete), else its last state; not kept for later.
+                    "DELETED" => cache.in_snapshot(o).unwrap_or_else(|| parse(o)),
+                    _ => cache.value(o),
+                });
+                (kind, value)
+            });
+            if let Some((kind, object)) = change {
+                if let Some(object) = object {
+                    call(&self.hooks.change, &[JsValue::from_str(kind), object]);
+                }
+                continue;
+            }
+            let signal = self.tracker.borrow_mut().note(event, &view, held);
+            match signal {
+                Some(Signal::Synced {
+                    objects,
+                    resource_version,
+                }) => call(
+                    &self.hooks.synced,
+                    &[
+                        JsValue::from_f64(objects as f64),
+                        JsValue::from_str(&resource_version),
+                    ],
+                ),
+                Some(Signal::Reset { reason }) => {
+                    call(&self.hooks.reset, &[JsValue::from_str(&reason)])
+                }
+                Some(Signal::Error(error)) => {
+                    give_up |= !error.retryable && !self.settings.retry_on_failure;
+                    call(&self.hooks.error, &[to_js(&error)]);
+                }
+                None => {}
+            }
+        }
+        if changed {
+            self.cache.borrow_mut().prune(held);
+            call(
+                &self.hooks.update,
+                &[JsValue::from_f64(self.version.get() as f64)],
+            );
+        }
+        if give_up {
+            // Retrying cannot help and was not asked for: stop, and say `failed`.
+            d.stop();
+            self.tracker.borrow_mut().failed = true;
+        }
+        self.tell_status(&d.status());
+    }
+}
+
+/// The status object: the driver's status and the error.
+fn status_js(report: &Report) -> JsValue {
+    let object = to_js(&report.view);
+    let error = report.error.as_ref().map(to_js).unwrap_or(JsValue::NULL);
+    let _ = js_sys::Reflect::set(&object, &JsValue::from_str("error"), &error);
+    object
+}
+
+fn to_js<T: serde::Serialize>(value: &T) -> JsValue {
+    let ser = serde_wasm_bindgen::Serializer::json_compatible();
+    value.serialize(&ser).unwrap_or(JsValue::NULL)
+}
+
+/// An option value as option checking sees it.
+fn option_value(v: &JsValue) -> Value {
+    if v.is_undefined() || v.is_null() {
+        return Value::Absent;
+    }
+    if let Some(b) = v.as_bool() {
+        return Value::Bool(b);
+    }
+    if let Some(n) = v.as_f64() {
+        return Value::Number(n);
+    }
+    if let Some(s) = v.as_string() {
+        return Value::String(s);
+    }
+    if js_sys::Array::is_array(v) {
+        return Value::Other("array");
+    }
+    Value::Other(match v.js_typeof().as_string().as_deref() {
+        Some("function") => "function",
+        Some("symbol") => "symbol",
+        Some("bigint") => "bigint",
+        _ => "object",
+    })
+}
+
+fn check_options(options: &JsValue) -> Result<Settings, JsValue> {
+    if !options.is_object() || js_sys::Array::is_array(options) {
+        let got = match option_value(options) {
+            Value::Absent if options.is_null() => "null",
+            v => v.type_name(),
+        };
+        return Err(js_sys::TypeError::new(&format!(
+            "Watcher options must be an object such as {{ path: '/api/v1/pods' }}, got {got}"
+        ))
+        .into());
+    }
+    let object: &js_sys::Object = options.unchecked_ref();
+    let entries = js_sys::Object::keys(object)
+        .iter()
+        .filter_map(|k| k.as_string())
+        .map(|k| {
+            let v = js_sys::Reflect::get(options, &JsValue::from_str(&k)).unwrap_or_default();
+            (k, option_value(&v))
+        })
+        .collect();
+    options::parse(entries).map_err(|e| match e.kind {
+        ErrorKind::Type => js_sys::TypeError::new(&e.message).into(),
+        ErrorKind::Range => js_sys::RangeError::new(&e.message).into(),
+    })
+}
+
+/// One watched collection. Internal: use the package's `Watcher`.
+#[wasm_bindgen(skip_typescript)]
+pub struct WatcherCore {
+    shared: Rc<Shared>,
+    driver: RefCell<Option<Driver>>,
 }
 
 #[wasm_bindgen]
-impl Watcher {
+impl WatcherCore {
+    /// Checks `options` (a `TypeError` or `RangeError` naming the option if they are
+    /// wrong); `hooks` are the wrapper's functions. Nothing is requested yet.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: WatcherOptions) -> Result<Watcher, JsError> {
-        let o: Options = serde_wasm_bindgen::from_value(options.into()).map_err(js_error)?;
-        let collection = Collection::parse(&o.path).map_err(js_error)?;
-        let collection = match o.namespace.as_deref().filter(|n| !n.is_empty()) {
-            Some(ns) => collection.with_namespace(Some(ns)),
-            None => collection,
-        };
-        let mut config = Config::new(collection);
-        config.label_selector = o.label_selector.filter(|s| !s.is_empty());
-        config.field_selector = o.field_selector.filter(|s| !s.is_empty());
-        if o.streaming_list.unwrap_or(false) {
-            config.mode = Mode::StreamingList;
-        }
-        if let Some(n) = o.page_size {
-            config.page_size = n;
-        }
-        Ok(Watcher {
-            config,
-            base_url: o.base_url.unwrap_or_default(),
-            driver: None,
-            callbacks: Rc::default(),
+    pub fn new(options: JsValue, hooks: JsValue) -> Result<WatcherCore, JsValue> {
+        let settings = check_options(&options)?;
+        Ok(WatcherCore {
+            shared: Rc::new(Shared {
+                settings,
+                hooks: Hooks::read(&hooks),
+                wants_changes: Cell::new(false),
+                version: Cell::new(0),
+                cache: RefCell::default(),
+                tracker: RefCell::default(),
+                told: RefCell::default(),
+                starting: Cell::new(false),
+            }),
+            driver: RefCell::new(None),
         })
     }
 
-    /// Starts (or restarts, from an empty cache) listing and watching.
-    pub fn start(&mut self) {
-        self.driver = None;
-        let callbacks = self.callbacks.clone();
-        let sink = Box::new(move |d: &DriverRef<'_>, events: Vec<Event>| {
-            let cbs = callbacks.borrow();
-            let mut status_changed = false;
-            for event in &events {
-                let (kind, object) = match event {
-                    Event::Added(o) => ("ADDED", o),
-                    Event::Modified { new, .. } => ("MODIFIED", new),
-                    Event::Deleted(o) => ("DELETED", o),
-                    _ => {
-                        status_changed = true;
-                        continue;
-                    }
-                };
-                if cbs.change.is_empty() {
-                    continue;
-                }
-                let change = js_sys::Object::new();
-                let _ = js_sys::Reflect::set(&change, &"type".into(), &kind.into());
-                let _ = js_sys::Reflect::set(&change, &"object".into(), &object_js(object));
-                for f in &cbs.change {
-                    call(f, &change);
-                }
+    /// Starts; after `stop()` (or a failure) resumes from the last version when the
+    /// store holds the state at one, otherwise relists and tells a `reset` when
+    /// objects are held (the relist's deletes follow). Running: nothing.
+    pub fn start(&self) {
+        let restarted = match self.driver.borrow().as_ref() {
+            Some(d) if d.is_stopped() => {
+                self.shared.tracker.borrow_mut().restarted();
+                Some((d.restart(), d.with_store(|s| s.len())))
             }
-            if status_changed && !cbs.status.is_empty() {
-                let status = status_js(&d.status());
-                for f in &cbs.status {
-                    call(f, &status);
-                }
+            Some(_) => return,
+            None => None,
+        };
+        match restarted {
+            Some((Restart::Relist, held)) if held > 0 => call(
+                &self.shared.hooks.reset,
+                &[JsValue::from_str(
+                    "restarted before a sync completed: listing again (what vanished meanwhile \
+                     comes as deletes)",
+                )],
+            ),
+            Some(_) => {}
+            None => {
+                let shared = self.shared.clone();
+                let sink =
+                    Box::new(move |d: &DriverRef<'_>, events: Vec<Event>| shared.batch(d, events));
+                let s = &self.shared.settings;
+                self.shared.starting.set(true);
+                let driver = Driver::start(s.config.clone(), &s.base_url, sink);
+                self.shared.starting.set(false);
+                *self.driver.borrow_mut() = Some(driver);
             }
-        });
-        self.driver = Some(Driver::start(self.config.clone(), &self.base_url, sink));
+        }
+        self.tell_status();
     }
 
-    /// Stops watching and aborts what is in flight; the last state stays readable.
-    pub fn stop(&mut self) {
-        if let Some(d) = &self.driver {
+    /// Stops and aborts what is in flight; the last state stays readable, and `start()`
+    /// resumes from it.
+    pub fn stop(&self) {
+        if let Some(d) = self.driver.borrow().as_ref() {
             d.stop();
-            let status = status_js(&d.status());
-            for f in &self.callbacks.borrow().status {
-                call(f, &status);
-            }
         }
+        // Stopped by the page, not by the failure (which stays in `error`).
+        self.shared.tracker.borrow_mut().failed = false;
+        self.tell_status();
     }
 
-    /// Every object held, sorted by namespace and name.
-    pub fn snapshot(&self) -> ObjectArray {
-        let out = js_sys::Array::new();
-        if let Some(d) = &self.driver {
-            d.with_store(|store| {
-                for o in store.sorted() {
-                    out.push(&object_js(o));
-                }
-            });
+    /// Started and not stopped (by `stop()` or a failure).
+    #[wasm_bindgen(getter)]
+    pub fn running(&self) -> bool {
+        self.driver
+            .borrow()
+            .as_ref()
+            .is_some_and(|d| !d.is_stopped())
+    }
+
+    /// Delivers `change` from now on.
+    #[wasm_bindgen(js_name = wantChanges)]
+    pub fn want_changes(&self) {
+        self.shared.wants_changes.set(true);
+    }
+
+    /// Every object held, sorted by namespace and name: the same (frozen) array until
+    /// something changes, and the same object for each object that did not.
+    pub fn snapshot(&self) -> js_sys::Array {
+        let version = self.shared.version.get();
+        let driver = self.driver.borrow();
+        let mut cache = self.shared.cache.borrow_mut();
+        match driver.as_ref() {
+            Some(d) => d.with_store(|store| cache.snapshot(version, Some(store))),
+            None => cache.snapshot(version, None),
         }
-        out.unchecked_into()
     }
 
     /// One object (`""` namespace for cluster-scoped ones), or `undefined`.
     pub fn get(&self, namespace: &str, name: &str) -> JsValue {
-        self.driver
-            .as_ref()
-            .and_then(|d| d.with_store(|s| s.get(namespace, name).map(|o| object_js(o))))
-            .unwrap_or(JsValue::UNDEFINED)
+        let driver = self.driver.borrow();
+        let Some(d) = driver.as_ref() else {
+            return JsValue::UNDEFINED;
+        };
+        d.with_store(|s| {
+            s.get(namespace, name)
+                .map(|o| self.shared.cache.borrow_mut().value(o))
+        })
+        .unwrap_or(JsValue::UNDEFINED)
     }
 
     /// Objects held.
     #[wasm_bindgen(getter)]
     pub fn size(&self) -> usize {
         self.driver
+            .borrow()
             .as_ref()
             .map(|d| d.with_store(|s| s.len()))
             .unwrap_or(0)
     }
 
-    pub fn status(&self) -> WatcherStatus {
-        let view = match &self.driver {
+    /// Moves with every batch of changes: the snapshot changed when it did.
+    #[wasm_bindgen(getter)]
+    pub fn version(&self) -> f64 {
+        self.shared.version.get() as f64
+    }
+
+    pub fn status(&self) -> JsValue {
+        status_js(&self.shared.report(&self.view()))
+    }
+}
+
+impl WatcherCore {
+    fn view(&self) -> StatusView {
+        match self.driver.borrow().as_ref() {
             Some(d) => d.status(),
             None => StatusView {
                 phase: "stopped",
+                mode: match self.shared.settings.config.mode {
+                    kubelive_core::Mode::ListWatch => "listWatch",
+                    kubelive_core::Mode::StreamingList => "streamingList",
+                },
                 ..StatusView::default()
             },
-        };
-        status_js(&view).unchecked_into()
+        }
     }
 
-    /// Calls `f` with every change, `{type, object}`.
-    #[wasm_bindgen(js_name = onChange)]
-    pub fn on_change(&self, f: ChangeCallback) {
-        self.callbacks.borrow_mut().change.push(f.unchecked_into());
-    }
-
-    /// Calls `f` with the status whenever the phase or sync state moves.
-    #[wasm_bindgen(js_name = onStatus)]
-    pub fn on_status(&self, f: StatusCallback) {
-        self.callbacks.borrow_mut().status.push(f.unchecked_into());
+    fn tell_status(&self) {
+        let view = self.view();
+        self.shared.tell_status(&view);
     }
 }

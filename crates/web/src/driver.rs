@@ -11,7 +11,7 @@
 
 use crate::status::{DriverNotes, StatusView};
 use crate::time;
-use kubelive_core::{Config, Engine, Event, Request, RequestId, Store, TransportError};
+use kubelive_core::{Config, Engine, Event, Request, RequestId, Restart, Store, TransportError};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
@@ -56,6 +56,11 @@ impl DriverRef<'_> {
     pub fn with_store<R>(&self, f: impl FnOnce(&Store) -> R) -> R {
         f(self.shared.inner.borrow().engine.store())
     }
+
+    /// Stops the engine (as [`Driver::stop`]) from inside the sink.
+    pub fn stop(&self) {
+        stop(self.shared);
+    }
 }
 
 fn status_of(shared: &Shared) -> StatusView {
@@ -91,6 +96,18 @@ impl Driver {
         stop(&self.shared);
     }
 
+    /// Starts a stopped engine again from what it holds ([`Engine::restart`]): a watch
+    /// from its last version, or a relist diffed against its store.
+    pub fn restart(&self) -> Restart {
+        let mut restart = Restart::Running;
+        if !self.is_stopped() {
+            return restart;
+        }
+        self.shared.inner.borrow_mut().stopped = false;
+        feed(&self.shared, |engine, now| restart = engine.restart(now));
+        restart
+    }
+
     pub fn is_stopped(&self) -> bool {
         self.shared.inner.borrow().stopped
     }
@@ -115,7 +132,7 @@ impl Drop for Driver {
     }
 }
 
-fn stop(shared: &Rc<Shared>) {
+fn stop(shared: &Shared) {
     let mut inner = shared.inner.borrow_mut();
     if inner.stopped {
         return;
@@ -135,8 +152,23 @@ fn stop(shared: &Rc<Shared>) {
     }
 }
 
-/// One feed call, then the draining rule, then the sink (outside the borrow).
+/// One feed call, then the draining rule, then the sink (outside the borrow). The sink
+/// is called even without events (an empty batch): the status may have moved (a head
+/// arrived, a backoff ended); only body chunks that brought no event skip it.
 fn feed(shared: &Rc<Shared>, f: impl FnOnce(&mut Engine, kubelive_core::Instant)) {
+    feed_and_tell(shared, true, f);
+}
+
+/// A body chunk: the sink hears of it only when it brought events.
+fn feed_body(shared: &Rc<Shared>, f: impl FnOnce(&mut Engine, kubelive_core::Instant)) {
+    feed_and_tell(shared, false, f);
+}
+
+fn feed_and_tell(
+    shared: &Rc<Shared>,
+    always: bool,
+    f: impl FnOnce(&mut Engine, kubelive_core::Instant),
+) {
     let events = {
         let mut guard = shared.inner.borrow_mut();
         let inner = &mut *guard;
@@ -146,7 +178,7 @@ fn feed(shared: &Rc<Shared>, f: impl FnOnce(&mut Engine, kubelive_core::Instant)
         f(&mut inner.engine, time::now());
         drain(shared, inner)
     };
-    if !events.is_empty() {
+    if always || !events.is_empty() {
         let mut sink = shared.sink.borrow_mut();
         (*sink)(&DriverRef { shared }, events);
     }
@@ -319,7 +351,7 @@ async fn run_request(
         if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
             buf.resize(bytes.length() as usize, 0);
             bytes.copy_to(&mut buf);
-            feed(&shared, |engine, now| engine.handle_body(id, &buf, now));
+            feed_body(&shared, |engine, now| engine.handle_body(id, &buf, now));
         }
     }
 }

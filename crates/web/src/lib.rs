@@ -2,28 +2,42 @@
 //!
 //! * [`driver`]: the wasm driver of the sans-io engine (fetch + `ReadableStream`,
 //!   `setTimeout`, `AbortController`);
-//! * [`api`]: the JS API for other dashboards (`new Watcher({...})`);
+//! * [`api`]: the JS API's wasm half (the npm package's `Watcher` wraps it);
 //! * [`app`]: the Yew app (`startApp(element)`), served by `kubectl proxy --www`;
 //! * [`bench`]: what the bench page (`web/bench/`) times.
 //!
-//! All of them live in one wasm module.
+//! Features choose the wasm module: `app` (the app and the bench page's exports:
+//! `dist/`) or `watcher` (the JS API alone, no Yew: the npm package's smaller module,
+//! `dist/npm/`). Both are on by default, for tests and lints.
 
-pub mod access;
+#[cfg(feature = "watcher")]
 pub mod api;
-pub mod app;
-pub mod bench;
 pub mod driver;
-pub mod events;
-pub mod fetch;
-pub mod query;
 pub mod status;
-pub mod table;
 pub mod time;
+
+#[cfg(feature = "app")]
+pub mod access;
+#[cfg(feature = "app")]
+pub mod app;
+#[cfg(feature = "app")]
+pub mod bench;
+#[cfg(feature = "app")]
+pub mod events;
+#[cfg(feature = "app")]
+pub mod fetch;
+#[cfg(feature = "app")]
+pub mod query;
+#[cfg(feature = "app")]
+pub mod table;
+#[cfg(feature = "app")]
 pub mod url;
 
+#[cfg(feature = "app")]
 use wasm_bindgen::prelude::*;
 
 /// Mounts the app in `root` (the page's `#app` element when absent).
+#[cfg(feature = "app")]
 #[wasm_bindgen(js_name = startApp)]
 pub fn start_app(root: Option<web_sys::Element>) {
     let root = root.or_else(|| {

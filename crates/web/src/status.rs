@@ -4,7 +4,7 @@
 //! stream carries (why the engine backs off, the server's message on a failure), so
 //! the status bar never guesses.
 
-use kubelive_core::{Event, Instant, Mode, Phase, Status};
+use kubelive_core::{ApiError, Event, Instant, Mode, Phase, Status};
 use serde::Serialize;
 
 /// Facts the driver keeps from the event stream.
@@ -38,7 +38,8 @@ impl DriverNotes {
     }
 }
 
-/// A plain, serializable snapshot of where the engine stands.
+/// A plain snapshot of where the engine stands (serialized, it is most of the JS
+/// API's status object).
 #[derive(Clone, Debug, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusView {
@@ -74,9 +75,15 @@ pub struct StatusView {
     pub last_relist_reason: Option<String>,
     pub errors: u64,
     pub last_error: Option<String>,
-    /// The server's message when it refused in a way retrying will not fix.
+    /// The server's message when it refused in a way retrying will not fix (the JS
+    /// API reports its `error` object instead).
+    #[serde(skip)]
     pub failed: Option<String>,
     pub fell_back: Option<String>,
+    /// The server's answer behind `last_error`, when it was one (the JS API reports
+    /// its code and reason).
+    #[serde(skip)]
+    pub last_api_error: Option<ApiError>,
 }
 
 impl StatusView {
@@ -125,6 +132,7 @@ impl StatusView {
             last_error: s.last_error.clone(),
             failed: notes.failed.clone(),
             fell_back: s.fell_back.clone(),
+            last_api_error: s.last_api_error.clone(),
         }
     }
 

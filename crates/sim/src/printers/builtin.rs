@@ -126,6 +126,13 @@ const EVENT: &[Def] = &[
     ("Name", "string", "name", NAME, 1),
 ];
 
+const LEASE: &[Def] = &[
+    ("Name", "string", "name", NAME, 0),
+    // coordinationv1.LeaseSpec{}.SwaggerDoc()["holderIdentity"] (v1.32)
+    ("Holder", "string", "", "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.", 0),
+    ("Age", "string", "", CREATION_TIMESTAMP, 0),
+];
+
 const DEFAULT: &[Def] = &[
     ("Name", "string", "name", NAME, 0),
     ("Created At", "date", "", CREATION_TIMESTAMP, 0),
@@ -163,6 +170,7 @@ pub(super) enum Kind {
     ConfigMap,
     Secret,
     Event,
+    Lease,
 }
 
 impl Kind {
@@ -177,6 +185,7 @@ impl Kind {
             ("", "ConfigMap") => Kind::ConfigMap,
             ("", "Secret") => Kind::Secret,
             ("", "Event") => Kind::Event,
+            ("coordination.k8s.io", "Lease") => Kind::Lease,
             _ => return None,
         })
     }
@@ -192,6 +201,7 @@ impl Kind {
             Kind::ConfigMap => CONFIG_MAP,
             Kind::Secret => SECRET,
             Kind::Event => EVENT,
+            Kind::Lease => LEASE,
         })
     }
 
@@ -215,6 +225,12 @@ impl Kind {
                 age(o),
             ],
             Kind::Event => event(o),
+            // printLease: an unset holderIdentity prints as "".
+            Kind::Lease => vec![
+                name(o),
+                Cell::str(text(o, &["spec", "holderIdentity"])),
+                age(o),
+            ],
         };
         Row {
             cells,

@@ -167,39 +167,73 @@ impl std::fmt::Display for ScanError {
 impl std::error::Error for ScanError {}
 
 /// The raw text of the value of top-level field `key` in the JSON object `json`, if present.
-/// Scans without building a tree (the value is skipped by bracket and string tracking).
+/// Scans without building a tree (the value is skipped by bracket and string tracking), and
+/// stops at the field.
 pub fn top_level_field<'a>(json: &'a str, key: &str) -> Result<Option<&'a str>, ScanError> {
-    let b = json.as_bytes();
-    let mut i = skip_ws(b, 0);
-    if b.get(i) != Some(&b'{') {
-        return Err(ScanError("the object is not a JSON object"));
+    // Field names with escapes never match the plain keys we look for.
+    for field in Fields::new(json)? {
+        let (name, value) = field?;
+        if name == key {
+            return Ok(Some(&json[value]));
+        }
     }
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b'}') {
-        return Ok(None);
+    Ok(None)
+}
+
+/// The fields of the JSON object `json`, in order: (raw key without quotes, the value's
+/// byte range in `json`). Scans without building a tree.
+pub fn object_fields(json: &str) -> Result<Vec<(&str, std::ops::Range<usize>)>, ScanError> {
+    Fields::new(json)?.collect()
+}
+
+/// The fields of a JSON object, one at a time: (raw key, the value's byte range).
+struct Fields<'a> {
+    json: &'a str,
+    /// Where the next field's name starts; `None` once the object ended (or failed).
+    at: Option<usize>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(json: &'a str) -> Result<Self, ScanError> {
+        let b = json.as_bytes();
+        let i = skip_ws(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return Err(ScanError("the object is not a JSON object"));
+        }
+        let i = skip_ws(b, i + 1);
+        let at = (b.get(i) != Some(&b'}')).then_some(i);
+        Ok(Fields { json, at })
     }
-    loop {
+
+    fn field(&mut self, i: usize) -> Result<(&'a str, std::ops::Range<usize>), ScanError> {
+        let b = self.json.as_bytes();
         if b.get(i) != Some(&b'"') {
             return Err(ScanError("expected a field name"));
         }
         let name_end = skip_string(b, i)?;
-        let name = &json[i + 1..name_end - 1];
-        i = skip_ws(b, name_end);
-        if b.get(i) != Some(&b':') {
+        let name = &self.json[i + 1..name_end - 1];
+        let colon = skip_ws(b, name_end);
+        if b.get(colon) != Some(&b':') {
             return Err(ScanError("expected ':'"));
         }
-        let v_start = skip_ws(b, i + 1);
+        let v_start = skip_ws(b, colon + 1);
         let v_end = skip_value(b, v_start)?;
-        // Field names with escapes never match the plain keys we look for.
-        if name == key {
-            return Ok(Some(&json[v_start..v_end]));
-        }
-        i = skip_ws(b, v_end);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Ok(None),
+        let next = skip_ws(b, v_end);
+        self.at = match b.get(next) {
+            Some(b',') => Some(skip_ws(b, next + 1)),
+            Some(b'}') => None,
             _ => return Err(ScanError("expected ',' or '}'")),
-        }
+        };
+        Ok((name, v_start..v_end))
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<(&'a str, std::ops::Range<usize>), ScanError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let i = self.at.take()?;
+        Some(self.field(i))
     }
 }
 

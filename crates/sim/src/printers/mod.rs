@@ -163,23 +163,23 @@ impl Row {
     pub fn texts(&self, now_unix_ms: i64) -> Vec<String> {
         self.cells.iter().map(|c| c.text(now_unix_ms)).collect()
     }
+
+    /// Bytes the row holds on the heap (its cells and their strings).
+    pub fn heap_bytes(&self) -> usize {
+        self.cells.capacity() * std::mem::size_of::<Cell>()
+            + self
+                .cells
+                .iter()
+                .map(|c| match c {
+                    Cell::Str(s) => s.len(),
+                    _ => 0,
+                })
+                .sum::<usize>()
+    }
 }
 
 /// `meta.k8s.io/v1` or the older `meta.k8s.io/v1beta1` (same shape; kubectl asks for both).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TableVersion {
-    V1,
-    V1beta1,
-}
-
-impl TableVersion {
-    pub fn api_version(self) -> &'static str {
-        match self {
-            TableVersion::V1 => "meta.k8s.io/v1",
-            TableVersion::V1beta1 => "meta.k8s.io/v1beta1",
-        }
-    }
-}
+pub use crate::negotiate::TableVersion;
 
 /// The `includeObject` query parameter: what each row's `object` carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -305,7 +305,7 @@ pub struct TableConvertor {
 
 impl TableConvertor {
     /// The convertor kube-apiserver uses for `group`/`kind`: a built-in printer for Pod,
-    /// Deployment, ReplicaSet, Service, Node, Namespace, ConfigMap, Secret and core Event,
+    /// Deployment, ReplicaSet, Service, Node, Namespace, ConfigMap, Secret, core Event and Lease,
     /// else the default convertor. (CRDs: [`TableConvertor::for_crd`].)
     pub fn for_kind(group: &str, kind: &str) -> TableConvertor {
         match builtin::Kind::of(group, kind) {
@@ -386,31 +386,93 @@ enum MetaStyle {
     Typed,
 }
 
-/// Appends one `TableRow`: `{"cells":[..],"conditions":[..],"object":..}`. With `want_rv`,
-/// returns the object's `metadata.resourceVersion` (a one-row table's metadata needs it).
-fn write_row(
+/// The object a row is printed from, as the Table writers need it: its metadata (rows with
+/// `includeObject=Metadata`), the whole object (`Object`), its resourceVersion (a one-row
+/// table's metadata). An object's JSON text (`str`) is one; the sim's stored objects are
+/// another, writing only the part asked for.
+pub trait RowObject {
+    /// Appends the object's `metadata` object as the object carries it; `Ok(false)` (nothing
+    /// written) when it has none.
+    fn write_metadata(&self, out: &mut String) -> Result<bool, TableError>;
+    /// Appends the whole object as it would be sent (`kind` and `apiVersion` included).
+    fn write_object(&self, out: &mut String) -> Result<(), TableError>;
+    /// `metadata.resourceVersion`, if set.
+    fn resource_version(&self) -> Result<Option<String>, TableError>;
+    /// Refuses what cannot be a row's object before anything is written.
+    fn check(&self) -> Result<(), TableError> {
+        Ok(())
+    }
+}
+
+impl RowObject for str {
+    fn write_metadata(&self, out: &mut String) -> Result<bool, TableError> {
+        match top_level_field(self, "metadata")? {
+            Some(m) if m.starts_with('{') => {
+                out.push_str(m);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+    fn write_object(&self, out: &mut String) -> Result<(), TableError> {
+        out.push_str(self.trim());
+        Ok(())
+    }
+    fn resource_version(&self) -> Result<Option<String>, TableError> {
+        match top_level_field(self, "metadata")? {
+            Some(m) if m.starts_with('{') => Ok(top_level_str(m, "resourceVersion")?),
+            _ => Ok(None),
+        }
+    }
+    fn check(&self) -> Result<(), TableError> {
+        if self.trim_start().starts_with('{') {
+            Ok(())
+        } else {
+            Err(ScanError("the object is not a JSON object").into())
+        }
+    }
+}
+
+impl RowObject for String {
+    fn write_metadata(&self, out: &mut String) -> Result<bool, TableError> {
+        self.as_str().write_metadata(out)
+    }
+    fn write_object(&self, out: &mut String) -> Result<(), TableError> {
+        self.as_str().write_object(out)
+    }
+    fn resource_version(&self) -> Result<Option<String>, TableError> {
+        self.as_str().resource_version()
+    }
+    fn check(&self) -> Result<(), TableError> {
+        self.as_str().check()
+    }
+}
+
+impl<T: RowObject + ?Sized> RowObject for &T {
+    fn write_metadata(&self, out: &mut String) -> Result<bool, TableError> {
+        (**self).write_metadata(out)
+    }
+    fn write_object(&self, out: &mut String) -> Result<(), TableError> {
+        (**self).write_object(out)
+    }
+    fn resource_version(&self) -> Result<Option<String>, TableError> {
+        (**self).resource_version()
+    }
+    fn check(&self) -> Result<(), TableError> {
+        (**self).check()
+    }
+}
+
+/// Appends one `TableRow`: `{"cells":[..],"conditions":[..],"object":..}`.
+fn write_row<O: RowObject + ?Sized>(
     out: &mut String,
     format: TableFormat,
     style: MetaStyle,
     row: &Row,
-    object_json: &str,
+    object: &O,
     now_unix_ms: i64,
-    want_rv: bool,
-) -> Result<Option<String>, TableError> {
-    // The metadata's text only when something needs it (a list page of None or Object rows
-    // never scans the objects).
-    let meta = if want_rv || format.include == IncludeObject::Metadata {
-        top_level_field(object_json, "metadata")?
-    } else {
-        if !object_json.trim_start().starts_with('{') {
-            return Err(ScanError("the object is not a JSON object").into());
-        }
-        None
-    };
-    let rv = match meta {
-        Some(m) if want_rv && m.starts_with('{') => top_level_str(m, "resourceVersion")?,
-        _ => None,
-    };
+) -> Result<(), TableError> {
+    object.check()?;
     out.push_str("{\"cells\":");
     row.write_cells_json(now_unix_ms, out);
     if let Some(c) = row.completed {
@@ -420,24 +482,32 @@ fn write_row(
     out.push_str(",\"object\":");
     match format.include {
         IncludeObject::None => out.push_str("null"),
-        IncludeObject::Object => out.push_str(object_json.trim()),
+        IncludeObject::Object => object.write_object(out)?,
         IncludeObject::Metadata => {
             out.push_str("{\"kind\":\"PartialObjectMetadata\",\"apiVersion\":\"");
             out.push_str(format.version.api_version());
             out.push_str("\",\"metadata\":");
-            match (style, meta) {
-                (MetaStyle::Verbatim, Some(m)) if m.starts_with('{') => out.push_str(m),
-                (_, Some(m)) if m.starts_with('{') => {
-                    write_object_meta(out, &serde_json::from_str::<Value>(m)?)
+            match style {
+                MetaStyle::Verbatim => {
+                    if !object.write_metadata(out)? {
+                        // No metadata: a zero ObjectMeta.
+                        out.push_str("{\"creationTimestamp\":null}");
+                    }
                 }
-                // No metadata: a zero ObjectMeta.
-                _ => out.push_str("{\"creationTimestamp\":null}"),
+                MetaStyle::Typed => {
+                    let mut text = String::new();
+                    if object.write_metadata(&mut text)? {
+                        write_object_meta(out, &serde_json::from_str::<Value>(&text)?);
+                    } else {
+                        out.push_str("{\"creationTimestamp\":null}");
+                    }
+                }
             }
             out.push('}');
         }
     }
     out.push('}');
-    Ok(rv)
+    Ok(())
 }
 
 /// Writes a Table list answer page by page, row by row, into the caller's buffer
@@ -471,27 +541,20 @@ impl<'c> TableListWriter<'c> {
         }
     }
 
-    /// Appends one row: `row` printed from the object whose JSON is `object_json`. On error
-    /// nothing is appended.
-    pub fn push_row(
+    /// Appends one row: `row` printed from `object` (its JSON text, or any [`RowObject`]).
+    /// On error nothing is appended.
+    pub fn push_row<O: RowObject + ?Sized>(
         &mut self,
         out: &mut String,
         row: &Row,
-        object_json: &str,
+        object: &O,
         now_unix_ms: i64,
     ) -> Result<(), TableError> {
         let mark = out.len();
         out.push(if self.rows == 0 { '[' } else { ',' });
-        match write_row(
-            out,
-            self.format,
-            self.convertor.metadata_style(),
-            row,
-            object_json,
-            now_unix_ms,
-            false,
-        ) {
-            Ok(_) => {
+        let style = self.convertor.metadata_style();
+        match write_row(out, self.format, style, row, object, now_unix_ms) {
+            Ok(()) => {
                 self.rows += 1;
                 Ok(())
             }
@@ -500,6 +563,11 @@ impl<'c> TableListWriter<'c> {
                 Err(e)
             }
         }
+    }
+
+    /// Rows written so far.
+    pub fn rows(&self) -> usize {
+        self.rows
     }
 
     /// Closes the document. An empty list has `"rows":[]` from the built-in printers and CRDs,
@@ -515,68 +583,66 @@ impl<'c> TableListWriter<'c> {
 
 /// A Table of one object (a GET with the Table Accept header): all columns, one row, the
 /// object's resourceVersion as the table's.
-pub fn write_object_table(
+pub fn write_object_table<O: RowObject + ?Sized>(
     out: &mut String,
     convertor: &TableConvertor,
     format: TableFormat,
     row: &Row,
-    object_json: &str,
+    object: &O,
     now_unix_ms: i64,
 ) -> Result<(), TableError> {
-    write_one_row_table(
-        out,
+    let one = OneRow {
         convertor,
         format,
-        true,
-        convertor.metadata_style(),
-        row,
-        object_json,
-        now_unix_ms,
-    )
+        headers: true,
+        style: convertor.metadata_style(),
+    };
+    one.write(out, row, object, now_unix_ms)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn write_one_row_table(
-    out: &mut String,
-    convertor: &TableConvertor,
+/// How a one-row table (a GET's, a watch event's) is written.
+struct OneRow<'c> {
+    convertor: &'c TableConvertor,
     format: TableFormat,
+    /// Column definitions, or `null` (a watch's events after the first).
     headers: bool,
     style: MetaStyle,
-    row: &Row,
-    object_json: &str,
-    now_unix_ms: i64,
-) -> Result<(), TableError> {
-    // The row goes first into its own buffer: the table's metadata (before it) needs the
-    // row object's resourceVersion.
-    let mut row_json = String::with_capacity(object_json.len() + 256);
-    let rv = write_row(
-        &mut row_json,
-        format,
-        style,
-        row,
-        object_json,
-        now_unix_ms,
-        true,
-    )?;
-    out.push_str("{\"kind\":\"Table\",\"apiVersion\":\"");
-    out.push_str(format.version.api_version());
-    out.push_str("\",\"metadata\":");
-    ListMeta {
-        resource_version: rv.as_deref().unwrap_or(""),
-        ..ListMeta::default()
+}
+
+impl OneRow<'_> {
+    fn write<O: RowObject + ?Sized>(
+        &self,
+        out: &mut String,
+        row: &Row,
+        object: &O,
+        now_unix_ms: i64,
+    ) -> Result<(), TableError> {
+        // Everything that can fail comes before the first byte is written.
+        let rv = object.resource_version()?;
+        let mark = out.len();
+        out.push_str("{\"kind\":\"Table\",\"apiVersion\":\"");
+        out.push_str(self.format.version.api_version());
+        out.push_str("\",\"metadata\":");
+        ListMeta {
+            resource_version: rv.as_deref().unwrap_or(""),
+            ..ListMeta::default()
+        }
+        .write_json(out);
+        out.push_str(",\"columnDefinitions\":");
+        if self.headers {
+            self.convertor.write_columns(out);
+        } else {
+            // A nil slice without omitempty: Go writes null.
+            out.push_str("null");
+        }
+        out.push_str(",\"rows\":[");
+        if let Err(e) = write_row(out, self.format, self.style, row, object, now_unix_ms) {
+            out.truncate(mark);
+            return Err(e);
+        }
+        out.push_str("]}");
+        Ok(())
     }
-    .write_json(out);
-    out.push_str(",\"columnDefinitions\":");
-    if headers {
-        convertor.write_columns(out);
-    } else {
-        // A nil slice without omitempty: Go writes null.
-        out.push_str("null");
-    }
-    out.push_str(",\"rows\":[");
-    out.push_str(&row_json);
-    out.push_str("]}");
-    Ok(())
 }
 
 /// The per-watch state of a Table watch: column definitions go with the first event only
@@ -606,27 +672,19 @@ impl WatchTableEncoder {
     }
 
     /// Appends one event line `{"type":..,"object":<one-row Table>}\n` for an ADDED,
-    /// MODIFIED or DELETED event of the object `object_json` printed as `row`. On error
-    /// nothing is appended and the headers are still to send.
-    pub fn write_event(
+    /// MODIFIED or DELETED event of `object` printed as `row`. On error nothing is appended
+    /// and the headers are still to send.
+    pub fn write_event<O: RowObject + ?Sized>(
         &mut self,
         out: &mut String,
         convertor: &TableConvertor,
         event_type: &str,
         row: &Row,
-        object_json: &str,
+        object: &O,
         now_unix_ms: i64,
     ) -> Result<(), TableError> {
         let style = convertor.metadata_style();
-        self.write_line(
-            out,
-            convertor,
-            event_type,
-            style,
-            row,
-            object_json,
-            now_unix_ms,
-        )
+        self.write_line(out, convertor, event_type, style, row, object, now_unix_ms)
     }
 
     /// Appends a converted BOOKMARK: the bookmark object (`object_json`, as the watch would
@@ -666,30 +724,27 @@ impl WatchTableEncoder {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn write_line(
+    fn write_line<O: RowObject + ?Sized>(
         &mut self,
         out: &mut String,
         convertor: &TableConvertor,
         event_type: &str,
         style: MetaStyle,
         row: &Row,
-        object_json: &str,
+        object: &O,
         now_unix_ms: i64,
     ) -> Result<(), TableError> {
         let mark = out.len();
         out.push_str("{\"type\":");
         write_str(out, event_type);
         out.push_str(",\"object\":");
-        if let Err(e) = write_one_row_table(
-            out,
+        let one = OneRow {
             convertor,
-            self.format,
-            !self.headers_sent,
+            format: self.format,
+            headers: !self.headers_sent,
             style,
-            row,
-            object_json,
-            now_unix_ms,
-        ) {
+        };
+        if let Err(e) = one.write(out, row, object, now_unix_ms) {
             out.truncate(mark);
             return Err(e);
         }

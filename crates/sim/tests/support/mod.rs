@@ -184,3 +184,16 @@ impl Client {
 pub fn get(port: u16, target: &str, headers: &[(&str, &str)]) -> Reply {
     Client::connect(port).request("GET", target, headers)
 }
+
+/// A table kubectl printed, as cells: kubectl separates columns by at least two spaces.
+pub fn grid(out: &str) -> Vec<Vec<String>> {
+    out.lines()
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .collect()
+}

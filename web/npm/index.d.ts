@@ -1,0 +1,247 @@
+// Types of kubelive's browser API (hand-written; checked with `tsc --strict` under
+// lib es2022 + dom, without skipLibCheck, by `cargo xtask test`).
+
+/** What `init` can load the wasm module from. */
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+
+/**
+ * Loads and instantiates the wasm module, once (later calls return the same promise).
+ * By default it is fetched from next to `index.js`
+ * (`new URL('kubelive_watcher_bg.wasm', import.meta.url)`).
+ */
+declare function init(module?: InitInput | Promise<InitInput>): Promise<void>;
+export default init;
+export { init };
+
+/** An owner of an object (`metadata.ownerReferences`). */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** Who changed which fields (`metadata.managedFields`; see `stripManagedFields`). */
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: unknown;
+  subresource?: string;
+}
+
+/** Kubernetes object metadata, as the apiserver returns it for a stored object. */
+export interface ObjectMeta {
+  name: string;
+  /** Absent for cluster-scoped objects. */
+  namespace?: string;
+  uid: string;
+  resourceVersion: string;
+  /** RFC 3339, e.g. `2024-05-01T12:00:00Z`. */
+  creationTimestamp: string;
+  generateName?: string;
+  generation?: number;
+  /** Set once a graceful deletion started. */
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/**
+ * Any Kubernetes object. Give `Watcher` your own type for the fields you read, e.g.
+ * `interface Pod extends KubeObject { status?: { phase?: string } }` and
+ * `new Watcher<Pod>({ path: '/api/v1/pods' })` (not checked at run time).
+ */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+/** Options of a Watcher; anything else is refused (a TypeError naming the key). */
+export interface WatcherOptions {
+  /** The collection: `/api/v1/pods`, `/apis/apps/v1/deployments`, `/apis/<group>/<version>/<plural>` (or with `/namespaces/<ns>/`). */
+  path: string;
+  /** Watch one namespace (default: all, or the one in `path`). */
+  namespace?: string;
+  /** Sent as `labelSelector`; the server checks it (a rejection is a `failed` 400). */
+  labelSelector?: string;
+  /** Sent as `fieldSelector`; which fields a resource supports the server decides. */
+  fieldSelector?: string;
+  /** Sync with a streaming list (`sendInitialEvents`); falls back to LIST + WATCH by itself. Default false. */
+  streamingList?: boolean;
+  /** Items per LIST page, a whole number (default 500; 0 lists in one response). */
+  pageSize?: number;
+  /** Where the API is: `''` (default: the page's origin, e.g. through `kubectl proxy`), a path prefix such as `/k8s`, or an http(s) URL (which must allow CORS). */
+  baseUrl?: string;
+  /**
+   * After a failure retrying cannot fix (401, 403, 404, a rejected selector), keep
+   * retrying every 10 s or more (`backingOff`) instead of stopping (`failed`).
+   * Default false: the failure is shown and nothing more is requested; `start()`
+   * tries again.
+   */
+  retryOnFailure?: boolean;
+  /** Drop `metadata.managedFields` from every object (about a third of a pod's size). Default false. */
+  stripManagedFields?: boolean;
+  /** What the watcher delivers: objects (the only format today). */
+  format?: 'objects';
+}
+
+/** Where a watcher stands. */
+export type WatcherPhase =
+  | 'listing'
+  | 'initialEvents'
+  | 'watching'
+  | 'backingOff'
+  /** Stopped by a failure retrying cannot fix (see `error`; `start()` tries again). */
+  | 'failed'
+  | 'stopped';
+
+/** A failure, as the server said it. */
+export interface WatcherError {
+  /** The HTTP status (or the Status object's `code`); null when no server answer is behind it (a broken connection, an unreadable body, a deadline). */
+  code: number | null;
+  /** The Status `reason`: `Forbidden`, `NotFound`, `BadRequest`, `Unauthorized`, `Invalid`, `ServiceUnavailable`...; `''` if none. */
+  reason: string;
+  /** The server's message, or what went wrong. */
+  message: string;
+  /** Whether retrying can help without a change on the server or in the options. */
+  retryable: boolean;
+}
+
+export interface WatcherStatus {
+  phase: WatcherPhase;
+  /** The objects held equal the server's state at `resourceVersion`. */
+  synced: boolean;
+  /** The current request has its response head. */
+  connected: boolean;
+  mode: 'listWatch' | 'streamingList';
+  resourceVersion: string | null;
+  /** Objects held. */
+  objects: number;
+  /** The LIST page being fetched (while listing). */
+  page: number | null;
+  /** Objects received by the list in progress. */
+  listed: number;
+  pagesListed: number;
+  /** The server's estimate of items still to list. */
+  remainingEstimate: number | null;
+  /** Until the next attempt (while backing off). */
+  retryInMs: number | null;
+  backoffReason: string | null;
+  /** The last failure, until an attempt makes progress again or `start()` is called. */
+  error: WatcherError | null;
+  added: number;
+  modified: number;
+  deleted: number;
+  bookmarks: number;
+  lastBookmarkAgoMs: number | null;
+  /** Since the current request last received anything; null while connecting. */
+  lastByteAgoMs: number | null;
+  resumes: number;
+  relists: number;
+  lastRelistReason: string | null;
+  errors: number;
+  lastError: string | null;
+  /** Why the last sync fell back from a streaming list to LIST + WATCH. */
+  fellBack: string | null;
+}
+
+/** One change of the collection; a DELETED object is its last state. */
+export interface WatcherChange<T = KubeObject> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: T;
+}
+
+export interface WatcherSynced {
+  objects: number;
+  resourceVersion: string;
+}
+
+/** The collection is read again from scratch while objects are held (a version that expired, a restart that cannot resume): the changes that follow are the difference, deletes for what vanished included, then `synced`. */
+export interface WatcherReset {
+  reason: string;
+}
+
+export interface WatcherUpdate {
+  /** The watcher's `version` after the batch. */
+  version: number;
+}
+
+/** The events a Watcher dispatches, each a CustomEvent whose `detail` is: */
+export interface WatcherEventMap<T = KubeObject> {
+  /** one change (only to listeners added before it: use `snapshot()` for the rest). */
+  change: CustomEvent<WatcherChange<T>>;
+  /** after each batch of changes: the snapshot and `version` moved. */
+  update: CustomEvent<WatcherUpdate>;
+  /** the status: at once when the phase, sync, connection or error changed; counters alone at most every 250 ms. */
+  status: CustomEvent<WatcherStatus>;
+  synced: CustomEvent<WatcherSynced>;
+  reset: CustomEvent<WatcherReset>;
+  /** each failure that makes the watcher wait (backingOff) or stop (failed). */
+  error: CustomEvent<WatcherError>;
+}
+
+/**
+ * A live copy of one Kubernetes collection. A started watcher keeps running until
+ * `stop()`, `free()` or a failure that retrying cannot fix, whether the page keeps a
+ * reference to it or not. Objects are shared, not copied: treat them as read-only.
+ */
+export declare class Watcher<T = KubeObject> extends EventTarget {
+  /** Throws a TypeError or RangeError naming the option when `options` are wrong, and an Error before `init()` resolved. */
+  constructor(options: WatcherOptions);
+  /** Starts; after `stop()` or a failure, resumes from the last version held (no relist) when it can, otherwise relists and tells a `reset` (deletes for what vanished follow). */
+  start(): void;
+  /** Stops and aborts what is in flight; what is held stays readable. */
+  stop(): void;
+  /** Stops (a last `status` event says `stopped`) and frees its memory; any later call throws. */
+  free(): void;
+  get freed(): boolean;
+  /** Every object held, sorted by namespace and name: the same frozen array, holding the same objects, until something changes. Bound: pass it as it is. */
+  snapshot(): readonly T[];
+  /** One object (namespace `''` for cluster-scoped ones). */
+  get(namespace: string, name: string): T | undefined;
+  status(): WatcherStatus;
+  /** Objects held. */
+  get size(): number;
+  /** Moves with every batch of changes: the snapshot changed when it did. */
+  get version(): number;
+  /** Each returns a function that unsubscribes. */
+  onChange(callback: (change: WatcherChange<T>) => void): () => void;
+  onUpdate(callback: (version: number) => void): () => void;
+  onStatus(callback: (status: WatcherStatus) => void): () => void;
+  onSynced(callback: (synced: WatcherSynced) => void): () => void;
+  onReset(callback: (reset: WatcherReset) => void): () => void;
+  onError(callback: (error: WatcherError) => void): () => void;
+  /** `callback()` after each batch of changes; returns the unsubscribe. Bound: `useSyncExternalStore(watcher.subscribe, watcher.snapshot)`. */
+  subscribe(callback: () => void): () => void;
+  addEventListener<K extends keyof WatcherEventMap<T>>(
+    type: K,
+    listener: (this: Watcher<T>, event: WatcherEventMap<T>[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof WatcherEventMap<T>>(
+    type: K,
+    listener: (this: Watcher<T>, event: WatcherEventMap<T>[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions,
+  ): void;
+}

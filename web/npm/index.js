@@ -1,0 +1,194 @@
+// kubelive: a live, correct copy of a Kubernetes collection in the browser.
+//
+// `Watcher` is an EventTarget around the wasm engine (`WatcherCore`, internal). It
+// owns what is JavaScript's to own:
+// * lifetime: a started watcher is held here until stop()/free()/a failure, so a page
+//   need not keep a reference for it to keep working (the wasm object would otherwise
+//   be freed by the garbage collector and its watch aborted);
+// * events: the core's hooks become `change`, `update`, `status`, `synced`, `reset`
+//   and `error` events; `status` events for counters alone are throttled;
+// * calls after free() fail with an error naming the method.
+// The hooks hold the watcher weakly: a stopped watcher nobody references is collected
+// (and its wasm memory freed) as any object is.
+
+import initWasm, { WatcherCore } from './kubelive_watcher.js';
+
+let loading = null;
+let loaded = false;
+
+/**
+ * Loads and instantiates the wasm module (once: later calls return the same promise).
+ * By default it is fetched next to this file; pass a URL (or a Response, bytes, or a
+ * compiled WebAssembly.Module) to load it from elsewhere.
+ */
+export default function init(module) {
+  if (!loading) {
+    const input = module === undefined ? undefined : { module_or_path: module };
+    loading = initWasm(input).then(
+      () => { loaded = true; },
+      (e) => { loading = null; throw e; },
+    );
+  }
+  return loading;
+}
+export { init };
+
+/** Started watchers: alive until stopped, referenced by the page or not. */
+const running = new Set();
+
+/** Status events for counters alone come at most this often (state changes at once). */
+const STATUS_EVERY_MS = 250;
+
+export class Watcher extends EventTarget {
+  #core;
+  #freed = false;
+  /** Depth of core calls in progress that may call back (a free() inside waits). */
+  #calls = 0;
+  #statusTimer = null;
+  #wantsChanges = false;
+
+  constructor(options) {
+    super();
+    if (!loaded) {
+      throw new Error('kubelive: the wasm module is not loaded: `await init()` before `new Watcher(...)`');
+    }
+    const self = new WeakRef(this);
+    const hooks = {
+      change: (type, object) => self.deref()?.#emit('change', { type, object }),
+      update: (version) => self.deref()?.#emit('update', { version }),
+      synced: (objects, resourceVersion) => self.deref()?.#emit('synced', { objects, resourceVersion }),
+      reset: (reason) => self.deref()?.#emit('reset', { reason }),
+      error: (error) => self.deref()?.#emit('error', error),
+      status: (urgent) => self.deref()?.#statusChanged(urgent),
+    };
+    this.#core = new WatcherCore(options, hooks);
+    // Bound, so they can be passed as they are (React's useSyncExternalStore).
+    this.subscribe = this.subscribe.bind(this);
+    this.snapshot = this.snapshot.bind(this);
+  }
+
+  /** Starts watching; after stop() resumes where it stopped. Running: does nothing. */
+  start() {
+    this.#live('start()');
+    this.#calling(() => this.#core.start());
+    if (this.#core.running) running.add(this);
+  }
+
+  /** Stops watching and aborts what is in flight; what is held stays readable. */
+  stop() {
+    this.#live('stop()');
+    this.#calling(() => this.#core.stop());
+    running.delete(this);
+  }
+
+  /** Stops (a last `status` event says `stopped`) and frees the wasm memory. */
+  free() {
+    if (this.#freed) return;
+    this.#calling(() => this.#core.stop());
+    if (this.#statusTimer !== null) this.#flushStatus();
+    running.delete(this);
+    this.#freed = true;
+    const core = this.#core;
+    if (this.#calls > 0) queueMicrotask(() => core.free());
+    else core.free();
+  }
+
+  /** Every object held, sorted by namespace and name; the same array until a change. */
+  snapshot() {
+    this.#live('snapshot()');
+    return this.#core.snapshot();
+  }
+
+  /** One object (namespace `''` for cluster-scoped ones), or undefined. */
+  get(namespace, name) {
+    this.#live('get()');
+    if (typeof namespace !== 'string' || typeof name !== 'string') {
+      throw new TypeError(`Watcher.get(namespace, name): both must be strings, got ${typeof namespace} and ${typeof name}`);
+    }
+    return this.#core.get(namespace, name);
+  }
+
+  status() {
+    this.#live('status()');
+    return this.#core.status();
+  }
+
+  get size() {
+    this.#live('size');
+    return this.#core.size;
+  }
+
+  get version() {
+    this.#live('version');
+    return this.#core.version;
+  }
+
+  get freed() {
+    return this.#freed;
+  }
+
+  onChange(fn) { return this.#on('change', 'onChange', fn, (e) => e.detail); }
+  onUpdate(fn) { return this.#on('update', 'onUpdate', fn, (e) => e.detail.version); }
+  onStatus(fn) { return this.#on('status', 'onStatus', fn, (e) => e.detail); }
+  onSynced(fn) { return this.#on('synced', 'onSynced', fn, (e) => e.detail); }
+  onReset(fn) { return this.#on('reset', 'onReset', fn, (e) => e.detail); }
+  onError(fn) { return this.#on('error', 'onError', fn, (e) => e.detail); }
+
+  /** Calls `fn` after each batch of changes (for useSyncExternalStore). */
+  subscribe(fn) { return this.#on('update', 'subscribe', fn, () => undefined); }
+
+  addEventListener(type, listener, options) {
+    if (type === 'change' && !this.#wantsChanges && !this.#freed) {
+      this.#wantsChanges = true;
+      this.#core.wantChanges();
+    }
+    super.addEventListener(type, listener, options);
+  }
+
+  #on(type, method, fn, pick) {
+    this.#live(`${method}()`);
+    if (typeof fn !== 'function') {
+      throw new TypeError(`Watcher.${method}(callback): callback must be a function, got ${fn === null ? 'null' : typeof fn}`);
+    }
+    const listener = (e) => fn(pick(e));
+    this.addEventListener(type, listener);
+    return () => this.removeEventListener(type, listener);
+  }
+
+  #live(method) {
+    if (this.#freed) {
+      throw new Error(`Watcher.${method}: this watcher was freed (free() was called); create a new one`);
+    }
+  }
+
+  #calling(f) {
+    this.#calls += 1;
+    try {
+      return f();
+    } finally {
+      this.#calls -= 1;
+    }
+  }
+
+  #emit(type, detail) {
+    if (!this.#freed) this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  #statusChanged(urgent) {
+    if (this.#freed) return;
+    if (!this.#core.running) running.delete(this);
+    if (urgent) {
+      this.#flushStatus();
+    } else if (this.#statusTimer === null) {
+      this.#statusTimer = setTimeout(() => this.#flushStatus(), STATUS_EVERY_MS);
+    }
+  }
+
+  #flushStatus() {
+    if (this.#statusTimer !== null) {
+      clearTimeout(this.#statusTimer);
+      this.#statusTimer = null;
+    }
+    if (!this.#freed) this.#emit('status', this.#core.status());
+  }
+}

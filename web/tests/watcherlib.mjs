@@ -1,0 +1,74 @@
+// Helpers of the Watcher's tests (watcher.mjs, package.mjs): Chromium with a forced
+// garbage collector, a page that imports the package, and convergence of a watcher's
+// snapshot to the server's truth.
+import { chromium } from 'playwright-core';
+import { check, getJson } from './lib.mjs';
+
+/** The system Chromium, with `gc()` exposed to pages. */
+export async function launchWithGc() {
+  const args = [
+    '--headless=new', '--disable-gpu', '--disable-dev-shm-usage',
+    '--disable-background-networking', '--disable-component-update', '--no-first-run',
+    '--js-flags=--expose-gc',
+  ];
+  if (process.getuid && process.getuid() === 0) args.unshift('--no-sandbox');
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args });
+}
+
+/**
+ * A blank page on the proxy's origin (served by the test itself) that has imported the
+ * package from `dist/npm/` as `window.kl` (`init` not yet called unless `ready`).
+ */
+export async function packagePage(browser, base, { ready = true } = {}) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = { errors: [], requests: [], failed: [] };
+  page.on('pageerror', (e) => problems.errors.push(String(e)));
+  page.on('request', (r) => problems.requests.push({ url: r.url(), at: Date.now() }));
+  page.on('requestfailed', (r) => problems.failed.push(`${r.url()}: ${r.failure()?.errorText}`));
+  const url = `${base}/ui/watcher-test.html`;
+  await page.route(url, (route) => route.fulfill({
+    contentType: 'text/html',
+    body: '<!doctype html><meta charset="utf-8"><title>Watcher tests</title><p>Watcher tests</p>',
+  }));
+  await page.goto(url);
+  await page.evaluate(async (ready) => {
+    window.kl = await import('/ui/npm/index.js');
+    if (ready) await window.kl.default();
+  }, ready);
+  return { context, page, problems };
+}
+
+/** `namespace/name@resourceVersion` of each object, sorted. */
+export function keys(objects) {
+  return objects.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}@${o.metadata.resourceVersion}`).sort();
+}
+
+/**
+ * Waits until `read()` (in the page: `{ rv, objects }` or null while not synced and
+ * watching) equals the server's Exact list of `path` at that version.
+ */
+export async function converges(page, base, path, read, what, tries = 80) {
+  let last = '';
+  for (let i = 0; i < tries; i++) {
+    const mine = await page.evaluate(read);
+    if (mine) {
+      try {
+        const sep = path.includes('?') ? '&' : '?';
+        const list = await getJson(`${base}${path}${sep}resourceVersion=${mine.rv}&resourceVersionMatch=Exact`);
+        const truth = keys(list.items);
+        const got = [...mine.objects].sort();
+        last = `rv ${mine.rv}: ${got.length} held, ${truth.length} on the server`;
+        if (truth.length === got.length && truth.every((k, j) => k === got[j])) {
+          check(true, `${what} (${last})`);
+          return true;
+        }
+      } catch (e) {
+        last = String(e);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  check(false, `${what} (${last})`);
+  return false;
+}
