@@ -727,10 +727,15 @@ fn suites() -> Vec<Suite> {
                 sim_pid: true,
             },
         ),
-        // Aggregated discovery; selectors and the small things: a calm, churning
-        // cluster (pods move in and out of `tier=backend` and change phase), no faults.
+        // Aggregated discovery; a pod's events, live; selectors and the small things:
+        // a calm, churning cluster (pods move in and out of `tier=backend`, change
+        // phase, and their lives are written as Events), no faults.
         Suite::sim(
-            &["tests/discovery.mjs", "tests/selectors.mjs"],
+            &[
+                "tests/discovery.mjs",
+                "tests/events.mjs",
+                "tests/selectors.mjs",
+            ],
             calm(60, 10.0, &["--namespaces", "4"]),
         ),
         // Issue 13: a user who may list pods in ns-1 and ns-2 only, and no namespaces.

@@ -1,4 +1,4 @@
-//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS]`
+//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS]`
 
 use std::io::Write;
 
