@@ -139,6 +139,21 @@ export function appStatus(page) {
 }
 
 /**
+ * The cells of the column titled `title` (case ignored, the sort arrow too) in the
+ * shown rows that are not gone, top to bottom: found by its header, so that a test
+ * survives columns added, removed or moved.
+ */
+export function columnCells(page, title) {
+  return page.evaluate((want) => {
+    const heads = [...document.querySelectorAll('.thead .th')]
+      .map((h) => h.textContent.replace(/[▲▼]/g, '').trim().toLowerCase());
+    const at = heads.indexOf(want.toLowerCase());
+    if (at < 0) throw new Error(`no column "${want}" (columns: ${heads.join(', ')})`);
+    return [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.children[at].textContent);
+  }, title);
+}
+
+/**
  * Every row key of the (virtualized) table, scrolling it from top to bottom; for a
  * table that holds still (its rows are read a viewport at a time).
  */
