@@ -7,6 +7,7 @@
 //! Options: `--quick` (small inputs, 3 runs: a smoke test, not figures),
 //! `--events N` (watch stream, default 100000), `--pods N` (memory and sync, default
 //! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`.
+//! `cargo xtask bench discovery ...` runs only the discovery part (`webbench.rs`).
 
 use crate::util::{command, have, output, root, run};
 use std::collections::BTreeMap;
@@ -173,6 +174,9 @@ fn machine() -> String {
 }
 
 pub fn bench(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("discovery") {
+        return crate::webbench::discovery_bench(&args[1..]);
+    }
     let o = parse(args)?;
     let target = target_dir();
     let manifest = root().join("benches/peers/Cargo.toml");
@@ -244,6 +248,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     println!("{e2e}");
     if o.browser {
         crate::webbench::browser_bench()?;
+        crate::webbench::discovery_bench(&[])?;
     }
     Ok(())
 }

@@ -60,6 +60,8 @@ const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|e2e|bench|dst> [op
   test               everything that proves it works (what CI runs)
   e2e [--repeat N] [NAME...]  the browser end-to-end scripts (web/tests/*NAME*.mjs)
   bench              benchmarks; figures for BENCHMARKS.md
+  bench discovery [--groups N] [--runs N] [--latency MS] [--before DIST]
+                     time to the full resource picker (one build, or two)
   dst [--seeds N] [--seed S] [--minutes M]   deterministic simulation";
 
 fn test(_args: &[String]) -> Result<(), String> {

@@ -397,14 +397,39 @@ pub(crate) fn start_cluster(
         }
         p
     };
-    let dist = dist_dir();
+    start_proxy(
+        &kubeconfig,
+        &dist_dir(),
+        "/ui/",
+        proxy_port,
+        quiet,
+        &mut kids,
+    )?;
+    Ok(Running {
+        kids,
+        proxy_port,
+        sim_port,
+        _tmp: tmp,
+    })
+}
+
+/// `kubectl proxy --www <www> --www-prefix <prefix>` on `port` in front of the cluster
+/// of `kubeconfig`, added to `kids`; returns once it serves the API and the files.
+pub(crate) fn start_proxy(
+    kubeconfig: &Path,
+    www: &Path,
+    prefix: &str,
+    port: u16,
+    quiet: bool,
+    kids: &mut Children,
+) -> Result<(), String> {
     let mut proxy = command("kubectl", &["proxy", "--port"]);
     proxy
-        .arg(proxy_port.to_string())
+        .arg(port.to_string())
         .arg("--www")
-        .arg(&dist)
-        .args(["--www-prefix", "/ui/", "--kubeconfig"])
-        .arg(&kubeconfig);
+        .arg(www)
+        .args(["--www-prefix", prefix, "--kubeconfig"])
+        .arg(kubeconfig);
     if quiet {
         proxy.stdout(Stdio::null()).stderr(Stdio::null());
     }
@@ -412,14 +437,8 @@ pub(crate) fn start_cluster(
         .spawn()
         .map_err(|e| format!("cannot start kubectl proxy: {e}"))?;
     kids.add("kubectl proxy", child);
-    wait_http(proxy_port, "/api", "kubectl proxy", &mut kids, 30)?;
-    wait_http(proxy_port, "/ui/", "kubectl proxy (www)", &mut kids, 10)?;
-    Ok(Running {
-        kids,
-        proxy_port,
-        sim_port,
-        _tmp: tmp,
-    })
+    wait_http(port, "/api", "kubectl proxy", kids, 30)?;
+    wait_http(port, prefix, "kubectl proxy (www)", kids, 10)
 }
 
 /// `cargo xtask demo [--pods N] [--churn R] [--faults SPEC] [--port P]`.
