@@ -2,7 +2,7 @@
 // split chunks, 500/429/HTML errors, restarts -> 410 and relists): the table converges
 // to the server's truth, the status bar shows each phase, the pickers, filter, sort,
 // keyboard and detail panel work, and a connection loss shows at once.
-import { launch, openPage, until, check, done, convergeTo, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, convergeTo, columnCells, ARTIFACTS } from './lib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 const SIM_PID = Number(process.env.SIM_PID || 0);
@@ -127,7 +127,7 @@ try {
   await page.click('button.th[data-col="restarts"]');
   await sleep(200);
   check((await page.evaluate(() => location.hash)).includes('sort=-restarts'), 'sorting is in the URL');
-  const restarts = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone)')].map((r) => Number(r.children[4].textContent)));
+  const restarts = (await columnCells(page, 'Restarts')).map(Number);
   check(restarts.every((v, i) => i === 0 || restarts[i - 1] >= v), 'rows sort by restarts, descending');
 
   // Namespace field: suggestions fed by a live watch of namespaces; a name is applied

@@ -139,18 +139,23 @@ export function appStatus(page) {
 }
 
 /**
- * The cells of the column titled `title` (case ignored, the sort arrow too) in the
- * shown rows that are not gone, top to bottom: found by its header, so that a test
- * survives columns added, removed or moved.
+ * Where the column titled `title` is (case ignored, the sort arrow too) among a row's
+ * cells: found by its header, so that a test survives columns added, removed or moved.
  */
-export function columnCells(page, title) {
+export function columnIndex(page, title) {
   return page.evaluate((want) => {
     const heads = [...document.querySelectorAll('.thead .th')]
       .map((h) => h.textContent.replace(/[▲▼]/g, '').trim().toLowerCase());
     const at = heads.indexOf(want.toLowerCase());
     if (at < 0) throw new Error(`no column "${want}" (columns: ${heads.join(', ')})`);
-    return [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.children[at].textContent);
+    return at;
   }, title);
+}
+
+/** The cells of the column titled `title` in the shown rows that are not gone, top to bottom. */
+export async function columnCells(page, title) {
+  const at = await columnIndex(page, title);
+  return page.evaluate((at) => [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.children[at].textContent), at);
 }
 
 /**
