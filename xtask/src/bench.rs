@@ -8,7 +8,8 @@
 //! `--events N` (watch stream, default 100000), `--pods N` (memory and sync, default
 //! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`,
 //! `--only cli` (only the CLI's time to synced against kubelive-sim, objects and tables,
-//! for `--pods N`).
+//! for `--pods N`). `cargo xtask bench discovery ...` runs only the discovery part
+//! (`webbench.rs`).
 
 use crate::util::{command, have, output, root, run};
 use std::collections::BTreeMap;
@@ -183,6 +184,9 @@ fn machine() -> String {
 }
 
 pub fn bench(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("discovery") {
+        return crate::webbench::discovery_bench(&args[1..]);
+    }
     let o = parse(args)?;
     if o.only_cli {
         let sizes = if args.iter().any(|a| a == "--pods") {
@@ -266,6 +270,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     println!("{e2e}");
     if o.browser {
         crate::webbench::browser_bench()?;
+        crate::webbench::discovery_bench(&[])?;
     }
     Ok(())
 }
