@@ -80,11 +80,14 @@ try {
     'the restored view sends both selectors');
   await convergeTo(page, BASE, '/api/v1/pods?labelSelector=tier%3Dbackend&fieldSelector=status.phase%3DRunning', 'the restored label+field view');
 
-  // Free text filters in the browser across the shown cells (here: the node column).
-  const node = await page.evaluate(() => document.querySelector('.row:not(.gone)')?.children[5]?.textContent);
+  // Free text filters in the browser across the shown cells (here: the node column,
+  // which the server prints in the wide view).
+  if (!(await page.evaluate(() => document.getElementById('wide').checked))) await page.click('#wide');
+  await until('the NODE column', () => page.evaluate(() => document.querySelector('.row:not(.gone) .td[data-col="node"]')), 10000);
+  const node = await page.evaluate(() => document.querySelector('.row:not(.gone) .td[data-col="node"]')?.textContent);
   await page.fill('#filter', `tier=backend field:status.phase=Running ${node}`);
   await sleep(300);
-  const nodes = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.children[5].textContent));
+  const nodes = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone) .td[data-col="node"]')].map((c) => c.textContent));
   check(nodes.length > 0 && nodes.every((n) => n.includes(node)), `free text matches the node column (${node}: ${nodes.length} rows)`);
 
   // A selector the server rejects: said next to the box and in the table area.

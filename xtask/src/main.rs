@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         "test" => test(rest),
         "bench" => bench::bench(rest),
         "dst" => dst::dst(rest),
+        "e2e" => setup::web_tools().and_then(|()| web::e2e_named(rest)),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(())
@@ -51,13 +52,14 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|bench|dst> [options]
+const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|bench|dst|e2e> [options]
   setup              install the wasm target, wasm-bindgen-cli, chromium, npm packages
   dist               build the web app into dist/, the npm package into dist/npm/
   demo [--pods N]    simulated cluster + kubectl proxy --www dist, prints the URL
   test               everything that proves it works (what CI runs)
   bench              benchmarks; figures for BENCHMARKS.md
-  dst [--seeds N] [--seed S] [--minutes M]   deterministic simulation";
+  dst [--seeds N] [--seed S] [--minutes M]   deterministic simulation
+  e2e [NAME...]      the Playwright suites named (hostile, app, selectors, tables, live), all without";
 
 fn test(_args: &[String]) -> Result<(), String> {
     // Installs are a precondition, not a step: without them nothing else means anything.

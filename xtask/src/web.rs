@@ -555,32 +555,19 @@ pub(crate) fn node_script(script: &str, env: &[(&str, String)]) -> Command {
     c
 }
 
-/// The Playwright scripts: the app against the sim under faults, hostile data, the
-/// JS API example page, selectors (and keys, URL state, themes) against a calm sim,
-/// and a busy table (scroll anchoring, the event log, renders).
-fn e2e() -> Result<(), String> {
-    setup::browser()?;
-    setup::npm_packages()?;
-    if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {
-        dist(&[])?;
-    }
-    let artifacts = root().join("artifacts");
-    let _ = std::fs::create_dir_all(&artifacts);
-    let mut failures = Vec::new();
+/// One Playwright suite: the scripts that share a cluster (none: they bring their own
+/// mock apiserver and get `DIST`).
+pub(crate) struct Suite {
+    pub name: &'static str,
+    scripts: &'static [&'static str],
+    cluster: Option<fn() -> Cluster>,
+    /// The scripts get `SIM_PID` (app.mjs kills the sim at its end).
+    sim_pid: bool,
+}
 
-    // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
-    if let Err(e) = run(node_script(
-        "tests/hostile.mjs",
-        &[
-            ("DIST", dist_dir().display().to_string()),
-            ("ARTIFACTS", artifacts.display().to_string()),
-        ],
-    )) {
-        failures.push(e);
-    }
-
-    // The app and the JS API against the sim under faults, through kubectl proxy.
-    let cluster = Cluster {
+/// The app and the JS API against the sim under faults, through kubectl proxy.
+fn faulty_cluster() -> Cluster {
+    Cluster {
         objects: 60,
         churn: 4.0,
         faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@25,restart@50"
@@ -595,41 +582,129 @@ fn e2e() -> Result<(), String> {
             "--bookmark-every".into(),
             "3".into(),
         ],
-    };
-    // SIM_PID: app.mjs kills the sim at its end, to see a connection loss.
-    failures.extend(on_cluster(
-        &cluster,
-        &["tests/example.mjs", "tests/app.mjs"],
-        true,
-        &artifacts,
-    ));
+    }
+}
 
-    // Selectors and the small things: a calm, churning cluster (pods move in and out
-    // of `tier=backend` and change phase), no faults.
-    let calm = Cluster {
+/// A calm, churning cluster (pods move in and out of `tier=backend` and change
+/// phase), no faults.
+fn calm_cluster() -> Cluster {
+    Cluster {
         objects: 60,
         churn: 10.0,
         faults: String::new(),
         extra: vec!["--namespaces".into(), "4".into()],
-    };
-    failures.extend(on_cluster(
-        &calm,
-        &["tests/selectors.mjs"],
-        false,
-        &artifacts,
-    ));
+    }
+}
 
-    // A busy table: thousands of pods churning hundreds of times a second, no faults.
-    let busy = Cluster {
+/// A busy table: thousands of pods churning hundreds of times a second, no faults.
+fn busy_cluster() -> Cluster {
+    Cluster {
         objects: 5000,
         churn: 300.0,
         faults: String::new(),
         extra: vec!["--namespaces".into(), "20".into()],
-    };
-    failures.extend(on_cluster(&busy, &["tests/live.mjs"], false, &artifacts));
+    }
+}
+
+/// The Playwright suites: hostile data (a mock apiserver), the app and the JS API
+/// example page against the sim under faults, selectors (and keys, URL state,
+/// themes) and the server's tables against a calm sim, and a busy table (scroll
+/// anchoring, the event log, renders).
+pub(crate) fn suites() -> Vec<Suite> {
+    vec![
+        Suite {
+            name: "hostile",
+            scripts: &["tests/hostile.mjs"],
+            cluster: None,
+            sim_pid: false,
+        },
+        Suite {
+            name: "app",
+            scripts: &["tests/example.mjs", "tests/app.mjs"],
+            cluster: Some(faulty_cluster),
+            sim_pid: true,
+        },
+        Suite {
+            name: "selectors",
+            scripts: &["tests/selectors.mjs"],
+            cluster: Some(calm_cluster),
+            sim_pid: false,
+        },
+        Suite {
+            name: "tables",
+            scripts: &["tests/tables.mjs"],
+            cluster: Some(calm_cluster),
+            sim_pid: false,
+        },
+        Suite {
+            name: "live",
+            scripts: &["tests/live.mjs"],
+            cluster: Some(busy_cluster),
+            sim_pid: false,
+        },
+    ]
+}
+
+fn run_suite(suite: &Suite, artifacts: &Path) -> Vec<String> {
+    match suite.cluster {
+        None => suite
+            .scripts
+            .iter()
+            .filter_map(|script| {
+                run(node_script(
+                    script,
+                    &[
+                        ("DIST", dist_dir().display().to_string()),
+                        ("ARTIFACTS", artifacts.display().to_string()),
+                    ],
+                ))
+                .err()
+            })
+            .collect(),
+        Some(cluster) => on_cluster(&cluster(), suite.scripts, suite.sim_pid, artifacts),
+    }
+}
+
+/// Every Playwright suite.
+fn e2e() -> Result<(), String> {
+    e2e_named(&[])
+}
+
+/// `cargo xtask e2e [NAME...]`: the suites named (a suite's name or one of its
+/// scripts' stems, `tables` or `example`), every one when none is.
+pub(crate) fn e2e_named(names: &[String]) -> Result<(), String> {
+    let all = suites();
+    for n in names {
+        if !all.iter().any(|s| matches_suite(s, n)) {
+            let known: Vec<&str> = all.iter().map(|s| s.name).collect();
+            return Err(format!("no suite {n:?} (suites: {})", known.join(", ")));
+        }
+    }
+    setup::browser()?;
+    setup::npm_packages()?;
+    if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {
+        dist(&[])?;
+    }
+    let artifacts = root().join("artifacts");
+    let _ = std::fs::create_dir_all(&artifacts);
+    let mut failures = Vec::new();
+    for suite in all
+        .iter()
+        .filter(|s| names.is_empty() || names.iter().any(|n| matches_suite(s, n)))
+    {
+        failures.extend(run_suite(suite, &artifacts));
+    }
     if failures.is_empty() {
         Ok(())
     } else {
         Err(failures.join("; "))
     }
+}
+
+fn matches_suite(suite: &Suite, name: &str) -> bool {
+    suite.name == name
+        || suite
+            .scripts
+            .iter()
+            .any(|s| s.trim_start_matches("tests/").trim_end_matches(".mjs") == name)
 }

@@ -313,6 +313,16 @@ fn reads_as_other(s: &str) -> bool {
     ) {
         return true;
     }
+    // YAML 1.1 timestamps (`2024-01-01`, `2024-01-01T00:00:00Z`): read as times by
+    // such readers, so quoted, as kubectl does.
+    let b = s.as_bytes();
+    if b.len() >= 8
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5].is_ascii_digit()
+    {
+        return true;
+    }
     // Numbers of any base or form (`1`, `-1.5e3`, `0x1F`, `0o17`, `1_000`, `12:30`).
     let body = lower.trim_start_matches(['+', '-']);
     let numeric_start = body.starts_with(|c: char| c.is_ascii_digit())

@@ -69,6 +69,9 @@ fn strings_are_quoted_when_yaml_would_read_them_otherwise() {
         ("bell\u{7}", "\"bell\\u0007\""),
         ("<b>html</b>", "<b>html</b>"),
         ("ünïcode", "ünïcode"),
+        ("2024-01-01T00:00:00Z", "'2024-01-01T00:00:00Z'"),
+        ("2024-01-01", "'2024-01-01'"),
+        ("2024-web", "2024-web"),
     ] {
         assert_eq!(quote_scalar(s), want, "{s:?}");
     }
