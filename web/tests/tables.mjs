@@ -72,7 +72,7 @@ async function viewConverges(page, view, listPath, want, what, namespaced) {
           if (namespaced && row.cells.NAMESPACE !== server.object.metadata.namespace) bad.push(`${row.key} NAMESPACE`);
           defs.forEach((d, j) => {
             const name = d.name.toUpperCase();
-            if (!(name in row.cells) || d.name === 'Age' || d.type === 'date') return;
+            if (!(name in row.cells) || d.name === 'Age' || d.name === 'Last Seen' || d.type === 'date') return;
             if (comparable(name, row.cells[name]) !== comparable(name, cellText(server.cells[j]))) {
               bad.push(`${row.key} ${name}: ${row.cells[name]} vs ${cellText(server.cells[j])}`);
             }
@@ -98,7 +98,7 @@ try {
   const { page, problems } = await openPage(browser, { viewport: { width: 1600, height: 2600 } });
 
   // Pods: exactly kubectl get pods' columns; NAMESPACE first across namespaces.
-  const pods = await viewConverges(page, 'r=v1/pods', '/api/v1/pods',
+  await viewConverges(page, 'r=v1/pods', '/api/v1/pods',
     ['NAMESPACE', 'NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE'], 'pods', true);
   await page.screenshot({ path: `${ARTIFACTS}/tables-pods.png`, clip: { x: 0, y: 0, width: 1600, height: 900 } });
   // Each header says what its column is (the server's description).
@@ -184,10 +184,17 @@ try {
 
   // The detail panel: the whole object, fetched, as YAML (equal to the server's
   // object) and as JSON.
-  const pod = pods[0]?.key || `${podList.items[0].metadata.namespace}/${podList.items[0].metadata.name}`;
+  // A pod the churn leaves alone long enough: the oldest one now on the server.
+  let pod = '';
+  for (let attempt = 0; attempt < 4 && !pod; attempt++) {
+    const now = (await getJson(`${BASE}/api/v1/pods`)).items
+      .sort((a, b) => Date.parse(a.metadata.creationTimestamp) - Date.parse(b.metadata.creationTimestamp))[0];
+    const key = `${now.metadata.namespace}/${now.metadata.name}`;
+    await page.goto(`${BASE}/ui/#r=v1/pods&sel=${encodeURIComponent(key)}&open=1`);
+    if (await page.waitForSelector('#detail-text', { timeout: 15000 }).then(() => true, () => false)) pod = key;
+  }
+  check(pod !== '', `the detail panel shows a fetched object (${pod})`);
   const [pns, pname] = pod.split('/');
-  await page.goto(`${BASE}/ui/#r=v1/pods&sel=${encodeURIComponent(pod)}&open=1`);
-  await page.waitForSelector('#detail-text', { timeout: 30000 });
   const yamlParser = spawnSync('python3', ['-c', 'import yaml'], { encoding: 'utf8' }).status === 0;
   let same = false;
   let why = '';

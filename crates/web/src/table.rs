@@ -220,7 +220,11 @@ impl Column {
             SortAs::Age
         } else if def.column_type.is_numeric() {
             SortAs::Number
-        } else if def.column_type == ColumnType::Date || def.format == "date" {
+        } else if def.column_type == ColumnType::Date
+            || def.format == "date"
+            // Events' `Last Seen`: a printed duration in a string column.
+            || def.name.ends_with(" Seen")
+        {
             SortAs::Date
         } else {
             SortAs::Text

@@ -323,14 +323,28 @@ fn reads_as_other(s: &str) -> bool {
     {
         return true;
     }
-    // Numbers of any base or form (`1`, `-1.5e3`, `0x1F`, `0o17`, `1_000`, `12:30`).
+    // Numbers of any base or form (`1`, `-1.5e3`, `0x1F`, `0o17`, `0b101`, `1_000`,
+    // YAML 1.1's sexagesimal `12:30`); `10.0.0.1` or `1.2.3` are strings.
     let body = lower.trim_start_matches(['+', '-']);
-    let numeric_start = body.starts_with(|c: char| c.is_ascii_digit())
-        || (body.starts_with('.') && body[1..].starts_with(|c: char| c.is_ascii_digit()));
-    numeric_start
-        && body.chars().all(|c| {
-            c.is_ascii_hexdigit() || matches!(c, '.' | '_' | ':' | 'x' | 'o' | '+' | '-' | 'e')
-        })
+    let digits = |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c == '_' || c.is_digit(radix));
+    if let Some(hex) = body.strip_prefix("0x") {
+        return digits(hex, 16);
+    }
+    if let Some(oct) = body.strip_prefix("0o") {
+        return digits(oct, 8);
+    }
+    if let Some(bin) = body.strip_prefix("0b") {
+        return digits(bin, 2);
+    }
+    if body.contains(':') {
+        return body.split(':').all(|part| digits(part, 10));
+    }
+    let plain: String = body.chars().filter(|&c| c != '_').collect();
+    plain.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && plain
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | '+' | '-'))
+        && plain.parse::<f64>().is_ok()
 }
 
 /// `value` as indented JSON (two spaces, keys sorted as in the YAML), masked values

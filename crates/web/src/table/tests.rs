@@ -414,6 +414,13 @@ fn the_server_columns_show_priority_0_unless_wide_and_namespace_first_across_nam
     assert!(has_wide(Some(&defs)));
     assert!(!has_wide(None));
     assert_eq!(column_id("Nominated Node"), "nominated-node");
+    // Events' Last Seen is a printed duration in a string column: a time column.
+    let (events, _) = table_rows(
+        r#"[{"name":"Last Seen","type":"string","format":"","description":"","priority":0}]"#,
+        &[],
+    );
+    let last_seen = Column::server(0, &events[0]);
+    assert!(last_seen.is_time() && last_seen.sort_as == SortAs::Date);
     assert_eq!(column_id("Up-to-date"), "up-to-date");
     assert_eq!(column_id("<b>X</b>"), "b-x-b");
     assert_eq!(column_id("  "), "column");
