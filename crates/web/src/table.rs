@@ -364,7 +364,27 @@ impl Sort {
 /// so the order stays total. Allocates nothing.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (x, y) = (a.as_bytes(), b.as_bytes());
-    let (mut i, mut j) = (0, 0);
+    // The common prefix decides nothing; the first difference is a plain byte
+    // difference unless a digit run is under way there or starts there in both.
+    let p = x.iter().zip(y).take_while(|(a, b)| a == b).count();
+    let digit = |s: &[u8], i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
+    let mut start = p;
+    while start > 0 && x[start - 1].is_ascii_digit() {
+        start -= 1;
+    }
+    if start == p && !(digit(x, p) && digit(y, p)) {
+        return match (x.get(p), y.get(p)) {
+            (Some(a), Some(b)) => a.cmp(b),
+            _ => x.len().cmp(&y.len()),
+        };
+    }
+    natural_from(x, y, start)
+}
+
+/// [`natural_cmp`] from `start`, where `x` and `y` agree before it and no digit run
+/// crosses it.
+fn natural_from(x: &[u8], y: &[u8], start: usize) -> Ordering {
+    let (mut i, mut j) = (start, start);
     while i < x.len() && j < y.len() {
         if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
             let si = i;
@@ -556,7 +576,7 @@ fn known_key(col: Col, o: &Object) -> Primary<'_> {
 }
 
 /// `rows` in `sort` order, each row's key read once.
-fn sorted(rows: &[Arc<Object>], sort: &Sort) -> Vec<Arc<Object>> {
+pub fn sorted(rows: &[Arc<Object>], sort: &Sort) -> Vec<Arc<Object>> {
     let mut keyed: Vec<(SortKey<'_>, &Arc<Object>)> = rows
         .iter()
         .map(|o| (SortKey::of(&sort.col, o), o))

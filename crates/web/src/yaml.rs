@@ -326,7 +326,8 @@ fn reads_as_other(s: &str) -> bool {
     // Numbers of any base or form (`1`, `-1.5e3`, `0x1F`, `0o17`, `0b101`, `1_000`,
     // YAML 1.1's sexagesimal `12:30`); `10.0.0.1` or `1.2.3` are strings.
     let body = lower.trim_start_matches(['+', '-']);
-    let digits = |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c == '_' || c.is_digit(radix));
+    let digits =
+        |s: &str, radix: u32| !s.is_empty() && s.chars().all(|c| c == '_' || c.is_digit(radix));
     if let Some(hex) = body.strip_prefix("0x") {
         return digits(hex, 16);
     }

@@ -626,3 +626,39 @@ fn natural_order_and_durations() {
     assert_eq!(parse_duration("<unknown>"), None);
     assert_eq!(parse_duration("5"), None);
 }
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn the_natural_orders_fast_path_agrees_with_the_whole_comparison_and_is_total() {
+    // Strings over a small alphabet, so digit runs, zero padding and shared prefixes
+    // meet often.
+    let alphabet = ['a', 'b', '-', '0', '1', '2', '9'];
+    let mut seed = 0x2545_f491_u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let words: Vec<String> = (0..400)
+        .map(|_| {
+            let len = (next() % 7) as usize;
+            (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect()
+        })
+        .collect();
+    for a in &words {
+        for b in &words {
+            let whole = natural_from(a.as_bytes(), b.as_bytes(), 0);
+            assert_eq!(natural_cmp(a, b), whole, "{a:?} {b:?}");
+            assert_eq!(natural_cmp(b, a), whole.reverse(), "{a:?} {b:?}");
+            assert_eq!(whole == std::cmp::Ordering::Equal, a == b, "{a:?} {b:?}");
+        }
+    }
+    let mut sorted_words = words.clone();
+    sorted_words.sort_by(|a, b| natural_cmp(a, b));
+    for w in sorted_words.windows(2) {
+        assert_ne!(natural_cmp(&w[0], &w[1]), std::cmp::Ordering::Greater);
+    }
+}
