@@ -5,7 +5,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, until, check, done, columnIndex, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, ARTIFACTS } from './lib.mjs';
 
 const DIST = process.env.DIST || new URL('../../dist', import.meta.url).pathname;
 const XSS = [
@@ -31,6 +31,7 @@ function pod(name, i, rv) {
 }
 
 const pods = XSS.map((n, i) => pod(n, i, 10 + i));
+const XSS_COUNT = XSS.length;
 // A status that would add a class of its own if class names were built from it raw.
 const sneaky = pod('sneaky-status', 7, 30);
 sneaky.status.phase = 'x st-running';
@@ -55,8 +56,26 @@ const server = http.createServer((req, res) => {
       kind: 'APIResourceList', groupVersion: 'v1', resources: [
         { name: 'pods', namespaced: true, kind: 'Pod', verbs: ['get', 'list', 'watch'] },
         { name: 'namespaces', namespaced: false, kind: 'Namespace', verbs: ['get', 'list', 'watch'] },
+        { name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['get', 'list', 'watch'] },
       ],
     });
+  }
+  // The server prints this one: a Table whose column names, descriptions and cells
+  // hold markup.
+  if (p === '/api/v1/configmaps' && (req.headers.accept || '').includes('as=Table')) {
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    const columnDefinitions = [
+      { name: 'Name', type: 'string', format: 'name', description: XSS[0], priority: 0 },
+      { name: XSS[1], type: 'string', format: '', description: XSS[2], priority: 0 },
+      { name: 'Status', type: 'string', format: '', description: '', priority: 0 },
+      { name: 'Count', type: 'integer', format: '', description: '', priority: 0 },
+    ];
+    const rows = XSS.map((x, i) => ({
+      cells: [`cm-${i}`, x, i === 0 ? 'x tone-ok' : XSS[(i + 1) % XSS.length], i],
+      object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { name: `cm-${i}`, namespace: 'default', uid: `cm-${i}`, resourceVersion: String(200 + i), creationTimestamp: '2024-01-01T00:00:00Z' } },
+    }));
+    if (!watch) return res.end(JSON.stringify({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '300' }, columnDefinitions, rows }));
+    return;
   }
   if (p === '/api/v1/namespaces' || p === '/api/v1/pods') {
     const items = p.endsWith('pods') ? pods : [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: XSS[1], uid: 'ns1', resourceVersion: '5' } }];
@@ -129,17 +148,37 @@ try {
   await page.screenshot({ path: `${ARTIFACTS}/hostile.png` });
 
   // A status cannot restyle its cell: its class is built from [a-z0-9-] only.
-  const statusAt = await columnIndex(page, 'Status');
-  const classes = await page.evaluate((at) => {
+  const classes = await page.evaluate(() => {
     const row = document.querySelector('.row[data-key="default/sneaky-status"]');
-    return row && row.children[at].className;
-  }, statusAt);
+    return row && row.querySelector('.td[data-col="status"]').className;
+  });
   check(classes === 'td st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
-  const color = await page.evaluate((at) => {
-    const cell = document.querySelector('.row[data-key="default/sneaky-status"]').children[at];
+  const color = await page.evaluate(() => {
+    const cell = document.querySelector('.row[data-key="default/sneaky-status"] .td[data-col="status"]');
     return [getComputedStyle(cell).color, getComputedStyle(document.documentElement).getPropertyValue('--ok').trim()];
-  }, statusAt);
+  });
   check(color[0] !== 'rgb(26, 127, 55)' && color[0] !== 'rgb(63, 185, 80)', `and is not coloured as Running (${color[0]})`);
+
+  // Cells the server printed are text too, and so are its column names and
+  // descriptions (titles); a cell cannot add a class of its own either.
+  await page.goto(`${BASE}/ui/#r=v1/configmaps`);
+  await until('the printed rows', () => page.evaluate((n) => document.querySelectorAll('.row').length >= n, XSS_COUNT), 20000).catch(() => {});
+  const printed = await page.evaluate(() => ({
+    headers: [...document.querySelectorAll('.th .th-name')].map((h) => h.textContent),
+    titles: [...document.querySelectorAll('.th')].map((h) => h.title),
+    cells: [...document.querySelectorAll('.row .td')].map((c) => c.textContent),
+    classes: [...document.querySelectorAll('.row .td')].map((c) => c.className),
+  }));
+  check(printed.headers.includes(XSS[1]), `a column name holding markup is a header's text (${printed.headers.join(' | ')})`);
+  check(printed.titles.includes(XSS[0]) && printed.titles.includes(XSS[2]), 'column descriptions holding markup are titles');
+  check(XSS.every((x) => printed.cells.includes(x)), 'cells holding markup are shown as text');
+  check(printed.classes.every((c) => /^[a-z0-9 -]+$/.test(c)) && !printed.classes.some((c) => c.split(' ').includes('tone-ok')),
+    `cell classes come from [a-z0-9-] and a fixed list only (${[...new Set(printed.classes)].join(', ')})`);
+  const createdTable = await page.evaluate(() => ['img', 'script', 'svg', 'iframe', 'marquee', 'style']
+    .map((t) => [t, document.querySelectorAll(`#app ${t}`).length]).filter(([, n]) => n > 0));
+  check(createdTable.length === 0, `no element was created from printed cells (${JSON.stringify(createdTable)})`);
+  check(await page.evaluate(() => window.__pwned === undefined), 'no hostile script ran from printed cells');
+  check(problems.dialogs.length === 0, `no dialog opened by printed cells (${problems.dialogs.join(', ')})`);
 
   // A resource or namespace in the hash is checked before use: nothing outside the
   // API's discovery and collection paths is ever requested.

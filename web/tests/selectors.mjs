@@ -92,7 +92,10 @@ try {
     'the restored view sends both selectors');
   await convergeTo(page, BASE, '/api/v1/pods?labelSelector=tier%3Dbackend&fieldSelector=status.phase%3DRunning', 'the restored label+field view');
 
-  // Free text filters in the browser across the shown cells (here: the node column).
+  // Free text filters in the browser across the shown cells (here: the node column,
+  // which the server prints in the wide view).
+  if (!(await page.evaluate(() => document.getElementById('wide').checked))) await page.click('#wide');
+  await until('the NODE column', () => page.evaluate(() => document.querySelector('.row:not(.gone) .td[data-col="node"]')), 10000);
   // A node may hold a single pod, which may leave the view (deleted, finished) in the
   // moment the test types: the word is the node name or prefix (`node-1` also matches
   // node-10..node-19) that the most rows hold, but not all of them, so that several

@@ -746,7 +746,8 @@ fn suites() -> Vec<Suite> {
                 sim_pid: true,
             },
         ),
-        // Aggregated discovery; a pod's events, live; selectors and the small things:
+        // Aggregated discovery; a pod's events, live; selectors and the small things; the
+        // server's tables (every kind, wide, YAML detail, Secrets):
         // a calm, churning cluster (pods move in and out of `tier=backend`, change
         // phase, and their lives are written as Events), no faults.
         Suite::sim(
@@ -754,6 +755,7 @@ fn suites() -> Vec<Suite> {
                 "tests/discovery.mjs",
                 "tests/events.mjs",
                 "tests/selectors.mjs",
+                "tests/tables.mjs",
             ],
             calm(60, 10.0, &["--namespaces", "4"]),
         ),

@@ -3,7 +3,7 @@
 //! (`name`: the name column only, for comparison).
 
 use kubelive_core::{ColumnKind, Object, ParseOptions};
-use kubelive_web::table::{columns, Col, Filter};
+use kubelive_web::table::{columns, Col, Column, Filter};
 
 fn main() {
     let opts = ParseOptions {
@@ -22,11 +22,14 @@ fn main() {
             Object::parse(json.as_bytes(), &opts).expect("a pod")
         })
         .collect();
-    let cols = if std::env::args().any(|a| a == "name") {
+    let cols: Vec<Column> = if std::env::args().any(|a| a == "name") {
         vec![Col::Name]
     } else {
         columns(ColumnKind::Pod, true)
-    };
+    }
+    .into_iter()
+    .map(Column::known)
+    .collect();
     for words in [
         vec!["app-7".to_string()],
         vec!["node-3".into(), "running".into()],

@@ -32,6 +32,8 @@ pub mod query;
 pub mod table;
 #[cfg(feature = "app")]
 pub mod url;
+#[cfg(feature = "app")]
+pub mod yaml;
 
 #[cfg(feature = "app")]
 use wasm_bindgen::prelude::*;

@@ -1,5 +1,6 @@
-//! The live table's model: which columns a resource has, how rows sort and filter,
-//! and a sorted, filtered index kept up to date from engine events.
+//! The live table's model: which columns a view has (the server's printed columns,
+//! or the app's own when the server does not print tables), how rows sort (by the
+//! column's type) and filter, and a sorted, filtered index kept up to date from engine events.
 //!
 //! Small batches are applied incrementally (binary search, insert/remove); a large
 //! batch (a LIST page, a relist) marks the index stale and it is rebuilt from the
@@ -7,7 +8,8 @@
 //! moment marked as gone, then leave.
 
 use crate::time::{human_duration, parse_rfc3339};
-use kubelive_core::{ColumnKind, Columns, Event, Object, Store};
+use kubelive_core::{Cell, ColumnKind, ColumnType, Columns, Event, Object, Store, TableColumn};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -104,94 +106,383 @@ pub fn columns(kind: ColumnKind, namespaced: bool) -> Vec<Col> {
     cols
 }
 
+/// How a column's cells compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortAs {
+    /// Strings, with runs of digits compared as numbers (`web-2` before `web-10`).
+    Text,
+    /// Integers and numbers (a leading number of a string cell such as `3 (5m ago)`).
+    Number,
+    /// Ages: youngest first when ascending, from `metadata.creationTimestamp`.
+    Age,
+    /// A date column: an RFC 3339 time or a printed duration (`5m`, `3d4h`).
+    Date,
+}
+
+/// Where a column's text comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The row's namespace: added by the app when the view spans namespaces (the
+    /// server never prints it, as kubectl adds it itself).
+    Namespace,
+    /// Cell `index` of the rows the server printed.
+    Cell(usize),
+    /// A column the app computes from the object (the server did not print a table).
+    Known(Col),
+}
+
+/// One column of the table: the server's definition, or one the app knows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// The sort parameter and `data-col`: the name in `[a-z0-9-]` (`nominated-node`).
+    pub id: String,
+    /// As the server names it (the header shows it upper-cased, as kubectl does).
+    pub title: String,
+    /// The server's description, shown on hover.
+    pub description: String,
+    pub source: Source,
+    pub sort_as: SortAs,
+    /// The object's name (`format: name`).
+    pub is_name: bool,
+    /// Status-like (Status, Phase, State, Ready): cells are coloured by their words.
+    pub status_like: bool,
+    /// Right-aligned.
+    pub numeric: bool,
+}
+
+/// Column names whose cells say how something is doing.
+const STATUS_LIKE: [&str; 6] = [
+    "status",
+    "phase",
+    "state",
+    "ready",
+    "condition",
+    "conditions",
+];
+
+/// `Nominated Node` -> `nominated-node`: lowercase, runs of anything else one `-`.
+pub fn column_id(name: &str) -> String {
+    let mut id = String::with_capacity(name.len());
+    for c in name.chars() {
+        let c = c.to_ascii_lowercase();
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            id.push(c);
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    while id.ends_with('-') {
+        id.pop();
+    }
+    if id.is_empty() {
+        id.push_str("column");
+    }
+    id
+}
+
+impl Column {
+    pub fn namespace() -> Column {
+        Column {
+            id: "namespace".into(),
+            title: "Namespace".into(),
+            description: "The namespace of the object.".into(),
+            source: Source::Namespace,
+            sort_as: SortAs::Text,
+            is_name: false,
+            status_like: false,
+            numeric: false,
+        }
+    }
+
+    pub fn known(col: Col) -> Column {
+        if col == Col::Namespace {
+            return Column::namespace();
+        }
+        Column {
+            id: col.id().into(),
+            title: col.title().into(),
+            description: String::new(),
+            source: Source::Known(col),
+            sort_as: match col {
+                Col::Age => SortAs::Age,
+                Col::Restarts | Col::UpToDate | Col::Available => SortAs::Number,
+                _ => SortAs::Text,
+            },
+            is_name: col == Col::Name,
+            status_like: col == Col::Status,
+            numeric: col.numeric(),
+        }
+    }
+
+    /// Cell `index` of the server's rows, as `def` declares it.
+    pub fn server(index: usize, def: &TableColumn) -> Column {
+        let sort_as = if def.is_age() {
+            SortAs::Age
+        } else if def.column_type.is_numeric() {
+            SortAs::Number
+        } else if def.column_type == ColumnType::Date
+            || def.format == "date"
+            // Events' `Last Seen`: a printed duration in a string column.
+            || def.name.ends_with(" Seen")
+        {
+            SortAs::Date
+        } else {
+            SortAs::Text
+        };
+        Column {
+            id: column_id(&def.name),
+            title: def.name.clone(),
+            description: def.description.clone(),
+            source: Source::Cell(index),
+            sort_as,
+            is_name: def.is_name(),
+            status_like: STATUS_LIKE.contains(&def.name.to_ascii_lowercase().as_str()),
+            numeric: matches!(sort_as, SortAs::Number | SortAs::Age),
+        }
+    }
+
+    /// Cells that change with the clock rather than with the object.
+    pub fn is_time(&self) -> bool {
+        matches!(self.sort_as, SortAs::Age | SortAs::Date)
+    }
+
+    /// The `grid-template-columns` track of this column.
+    fn track(&self) -> &'static str {
+        if self.is_name {
+            "minmax(180px, 3fr)"
+        } else if self.source == Source::Namespace || self.status_like {
+            "minmax(110px, 1.2fr)"
+        } else if self.numeric {
+            "minmax(70px, 0.6fr)"
+        } else {
+            "minmax(90px, 1fr)"
+        }
+    }
+}
+
+/// The rows' `grid-template-columns` style for `cols`.
+pub fn grid_template(cols: &[Column]) -> String {
+    let tracks: Vec<&str> = cols.iter().map(Column::track).collect();
+    format!("grid-template-columns:{}", tracks.join(" "))
+}
+
+/// The columns a view shows. `server`: the Table's definitions (None: the server
+/// does not print, or has not yet: the app's own columns for the kind); priority 0
+/// only unless `wide`; NAMESPACE first when `with_namespace` (the view spans
+/// namespaces and the kind is namespaced), as kubectl.
+pub fn view_columns(
+    server: Option<&[TableColumn]>,
+    kind: ColumnKind,
+    with_namespace: bool,
+    wide: bool,
+) -> Vec<Column> {
+    let Some(defs) = server else {
+        return columns(kind, with_namespace)
+            .into_iter()
+            .map(Column::known)
+            .collect();
+    };
+    let mut cols = Vec::with_capacity(defs.len() + 1);
+    if with_namespace {
+        cols.push(Column::namespace());
+    }
+    for (i, def) in defs.iter().enumerate() {
+        if wide || def.priority == 0 {
+            let mut c = Column::server(i, def);
+            // Ids stay unique (the sort parameter names one column).
+            if cols.iter().any(|o: &Column| o.id == c.id) {
+                c.id = format!("{}-{i}", c.id);
+            }
+            cols.push(c);
+        }
+    }
+    cols
+}
+
+/// Whether any of the server's columns shows only in the wide view.
+pub fn has_wide(server: Option<&[TableColumn]>) -> bool {
+    server.is_some_and(|defs| defs.iter().any(|d| d.priority > 0))
+}
+
+#[derive(Clone, Debug, PartialEq)]
 pub struct Sort {
-    pub col: Col,
+    pub col: Column,
     pub desc: bool,
 }
 
 impl Default for Sort {
     fn default() -> Self {
         Sort {
-            col: Col::Name,
+            col: Column::known(Col::Name),
             desc: false,
         }
     }
 }
 
 impl Sort {
-    /// `name`, `-restarts`.
-    pub fn parse(s: &str) -> Option<Sort> {
+    /// `name`, `-restarts`, among `cols`.
+    pub fn parse(s: &str, cols: &[Column]) -> Option<Sort> {
         let (desc, id) = match s.strip_prefix('-') {
             Some(id) => (true, id),
             None => (false, s),
         };
-        Col::from_id(id).map(|col| Sort { col, desc })
+        let col = cols.iter().find(|c| c.id == id)?.clone();
+        Some(Sort { col, desc })
     }
 
-    pub fn to_param(self) -> String {
-        format!("{}{}", if self.desc { "-" } else { "" }, self.col.id())
+    /// The name column of `cols`, ascending.
+    pub fn by_name(cols: &[Column]) -> Sort {
+        match cols.iter().find(|c| c.is_name) {
+            Some(col) => Sort {
+                col: col.clone(),
+                desc: false,
+            },
+            None => Sort::default(),
+        }
+    }
+
+    pub fn to_param(&self) -> String {
+        format!("{}{}", if self.desc { "-" } else { "" }, self.col.id)
     }
 
     /// Clicking a column: the same column flips, another starts ascending.
-    pub fn toggled(self, col: Col) -> Sort {
-        if self.col == col {
-            Sort {
-                col,
-                desc: !self.desc,
-            }
-        } else {
-            Sort { col, desc: false }
+    pub fn toggled(&self, col: &Column) -> Sort {
+        Sort {
+            col: col.clone(),
+            desc: self.col == *col && !self.desc,
         }
     }
 
     /// A total order: the column, then namespace and name (unique per object).
-    pub fn compare(self, a: &Object, b: &Object) -> Ordering {
-        let by_col = compare_col(self.col, a, b);
-        let by_col = if self.desc { by_col.reverse() } else { by_col };
-        by_col.then_with(|| (a.namespace(), a.name()).cmp(&(b.namespace(), b.name())))
+    pub fn compare(&self, a: &Object, b: &Object) -> Ordering {
+        SortKey::of(&self.col, a).compare(&SortKey::of(&self.col, b), self.desc)
     }
 }
 
-// The borrows keep this compiling whether the core's column strings are owned or
-// borrowed (its API is moving to borrowed ones).
-#[allow(clippy::needless_borrow)]
-fn compare_col(col: Col, a: &Object, b: &Object) -> Ordering {
-    match col {
-        Col::Name => a.name().cmp(b.name()),
-        Col::Namespace => a.namespace().cmp(b.namespace()),
-        // Youngest first when ascending, like a list of recent things.
-        Col::Age => b.creation_timestamp().cmp(&a.creation_timestamp()),
-        _ => match (a.columns(), b.columns()) {
-            (Columns::Pod(x), Columns::Pod(y)) => match col {
-                Col::Ready => (x.ready, x.containers).cmp(&(y.ready, y.containers)),
-                Col::Status => x.status.cmp(&y.status),
-                Col::Restarts => x.restarts.cmp(&y.restarts),
-                Col::Node => x.node.cmp(&y.node),
-                _ => Ordering::Equal,
-            },
-            (Columns::Deployment(x), Columns::Deployment(y)) => match col {
-                Col::Ready => (x.ready, x.desired).cmp(&(y.ready, y.desired)),
-                Col::UpToDate => x.up_to_date.cmp(&y.up_to_date),
-                Col::Available => x.available.cmp(&y.available),
-                _ => Ordering::Equal,
-            },
-            _ => Ordering::Equal,
-        },
+/// Compares strings with runs of ASCII digits as numbers (`web-2` < `web-10`), the
+/// rest byte by byte; equal numbers with different zero padding fall back to bytes,
+/// so the order stays total. Allocates nothing.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    // The common prefix decides nothing; the first difference is a plain byte
+    // difference unless a digit run is under way there or starts there in both.
+    let p = x.iter().zip(y).take_while(|(a, b)| a == b).count();
+    let digit = |s: &[u8], i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
+    let mut start = p;
+    while start > 0 && x[start - 1].is_ascii_digit() {
+        start -= 1;
     }
+    if start == p && !(digit(x, p) && digit(y, p)) {
+        return match (x.get(p), y.get(p)) {
+            (Some(a), Some(b)) => a.cmp(b),
+            _ => x.len().cmp(&y.len()),
+        };
+    }
+    natural_from(x, y, start)
+}
+
+/// [`natural_cmp`] from `start`, where `x` and `y` agree before it and no digit run
+/// crosses it.
+fn natural_from(x: &[u8], y: &[u8], start: usize) -> Ordering {
+    let (mut i, mut j) = (start, start);
+    while i < x.len() && j < y.len() {
+        if x[i].is_ascii_digit() && y[j].is_ascii_digit() {
+            let si = i;
+            while i < x.len() && x[i].is_ascii_digit() {
+                i += 1;
+            }
+            let sj = j;
+            while j < y.len() && y[j].is_ascii_digit() {
+                j += 1;
+            }
+            let p = trim_zeros(&x[si..i]);
+            let q = trim_zeros(&y[sj..j]);
+            let by_value = p.len().cmp(&q.len()).then_with(|| p.cmp(q));
+            if by_value != Ordering::Equal {
+                return by_value;
+            }
+        } else {
+            if x[i] != y[j] {
+                return x[i].cmp(&y[j]);
+            }
+            i += 1;
+            j += 1;
+        }
+    }
+    (x.len() - i).cmp(&(y.len() - j)).then_with(|| x.cmp(y))
+}
+
+fn trim_zeros(digits: &[u8]) -> &[u8] {
+    let zeros = digits.iter().take_while(|&&d| d == b'0').count();
+    &digits[zeros.min(digits.len().saturating_sub(1))..]
+}
+
+/// The number a cell starts with (`3`, `2.5`, `"3 (5m ago)"`), if any.
+fn leading_number(cell: &Cell<'_>) -> Option<f64> {
+    if let Some(n) = cell.as_f64() {
+        return Some(n);
+    }
+    let Cell::Str(s) = cell else { return None };
+    let s = s.trim_start();
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| !(c.is_ascii_digit() || c == '.' || (i == 0 && c == '-')))
+        .map_or(s.len(), |(i, _)| i);
+    s[..end].parse().ok()
+}
+
+/// A printed duration (`45s`, `5m12s`, `3d4h`, `2y`) in seconds, as kubectl's
+/// `HumanDuration` writes them.
+pub fn parse_duration(s: &str) -> Option<f64> {
+    let s = s.trim();
+    if s.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    let mut num = String::new();
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            num.push(c);
+            continue;
+        }
+        let n: f64 = num.parse().ok()?;
+        num.clear();
+        total += n * match c {
+            's' => 1.0,
+            'm' => 60.0,
+            'h' => 3600.0,
+            'd' => 86_400.0,
+            'y' => 365.0 * 86_400.0,
+            _ => return None,
+        };
+    }
+    num.is_empty().then_some(total)
 }
 
 /// What a row sorts by, read out of its object once: the object's accessors check
-/// UTF-8 (and pod columns parse spans) on every call, which a sort of 100,000 rows
-/// would do some 3.4 million times (half the time of a sync of 100,000 pods).
-#[derive(Clone, Copy)]
+/// UTF-8 (and cells are scanned) on every call, which a sort of 100,000 rows would
+/// do some 3.4 million times.
 enum Primary<'a> {
-    Str(&'a str),
-    /// Reversed (youngest first when ascending).
-    Age(Option<&'a str>),
+    Str(Cow<'a, str>),
+    /// None last.
+    Num(Option<f64>),
+    /// Seconds of age, or minus the creation time: larger is older. None last.
+    Older(Option<f64>),
     Nums(u32, u32),
-    /// A column the object's kind does not have.
+    /// A column the object's kind does not have, or a null cell: last.
     None,
+}
+
+impl Primary<'_> {
+    fn rank(&self) -> u8 {
+        match self {
+            Primary::Str(_) => 0,
+            Primary::Num(_) => 1,
+            Primary::Older(_) => 2,
+            Primary::Nums(..) => 3,
+            Primary::None => 4,
+        }
+    }
 }
 
 struct SortKey<'a> {
@@ -200,27 +491,34 @@ struct SortKey<'a> {
     name: &'a str,
 }
 
+fn older_of_timestamp(t: Option<&str>) -> Option<f64> {
+    t.and_then(parse_rfc3339).map(|t| -t)
+}
+
 impl<'a> SortKey<'a> {
-    fn of(col: Col, o: &'a Object) -> SortKey<'a> {
-        let primary = match col {
-            Col::Name => Primary::Str(o.name()),
-            Col::Namespace => Primary::Str(o.namespace()),
-            Col::Age => Primary::Age(o.creation_timestamp()),
-            _ => match o.columns() {
-                Columns::Pod(p) => match col {
-                    Col::Ready => Primary::Nums(p.ready.into(), p.containers.into()),
-                    Col::Status => Primary::Str(p.status),
-                    Col::Restarts => Primary::Nums(p.restarts, 0),
-                    Col::Node => Primary::Str(p.node),
-                    _ => Primary::None,
+    fn of(col: &Column, o: &'a Object) -> SortKey<'a> {
+        let primary = match &col.source {
+            Source::Namespace => Primary::Str(Cow::Borrowed(o.namespace())),
+            Source::Known(k) => known_key(*k, o),
+            Source::Cell(_) if col.sort_as == SortAs::Age && o.creation_timestamp().is_some() => {
+                Primary::Older(older_of_timestamp(o.creation_timestamp()))
+            }
+            Source::Cell(i) => match o.cell(*i) {
+                None if col.is_name => Primary::Str(Cow::Borrowed(o.name())),
+                None => Primary::None,
+                Some(c) => match col.sort_as {
+                    SortAs::Number => Primary::Num(leading_number(&c)),
+                    SortAs::Age | SortAs::Date => Primary::Older(match &c {
+                        Cell::Str(s) => parse_rfc3339(s).map(|t| -t).or_else(|| parse_duration(s)),
+                        other => other.as_f64(),
+                    }),
+                    SortAs::Text => match c {
+                        Cell::Str(s) => Primary::Str(s),
+                        Cell::Null => Primary::None,
+                        Cell::Json(j) => Primary::Str(Cow::Borrowed(j)),
+                        other => Primary::Str(Cow::Owned(other.to_string())),
+                    },
                 },
-                Columns::Deployment(d) => match col {
-                    Col::Ready => Primary::Nums(d.ready, d.desired),
-                    Col::UpToDate => Primary::Nums(d.up_to_date, 0),
-                    Col::Available => Primary::Nums(d.available, 0),
-                    _ => Primary::None,
-                },
-                Columns::Generic => Primary::None,
             },
         };
         SortKey {
@@ -230,37 +528,107 @@ impl<'a> SortKey<'a> {
         }
     }
 
-    /// The order of [`Sort::compare`] (which stays the reference: the index is kept
-    /// with it between rebuilds).
     fn compare(&self, other: &SortKey<'_>, desc: bool) -> Ordering {
-        let by_col = match (self.primary, other.primary) {
-            (Primary::Str(a), Primary::Str(b)) => a.cmp(b),
-            (Primary::Age(a), Primary::Age(b)) => b.cmp(&a),
+        fn last_none(a: Option<f64>, b: Option<f64>) -> Ordering {
+            match (a, b) {
+                (Some(a), Some(b)) => a.total_cmp(&b),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            }
+        }
+        let by_col = match (&self.primary, &other.primary) {
+            (Primary::Str(a), Primary::Str(b)) => natural_cmp(a, b),
+            (Primary::Num(a), Primary::Num(b)) => last_none(*a, *b),
+            (Primary::Older(a), Primary::Older(b)) => last_none(*a, *b),
             (Primary::Nums(a, x), Primary::Nums(b, y)) => (a, x).cmp(&(b, y)),
-            _ => Ordering::Equal,
+            // Keys of different kinds (a missing cell): by kind, missing last, so
+            // the order stays total.
+            (a, b) => a.rank().cmp(&b.rank()),
         };
         let by_col = if desc { by_col.reverse() } else { by_col };
         by_col.then_with(|| (self.namespace, self.name).cmp(&(other.namespace, other.name)))
     }
 }
 
+fn known_key(col: Col, o: &Object) -> Primary<'_> {
+    match col {
+        Col::Name => Primary::Str(Cow::Borrowed(o.name())),
+        Col::Namespace => Primary::Str(Cow::Borrowed(o.namespace())),
+        Col::Age => Primary::Older(older_of_timestamp(o.creation_timestamp())),
+        _ => match o.columns() {
+            Columns::Pod(p) => match col {
+                Col::Ready => Primary::Nums(p.ready.into(), p.containers.into()),
+                Col::Status => Primary::Str(Cow::Borrowed(p.status)),
+                Col::Restarts => Primary::Nums(p.restarts, 0),
+                Col::Node => Primary::Str(Cow::Borrowed(p.node)),
+                _ => Primary::None,
+            },
+            Columns::Deployment(d) => match col {
+                Col::Ready => Primary::Nums(d.ready, d.desired),
+                Col::UpToDate => Primary::Nums(d.up_to_date, 0),
+                Col::Available => Primary::Nums(d.available, 0),
+                _ => Primary::None,
+            },
+            Columns::Generic => Primary::None,
+        },
+    }
+}
+
 /// `rows` in `sort` order, each row's key read once.
-fn sorted(rows: &[Arc<Object>], sort: Sort) -> Vec<Arc<Object>> {
-    let mut keyed: Vec<(SortKey<'_>, &Arc<Object>)> =
-        rows.iter().map(|o| (SortKey::of(sort.col, o), o)).collect();
+pub fn sorted(rows: &[Arc<Object>], sort: &Sort) -> Vec<Arc<Object>> {
+    let mut keyed: Vec<(SortKey<'_>, &Arc<Object>)> = rows
+        .iter()
+        .map(|o| (SortKey::of(&sort.col, o), o))
+        .collect();
     keyed.sort_unstable_by(|a, b| a.0.compare(&b.0, sort.desc));
     keyed.into_iter().map(|(_, o)| o.clone()).collect()
 }
 
 /// The text of one cell (`now` in Unix seconds, for ages).
-pub fn cell(col: Col, o: &Object, now: f64) -> String {
+pub fn cell(col: &Column, o: &Object, now: f64) -> String {
     let mut out = String::new();
     write_cell(col, o, now, &mut out);
     out
 }
 
-/// Appends the text of one cell to `out` (the free-text filter reuses one buffer).
-pub fn write_cell(col: Col, o: &Object, now: f64, out: &mut String) {
+/// Appends the text of one cell to `out`. Ages count on from the object's
+/// creationTimestamp (the server's text is as old as the row).
+pub fn write_cell(col: &Column, o: &Object, now: f64, out: &mut String) {
+    use std::fmt::Write;
+    match &col.source {
+        Source::Namespace => out.push_str(o.namespace()),
+        Source::Known(k) => write_known(*k, o, now, out),
+        Source::Cell(i) => {
+            if col.sort_as == SortAs::Age {
+                if let Some(t) = o.creation_timestamp().and_then(parse_rfc3339) {
+                    out.push_str(&human_duration(now - t));
+                    return;
+                }
+            }
+            match o.cell(*i) {
+                Some(c) => write_server_cell(&c, out),
+                // Not a row (the server stopped printing): its name at least.
+                None if col.is_name => out.push_str(o.name()),
+                None => {}
+            }
+            let _ = out.write_str("");
+        }
+    }
+}
+
+/// A cell as kubectl prints it (`null` as `<none>`).
+fn write_server_cell(c: &Cell<'_>, out: &mut String) {
+    use std::fmt::Write;
+    match c {
+        Cell::Str(s) => out.push_str(s),
+        other => {
+            let _ = write!(out, "{other}");
+        }
+    }
+}
+
+fn write_known(col: Col, o: &Object, now: f64, out: &mut String) {
     use std::fmt::Write;
     let _ = match col {
         Col::Name => write!(out, "{}", o.name()),
@@ -301,22 +669,94 @@ pub fn status_class(status: &str) -> Option<String> {
     (!name.is_empty()).then(|| format!("st-{name}"))
 }
 
+/// How a status-like cell is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tone {
+    Ok,
+    Warn,
+    Bad,
+}
+
+impl Tone {
+    /// The cell's class: `tone-ok`, `tone-warn`, `tone-bad`.
+    pub fn class(self) -> &'static str {
+        match self {
+            Tone::Ok => "tone-ok",
+            Tone::Warn => "tone-warn",
+            Tone::Bad => "tone-bad",
+        }
+    }
+}
+
+/// The tone of a status-like cell: the worst of its comma-separated words
+/// (`Ready,SchedulingDisabled`), `Init:` prefixes dropped, and `n/m` counts
+/// (`1/1` ready, `0/1` not yet). None for words that say nothing known.
+pub fn tone(text: &str) -> Option<Tone> {
+    text.split(',')
+        .filter_map(|word| {
+            let word = word.trim();
+            let word = word.rsplit(':').next().unwrap_or(word);
+            if let Some((a, b)) = word.split_once('/') {
+                let (a, b) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
+                return Some(if a == b && b > 0 {
+                    Tone::Ok
+                } else {
+                    Tone::Warn
+                });
+            }
+            match word.to_ascii_lowercase().as_str() {
+                "running" | "ready" | "true" | "active" | "bound" | "succeeded" | "completed"
+                | "complete" | "available" | "normal" => Some(Tone::Ok),
+                "pending" | "containercreating" | "podinitializing" | "terminating" | "unknown"
+                | "schedulingdisabled" | "released" => Some(Tone::Warn),
+                "failed"
+                | "error"
+                | "crashloopbackoff"
+                | "imagepullbackoff"
+                | "errimagepull"
+                | "notready"
+                | "false"
+                | "evicted"
+                | "oomkilled"
+                | "lost"
+                | "createcontainerconfigerror"
+                | "invalidimagename" => Some(Tone::Bad),
+                _ => None,
+            }
+        })
+        .max()
+}
+
 /// The free-text filter: every word must appear (case-insensitive) in one of the
-/// row's shown cells. Ages are left out: they change with the clock, not with the
-/// object, and the index is only kept up to date on changes. Label and field
+/// row's shown cells. Time cells are left out: they change with the clock, not with
+/// the object, and the index is only kept up to date on changes. Label and field
 /// selectors are the server's business (see `query`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Filter {
     /// Lowercase.
     words: Vec<String>,
-    cols: Vec<Col>,
+    cols: Vec<Column>,
+    /// `shown_cells[i]`: the server's cell `i` is in `cols` (one pass over a row's
+    /// cells instead of a scan per column).
+    shown_cells: Vec<bool>,
 }
 
 impl Filter {
-    pub fn new(words: &[String], cols: &[Col]) -> Filter {
+    pub fn new(words: &[String], cols: &[Column]) -> Filter {
+        let cols: Vec<Column> = cols.iter().filter(|c| !c.is_time()).cloned().collect();
+        let mut shown_cells = Vec::new();
+        for c in &cols {
+            if let Source::Cell(i) = c.source {
+                if shown_cells.len() <= i {
+                    shown_cells.resize(i + 1, false);
+                }
+                shown_cells[i] = true;
+            }
+        }
         Filter {
             words: words.iter().map(|w| w.to_lowercase()).collect(),
-            cols: cols.iter().copied().filter(|c| *c != Col::Age).collect(),
+            cols,
+            shown_cells,
         }
     }
 
@@ -337,8 +777,23 @@ impl Filter {
         CELLS.with(|cells| {
             let mut cells = cells.borrow_mut();
             cells.clear();
-            for &c in &self.cols {
-                write_cell(c, o, 0.0, &mut cells);
+            let mut printed = false;
+            if let Some(row) = o.cells() {
+                for (i, c) in row.enumerate() {
+                    if self.shown_cells.get(i).copied().unwrap_or(false) {
+                        write_server_cell(&c, &mut cells);
+                        cells.push('\u{1}');
+                        printed = true;
+                    }
+                }
+            }
+            for c in &self.cols {
+                match c.source {
+                    Source::Cell(_) if printed => continue,
+                    // Not a row: the name column shows the name.
+                    Source::Cell(_) if !c.is_name => continue,
+                    _ => write_cell(c, o, 0.0, &mut cells),
+                }
                 cells.push('\u{1}');
             }
             if cells.is_ascii() {
@@ -398,8 +853,8 @@ impl TableModel {
         }
     }
 
-    pub fn sort(&self) -> Sort {
-        self.sort
+    pub fn sort(&self) -> &Sort {
+        &self.sort
     }
 
     pub fn rows(&self) -> &[Arc<Object>] {
@@ -545,7 +1000,7 @@ impl TableModel {
         if !self.filter.matches(o) {
             return;
         }
-        let sort = self.sort;
+        let sort = &self.sort;
         let i = self
             .rows
             .partition_point(|p| sort.compare(p, o) == Ordering::Less);
@@ -561,7 +1016,7 @@ impl TableModel {
     fn merge(&mut self, added: Vec<Arc<Object>>) {
         let filter = &self.filter;
         let added: Vec<Arc<Object>> = added.into_iter().filter(|o| filter.matches(o)).collect();
-        let sort = self.sort;
+        let sort = &self.sort;
         let added = sorted(&added, sort);
         let mut at = Vec::with_capacity(added.len());
         let mut from = 0;
@@ -592,7 +1047,7 @@ impl TableModel {
         if !self.filter.matches(new) {
             return false;
         }
-        let sort = self.sort;
+        let sort = &self.sort;
         let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, old)) else {
             return false;
         };
@@ -610,7 +1065,7 @@ impl TableModel {
     /// Where the row of `o`'s key is: by binary search when `o` is the version shown
     /// (or sorts the same), else by a scan.
     fn position_of(&self, o: &Object) -> Option<usize> {
-        let sort = self.sort;
+        let sort = &self.sort;
         if let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, o)) {
             return Some(i);
         }
@@ -618,7 +1073,7 @@ impl TableModel {
     }
 
     fn remove(&mut self, o: &Object) {
-        let sort = self.sort;
+        let sort = &self.sort;
         if let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, o)) {
             self.rows.remove(i);
         } else if self.filter.matches(o) {
@@ -663,7 +1118,7 @@ impl TableModel {
                 .filter(|(o, _)| filter.matches(o))
                 .map(|(o, _)| o.clone()),
         );
-        self.rows = sorted(&rows, self.sort);
+        self.rows = sorted(&rows, &self.sort);
         self.stale = false;
     }
 
@@ -694,7 +1149,7 @@ impl TableModel {
     /// Where `o` is, or would be, in the sorted rows: its index when shown, else the
     /// index of the row that now takes its place. A binary search.
     pub fn place_of(&self, o: &Object) -> usize {
-        let sort = self.sort;
+        let sort = &self.sort;
         self.rows
             .partition_point(|p| sort.compare(p, o) == Ordering::Less)
     }

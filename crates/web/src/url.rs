@@ -1,6 +1,6 @@
 //! The view's state in the URL hash, so views can be bookmarked and shared:
 //! `#r=v1/pods&ns=default&l=app%3Dweb&f=status.phase%3DRunning&q=web&sort=-restarts&sel=default/web-1&open=1`
-//! (`&stream=1`: streaming list).
+//! (`&stream=1`: streaming list; `&wide=1`: every column the server prints).
 //!
 //! `l` and `f` are the label and field selectors sent to the server, `q` the free
 //! text filtered in the browser. `q` is read with the filter box's syntax, so an old
@@ -25,6 +25,8 @@ pub struct ViewState {
     pub selected: Option<String>,
     /// The detail panel of the selected row is open.
     pub open: bool,
+    /// Every column the server prints, not only priority 0 (`kubectl get -o wide`).
+    pub wide: bool,
 }
 
 impl Default for ViewState {
@@ -37,6 +39,7 @@ impl Default for ViewState {
             streaming: false,
             selected: None,
             open: false,
+            wide: false,
         }
     }
 }
@@ -71,6 +74,7 @@ impl ViewState {
                 "stream" => v.streaming = val == "1",
                 "sel" if !val.is_empty() => v.selected = Some(val),
                 "open" => v.open = val == "1",
+                "wide" => v.wide = val == "1",
                 _ => {}
             }
         }
@@ -108,6 +112,9 @@ impl ViewState {
         }
         if self.streaming {
             add("stream", "1");
+        }
+        if self.wide {
+            add("wide", "1");
         }
         if let Some(sel) = &self.selected {
             add("sel", sel);
@@ -229,13 +236,14 @@ mod tests {
             streaming: true,
             selected: Some("team-a/web-1".into()),
             open: true,
+            wide: true,
         };
         let h = v.to_hash();
         assert_eq!(
             h,
             "#r=apps/v1/deployments&ns=team-a&l=env%20in%20%28a%2Cb%29%2Ctier%21%3Ddb\
              &f=status.phase%3DRunning&q=web%20%3Cb%3E%26x&sort=-age&stream=1\
-             &sel=team-a/web-1&open=1"
+             &wide=1&sel=team-a/web-1&open=1"
         );
         assert_eq!(ViewState::from_hash(&h), v);
         assert_eq!(ViewState::from_hash(""), ViewState::default());

@@ -5,13 +5,13 @@
 
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
 use kubelive_web::app::parts::{
-    Detail, DetailProps, EventLog, EventLogProps, LogEntry, NamespaceField, NamespaceFieldProps,
-    NsOption, Rows, RowsProps, ShownRow, StatusBar, StatusBarProps,
+    Detail, DetailProps, EventLog, EventLogProps, Fetched, LogEntry, NamespaceField,
+    NamespaceFieldProps, NsOption, Rows, RowsProps, ShownRow, StatusBar, StatusBarProps,
 };
 use kubelive_web::app::App;
 use kubelive_web::driver::{Driver, DriverRef};
 use kubelive_web::status::StatusView;
-use kubelive_web::table::{columns, RowState};
+use kubelive_web::table::{columns, Column, RowState};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -369,7 +369,7 @@ async fn hostile_object_data_renders_as_text() {
             rows: Rc::new(vec![ShownRow::new(o.clone(), |_| RowState::Normal)]),
             first: 0,
             base: 0,
-            cols: Rc::new(cols),
+            cols: Rc::new(cols.into_iter().map(Column::known).collect()),
             template: AttrValue::default(),
             selected: None,
             now: 1_704_067_260.0,
@@ -391,8 +391,11 @@ async fn hostile_object_data_renders_as_text() {
         DetailProps {
             object: o.clone(),
             deleted: true,
-            copied: false,
-            on_copy: Default::default(),
+            // The whole object as the GET gave it.
+            fetched: Fetched::Loaded(Rc::new(
+                serde_json::from_str(&o.json_str()).expect("the pod's JSON"),
+            )),
+            secret: false,
             on_close: Default::default(),
             events: Default::default(),
             now: 0.0,
@@ -406,9 +409,10 @@ async fn hostile_object_data_renders_as_text() {
         text.contains("<iframe src=javascript:window.__pwned=4>"),
         "{text}"
     );
+    assert!(text.contains("resourceVersion: '7'"), "YAML: {text}");
     assert!(
-        text.contains("\"resourceVersion\": \"7\""),
-        "pretty JSON: {text}"
+        text.contains("onerror=window.__pwned=6>"),
+        "the status in the YAML: {text}"
     );
     assert!(text.contains("deleted"));
     assert_inert(&detail);
@@ -633,7 +637,12 @@ async fn a_status_cannot_add_a_class_of_its_own() {
             rows: Rc::new(vec![ShownRow::new(o, |_| RowState::Normal)]),
             first: 0,
             base: 0,
-            cols: Rc::new(columns(ColumnKind::Pod, true)),
+            cols: Rc::new(
+                columns(ColumnKind::Pod, true)
+                    .into_iter()
+                    .map(Column::known)
+                    .collect(),
+            ),
             template: AttrValue::default(),
             selected: None,
             now: 0.0,
@@ -1019,4 +1028,77 @@ async fn the_detail_panel_watches_the_objects_events_while_it_is_open() {
     let hash = web_sys::window().unwrap().location().hash().unwrap();
     assert_eq!(hash, "#r=v1/pods&sel=default/web-1");
     handle.destroy();
+}
+
+#[wasm_bindgen_test]
+async fn secret_values_stay_out_of_the_dom_until_revealed_one_by_one() {
+    let json = r#"{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db","namespace":"default","uid":"s1","resourceVersion":"4"},"type":"Opaque","data":{"password":"aHVudGVyMg==","user":"YWRtaW4="}}"#;
+    let o = Arc::new(Object::parse(json.as_bytes(), &ParseOptions::default()).unwrap());
+    let root = mount();
+    yew::Renderer::<Detail>::with_root_and_props(
+        root.clone(),
+        DetailProps {
+            object: o,
+            deleted: false,
+            fetched: Fetched::Loaded(Rc::new(serde_json::from_str(json).unwrap())),
+            secret: true,
+            on_close: Default::default(),
+            events: Default::default(),
+            now: 0.0,
+        },
+    )
+    .render();
+    sleep(50).await;
+    let html = root.inner_html();
+    assert!(
+        !html.contains("aHVudGVyMg==") && !html.contains("YWRtaW4="),
+        "{html}"
+    );
+    assert!(html.contains("type: Opaque"), "{html}");
+    let mask = root
+        .query_selector("[data-secret='data.user']")
+        .unwrap()
+        .expect("a masked value");
+    mask.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
+    sleep(50).await;
+    let html = root.inner_html();
+    assert!(html.contains("user: YWRtaW4="), "revealed: {html}");
+    assert!(
+        !html.contains("aHVudGVyMg=="),
+        "the other stays masked: {html}"
+    );
+    // The JSON view masks the same values.
+    root.query_selector("#format-json")
+        .unwrap()
+        .unwrap()
+        .dyn_ref::<web_sys::HtmlElement>()
+        .unwrap()
+        .click();
+    sleep(50).await;
+    let text = text_of(&root, "#detail-text").unwrap();
+    assert!(text.contains("\"user\": \"YWRtaW4=\""), "{text}");
+    assert!(text.contains("\"password\": ••••••"), "{text}");
+    assert!(!root.inner_html().contains("aHVudGVyMg=="));
+}
+
+#[wasm_bindgen_test]
+async fn the_detail_panel_says_why_the_object_cannot_be_shown() {
+    let o = hostile();
+    let root = mount();
+    yew::Renderer::<Detail>::with_root_and_props(
+        root.clone(),
+        DetailProps {
+            object: o,
+            deleted: false,
+            fetched: Fetched::Failed("HTTP 403: pods \"x\" is forbidden".into()),
+            secret: false,
+            on_close: Default::default(),
+            events: Default::default(),
+            now: 0.0,
+        },
+    )
+    .render();
+    sleep(50).await;
+    let text = text_of(&root, "#detail-error").unwrap();
+    assert!(text.contains("HTTP 403: pods \"x\" is forbidden"), "{text}");
 }

@@ -9,6 +9,7 @@
 //! table area, and for a 403 offers the namespaces the user can use, asked of the
 //! server with access reviews (`reviews`).
 
+mod detail;
 pub mod discovery;
 mod log;
 pub mod parts;
@@ -21,12 +22,13 @@ use crate::access::Access;
 use crate::driver::{Driver, DriverRef};
 use crate::query::Query;
 use crate::status::StatusView;
-use crate::table::{self, columns, Col, Filter, Sort, TableModel};
+use crate::table::{self, grid_template, has_wide, view_columns, Column, Filter, Sort, TableModel};
 use crate::time;
 use crate::url::{check_resource, ViewState};
 use discovery::{Found, ResourceType};
 use kubelive_core::{
-    ApiError, ApiErrorKind, Collection, ColumnKind, Config, Event as CoreEvent, Object,
+    ApiError, ApiErrorKind, Collection, ColumnKind, Config, Event as CoreEvent, IncludeObject,
+    Object, TableColumn,
 };
 use parts::{
     Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem, RelatedView, Rows, ShownRow,
@@ -34,7 +36,7 @@ use parts::{
 };
 use problem::Blocked;
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;
@@ -79,14 +81,17 @@ pub enum Msg {
     FilterInput(String),
     /// Enter in the filter box: selectors are checked and sent.
     FilterApply,
-    SortBy(Col),
+    SortBy(Column),
+    /// The wide toggle: every column the server prints, or priority 0 only.
+    SetWide(bool),
     Scroll,
     Resize,
     Select(String),
     Open(String),
     CloseDetail,
     Key(KeyboardEvent),
-    Copy,
+    /// The detail panel's GET answered (its generation).
+    DetailFetched(u64, Result<serde_json::Value, String>),
     /// An access review answered: its HTTP status and body, or a transport error.
     Reviewed(crate::access::Question, Result<(u16, String), String>),
     /// The resource picker got the focus: worth asking what the user may list.
@@ -204,7 +209,14 @@ pub struct App {
     filter_error: Option<String>,
     model: TableModel,
     kind: ColumnKind,
-    cols: Rc<Vec<Col>>,
+    /// The server's columns for the view (None: not printed, or not yet).
+    server_cols: Option<Arc<[TableColumn]>>,
+    /// The last columns each resource was printed with: a view of it starts with
+    /// them (no flash of other columns before the first page).
+    printed: HashMap<String, Arc<[TableColumn]>>,
+    /// The view spans namespaces of a namespaced kind: a NAMESPACE column.
+    with_namespace: bool,
+    cols: Rc<Vec<Column>>,
     /// The rows' `grid-template-columns` for `cols`.
     template: AttrValue,
     /// Made once, so that rows compare equal across renders.
@@ -233,10 +245,11 @@ pub struct App {
     /// The selection came from the URL: scroll to it once it is in the table.
     reveal: bool,
     related: Option<related::RelatedFeed>,
+    detail: Option<detail::DetailFetch>,
+    detail_generation: u64,
     related_generation: u64,
     related_view: Rc<RelatedView>,
     help_open: bool,
-    copied: bool,
     filter_ref: NodeRef,
     scroller_ref: NodeRef,
     listeners: Vec<Listener>,
@@ -364,6 +377,7 @@ impl App {
         self.selected_obj = None;
         self.related = None;
         self.related_view = Rc::default();
+        self.detail = None;
         self.scroll_top = 0.0;
         self.window_base = 0;
         if let Some(el) = self.scroller_ref.cast::<HtmlElement>() {
@@ -379,14 +393,9 @@ impl App {
         };
         self.kind = ColumnKind::for_resource(&plural);
         // The namespace column only when it varies.
-        self.cols = Rc::new(columns(self.kind, namespaced && ns.is_none()));
-        self.template = grid_template(&self.cols).into();
-        let sort = Sort::parse(&self.view.sort)
-            .filter(|s| self.cols.contains(&s.col))
-            .unwrap_or_default();
-        self.model.set_sort(sort);
-        self.model
-            .set_filter(Filter::new(&self.view.query.words, &self.cols));
+        self.with_namespace = namespaced && ns.is_none();
+        self.server_cols = self.printed.get(&self.view.resource).cloned();
+        self.set_columns();
         self.refresh_marks();
         let rt = match rt {
             Ok(rt) => rt,
@@ -408,7 +417,10 @@ impl App {
         } else {
             format!("/apis/{}/{}", rt.group, rt.version)
         };
-        let mut config = Config::new(Collection::new(&prefix, ns.as_deref(), &rt.plural));
+        // The server prints the rows (kubectl's columns for any resource); a server
+        // that does not is served as objects, with the app's own columns.
+        let mut config = Config::new(Collection::new(&prefix, ns.as_deref(), &rt.plural))
+            .tables(IncludeObject::Metadata);
         config.strip_managed_fields = true;
         let q = &self.view.query;
         config.label_selector = (!q.label.is_empty()).then(|| q.label.clone());
@@ -439,6 +451,58 @@ impl App {
         self.push_log("VIEW", what, String::new(), "note");
         self.main = Some(Feed { driver, pending });
         self.plan_reviews(ctx);
+    }
+
+    /// Recomputes the shown columns (server's or the app's, wide or not) and what
+    /// depends on them: the grid, the sort (kept by id when the column is still
+    /// there, else by name) and the free-text filter.
+    fn set_columns(&mut self) {
+        let cols = view_columns(
+            self.server_cols.as_deref(),
+            self.kind,
+            self.with_namespace,
+            self.view.wide,
+        );
+        if *self.cols == cols {
+            return;
+        }
+        self.cols = Rc::new(cols);
+        self.template = grid_template(&self.cols).into();
+        let sort =
+            Sort::parse(&self.view.sort, &self.cols).unwrap_or_else(|| Sort::by_name(&self.cols));
+        self.model.set_sort(sort);
+        self.model
+            .set_filter(Filter::new(&self.view.query.words, &self.cols));
+    }
+
+    /// The engine said which columns the server prints, or that it does not print.
+    fn note_columns(&mut self, events: &[CoreEvent]) {
+        let mut changed = false;
+        for e in events {
+            match e {
+                CoreEvent::Columns { columns } => {
+                    self.printed
+                        .insert(self.view.resource.clone(), columns.clone());
+                    self.server_cols = Some(columns.clone());
+                    changed = true;
+                }
+                CoreEvent::TablesUnavailable { why } => {
+                    self.printed.remove(&self.view.resource);
+                    self.server_cols = None;
+                    changed = true;
+                    self.push_log(
+                        "COLUMNS",
+                        format!("the app's own: {why}"),
+                        String::new(),
+                        "note",
+                    );
+                }
+                _ => {}
+            }
+        }
+        if changed {
+            self.set_columns();
+        }
     }
 
     /// Forgets the selection (a new view).
@@ -652,6 +716,10 @@ impl App {
             return false;
         };
         let events = std::mem::take(&mut *feed.pending.borrow_mut());
+        self.note_columns(&events);
+        let Some(feed) = &self.main else {
+            return false;
+        };
         let now = time::now_ms();
         self.model.apply(&events, now);
         if self.model.is_stale() {
@@ -850,7 +918,6 @@ impl App {
             });
         self.view.selected = Some(key);
         self.reveal = false;
-        self.copied = false;
     }
 
     fn key(&mut self, ctx: &Context<Self>, e: KeyboardEvent) -> bool {
@@ -1006,6 +1073,8 @@ impl App {
             .filter_error
             .clone()
             .or_else(|| self.rejected_selector());
+        // Offered while wide is on, so it can always be turned off.
+        let wide_offered = self.view.wide || has_wide(self.server_cols.as_deref());
         html! {
             <header class="top">
                 <div class="brand">{"kube"}<b>{"live"}</b></div>
@@ -1055,6 +1124,11 @@ impl App {
                         { format!("discovery: {} failed", problems.len()) }
                     </span>
                 }
+                <label class="wide-toggle" title={if wide_offered { "Every column the server prints (kubectl get -o wide)" } else { "The server prints no more columns for this resource" }}>
+                    <input type="checkbox" id="wide" checked={self.view.wide} disabled={!wide_offered}
+                        onchange={link.callback(|e: Event| Msg::SetWide(e.target_unchecked_into::<HtmlInputElement>().checked()))} />
+                    {"Wide"}
+                </label>
                 <div class="counts" id="counts">
                     <b id="shown-count">{shown}</b>{" shown · "}<b id="total-count">{total}</b>{" objects"}
                 </div>
@@ -1126,16 +1200,21 @@ impl App {
         let first = first.min(last);
         let template = self.template.clone();
         let sort = self.model.sort();
-        let header = self.cols.iter().map(|&c| {
-            let arrow = if sort.col == c {
+        let header = self.cols.iter().map(|c| {
+            let sorted = sort.col.id == c.id;
+            let arrow = if sorted {
                 if sort.desc { " ▼" } else { " ▲" }
             } else {
                 ""
             };
-            let class = classes!("th", c.numeric().then_some("num"), (sort.col == c).then_some("sorted"));
+            let class = classes!("th", c.numeric.then_some("num"), sorted.then_some("sorted"));
+            let col = c.clone();
+            // The server's description on hover (as `kubectl explain` would say).
+            let title = (!c.description.is_empty()).then(|| c.description.clone());
             html! {
-                <button class={class} data-col={c.id()} onclick={link.callback(move |_| Msg::SortBy(c))}>
-                    {c.title()}{arrow}
+                <button class={class} data-col={c.id.clone()} {title} aria-sort={if sorted { if sort.desc { "descending" } else { "ascending" } } else { "none" }}
+                    onclick={link.callback(move |_| Msg::SortBy(col.clone()))}>
+                    <span class="th-name">{c.title.clone()}</span>{arrow}
                 </button>
             }
         });
@@ -1184,20 +1263,6 @@ impl App {
     }
 }
 
-fn grid_template(cols: &[Col]) -> String {
-    let widths: Vec<&str> = cols
-        .iter()
-        .map(|c| match c {
-            Col::Name => "minmax(180px, 3fr)",
-            Col::Namespace => "minmax(110px, 1.2fr)",
-            Col::Node => "minmax(110px, 1.2fr)",
-            Col::Status => "minmax(110px, 1fr)",
-            _ => "minmax(70px, 0.6fr)",
-        })
-        .collect();
-    format!("grid-template-columns:{}", widths.join(" "))
-}
-
 impl Component for App {
     type Message = Msg;
     type Properties = ();
@@ -1228,6 +1293,9 @@ impl Component for App {
             filter_error: None,
             model: TableModel::new(Sort::default(), Filter::default()),
             kind: ColumnKind::Generic,
+            server_cols: None,
+            printed: HashMap::new(),
+            with_namespace: false,
             cols: Rc::default(),
             template: AttrValue::default(),
             on_select: ctx.link().callback(Msg::Select),
@@ -1245,10 +1313,11 @@ impl Component for App {
             viewport: 600.0,
             selected_obj: None,
             related: None,
+            detail: None,
+            detail_generation: 0,
             related_generation: 0,
             related_view: Rc::default(),
             help_open: false,
-            copied: false,
             filter_ref: NodeRef::default(),
             scroller_ref: NodeRef::default(),
             listeners: Vec::new(),
@@ -1362,7 +1431,11 @@ impl Component for App {
                     if old.query.words != self.view.query.words {
                         self.apply_words(self.view.query.words.clone());
                     }
-                    if let Some(s) = Sort::parse(&self.view.sort) {
+                    if old.wide != self.view.wide {
+                        self.set_columns();
+                        self.rebuild_now();
+                    }
+                    if let Some(s) = Sort::parse(&self.view.sort, &self.cols) {
                         self.apply_sort(s);
                     }
                     if let Some(key) = self.view.selected.clone() {
@@ -1422,8 +1495,18 @@ impl Component for App {
                 true
             }
             Msg::SortBy(col) => {
-                let sort = self.model.sort().toggled(col);
+                let sort = self.model.sort().toggled(&col);
                 self.apply_sort(sort);
+                self.write_hash(false);
+                true
+            }
+            Msg::SetWide(wide) => {
+                if wide == self.view.wide {
+                    return false;
+                }
+                self.view.wide = wide;
+                self.set_columns();
+                self.rebuild_now();
                 self.write_hash(false);
                 true
             }
@@ -1462,15 +1545,7 @@ impl Component for App {
                 true
             }
             Msg::Key(e) => self.key(ctx, e),
-            Msg::Copy => {
-                if let Some(o) = &self.selected_obj {
-                    let text = parts::pretty_json(&o.json_str());
-                    let clipboard = window().navigator().clipboard();
-                    let _ = clipboard.write_text(&text);
-                    self.copied = true;
-                }
-                true
-            }
+            Msg::DetailFetched(generation, result) => self.detail_fetched(generation, result),
             Msg::Reviewed(question, reply) => {
                 self.access.answer(&question, reply);
                 self.refresh_marks();
@@ -1520,6 +1595,7 @@ impl Component for App {
         self.main = None;
         self.ns_feed = None;
         self.related = None;
+        self.detail = None;
         self.listeners.clear();
         if let Some((handle, _)) = self.interval.take() {
             window().clear_interval_with_handle(handle);
@@ -1549,8 +1625,9 @@ impl Component for App {
                     { self.view_table(ctx) }
                     if self.view.open {
                         if let Some(o) = &self.selected_obj {
-                            <Detail object={o.clone()} deleted={deleted} copied={self.copied}
-                                on_copy={link.callback(|_| Msg::Copy)}
+                            <Detail key={table::key_of(o)} object={o.clone()} deleted={deleted}
+                                fetched={self.detail.as_ref().map(|d| d.shown.clone()).unwrap_or(parts::Fetched::Loading)}
+                                secret={self.view.resource == "v1/secrets"}
                                 on_close={link.callback(|_| Msg::CloseDetail)}
                                 events={self.related_view.clone()}
                                 now={time::unix_now().floor()} />

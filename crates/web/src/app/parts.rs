@@ -4,28 +4,14 @@
 use crate::access::Verdict;
 use crate::events::EventRow;
 use crate::status::StatusView;
-use crate::table::{cell, key_of, status_class, Col, RowState};
+use crate::table::{cell, key_of, status_class, tone, Column, RowState};
+use crate::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
 use kubelive_core::Object;
+use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
-
-/// Pretty-prints compact JSON, keeping the key order (`JSON.stringify(JSON.parse(s), null, 2)`).
-pub fn pretty_json(compact: &str) -> String {
-    js_sys::JSON::parse(compact)
-        .ok()
-        .and_then(|v| {
-            js_sys::JSON::stringify_with_replacer_and_space(
-                &v,
-                &wasm_bindgen::JsValue::NULL,
-                &2.into(),
-            )
-            .ok()
-        })
-        .and_then(|s| s.as_string())
-        .unwrap_or_else(|| compact.to_string())
-}
 
 #[derive(Properties, PartialEq)]
 pub struct StatusBarProps {
@@ -86,7 +72,7 @@ pub struct RowsProps {
     pub first: usize,
     /// The row index the window is placed at; rows sit at their index less this.
     pub base: i64,
-    pub cols: Rc<Vec<Col>>,
+    pub cols: Rc<Vec<Column>>,
     /// `grid-template-columns:...`
     pub template: AttrValue,
     pub selected: Option<String>,
@@ -129,7 +115,7 @@ pub struct RowProps {
     pub selected: bool,
     /// Where in the window: rows from its origin.
     pub slot: i64,
-    pub cols: Rc<Vec<Col>>,
+    pub cols: Rc<Vec<Column>>,
     pub template: AttrValue,
     pub now: f64,
     pub on_select: Callback<String>,
@@ -177,28 +163,54 @@ pub fn row(p: &RowProps) -> Html {
     html! {
         <div class={class} data-key={AttrValue::from(p.id.clone())} style={format!("{};top:{}px", p.template, p.slot as f64 * super::ROW_HEIGHT)}
              onclick={select} ondblclick={open} role="row">
-            { for p.cols.iter().map(|&c| {
+            { for p.cols.iter().map(|c| {
                 let text = cell(c, o, p.now);
                 let class = classes!(
                     "td",
-                    c.numeric().then_some("num"),
-                    (c == Col::Status).then(|| status_class(&text)).flatten(),
-                    (c == Col::Name).then_some("name"),
+                    c.numeric.then_some("num"),
+                    c.status_like.then(|| status_class(&text)).flatten(),
+                    c.status_like.then(|| tone(&text).map(|t| t.class())).flatten(),
+                    c.is_name.then_some("name"),
                 );
-                // Tooltips where text is long enough to be cut off.
-                let title = matches!(c, Col::Name | Col::Namespace | Col::Node | Col::Status).then(|| text.clone());
-                html! { <span class={class} {title}>{ text }</span> }
+                // Tooltips where text may be cut off.
+                let title = (!c.numeric).then(|| text.clone());
+                html! { <span class={class} data-col={c.id.clone()} {title}>{ text }</span> }
             }) }
         </div>
     }
 }
 
+/// The whole object as the detail panel last fetched it (a row holds only metadata).
+#[derive(Clone, Debug)]
+pub enum Fetched {
+    Loading,
+    Loaded(Rc<serde_json::Value>),
+    /// What went wrong: the server's words (403, 404) or the network's.
+    Failed(String),
+}
+
+/// Compared by pointer: a fetched object is never changed in place.
+impl PartialEq for Fetched {
+    fn eq(&self, other: &Fetched) -> bool {
+        match (self, other) {
+            (Fetched::Loading, Fetched::Loading) => true,
+            (Fetched::Loaded(a), Fetched::Loaded(b)) => Rc::ptr_eq(a, b),
+            (Fetched::Failed(a), Fetched::Failed(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {
+    /// The row: its metadata.
     pub object: Arc<Object>,
     pub deleted: bool,
-    pub copied: bool,
-    pub on_copy: Callback<()>,
+    /// The whole object, fetched on demand.
+    pub fetched: Fetched,
+    /// The object is a Secret: `data` and `stringData` values are masked.
+    #[prop_or_default]
+    pub secret: bool,
     pub on_close: Callback<()>,
     /// The object's events, live.
     #[prop_or_default]
@@ -208,20 +220,36 @@ pub struct DetailProps {
     pub now: f64,
 }
 
-/// The selected object: metadata, labels, annotations and its JSON.
+/// The selected object: metadata, labels, annotations, its events, and the whole
+/// object as YAML or JSON. Secret values stay masked (and out of the DOM) until the
+/// user reveals them one by one; the panel is keyed by object, so a reveal does not
+/// carry over to another one.
 #[function_component(Detail)]
 pub fn detail(p: &DetailProps) -> Html {
     let o = &p.object;
-    // The pretty JSON of the shown version only (re-made when the version changes).
-    let json = use_memo(
-        (
-            o.uid().to_string(),
-            o.resource_version().to_string(),
-            o.name().to_string(),
-        ),
-        {
-            let o = o.clone();
-            move |_| pretty_json(&o.json_str())
+    let yaml = use_state(|| true);
+    let revealed = use_state(HashSet::<String>::new);
+    let copied = use_state(|| false);
+    // The text of the shown version and format only (re-made when they change).
+    let segments = use_memo(
+        (p.fetched.clone(), *yaml, p.secret, {
+            let mut ids: Vec<String> = revealed.iter().cloned().collect();
+            ids.sort();
+            ids
+        }),
+        |(fetched, yaml, secret, _)| match fetched {
+            Fetched::Loaded(v) => {
+                let mask = Mask {
+                    secret: *secret,
+                    revealed: &revealed,
+                };
+                if *yaml {
+                    to_yaml(v, mask)
+                } else {
+                    to_json(v, mask)
+                }
+            }
+            _ => Vec::new(),
         },
     );
     let pairs = |list: Vec<(String, String)>| {
@@ -231,8 +259,55 @@ pub fn detail(p: &DetailProps) -> Html {
             </dl>
         }
     };
-    let on_copy = p.on_copy.reform(|_: MouseEvent| ());
+    let format = |is_yaml: bool| {
+        let state = yaml.clone();
+        let copied = copied.clone();
+        Callback::from(move |_: MouseEvent| {
+            state.set(is_yaml);
+            copied.set(false);
+        })
+    };
+    let on_copy = {
+        let segments = segments.clone();
+        let copied = copied.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(w) = web_sys::window() {
+                // What is shown: masked values stay masked.
+                let _ = w.navigator().clipboard().write_text(&plain(&segments));
+                copied.set(true);
+            }
+        })
+    };
     let on_close = p.on_close.reform(|_: MouseEvent| ());
+    let body = match &p.fetched {
+        Fetched::Loading => {
+            html! { <div class="detail-note" id="detail-loading">{"Loading the object…"}</div> }
+        }
+        Fetched::Failed(why) => html! {
+            <div class="detail-note error" id="detail-error" role="alert">{ format!("Cannot show the object: {why}") }</div>
+        },
+        Fetched::Loaded(_) => html! {
+            <pre class="json" id="detail-text" data-format={if *yaml { "yaml" } else { "json" }}>
+                { for segments.iter().map(|s| match s {
+                    Segment::Text(t) => html! { { t.clone() } },
+                    Segment::Masked { id } => {
+                        let reveal = {
+                            let revealed = revealed.clone();
+                            let id = id.clone();
+                            Callback::from(move |_: MouseEvent| {
+                                let mut next = (*revealed).clone();
+                                next.insert(id.clone());
+                                revealed.set(next);
+                            })
+                        };
+                        html! {
+                            <button class="secret-mask" data-secret={id.clone()} title="Reveal this value" onclick={reveal}>{ MASK }</button>
+                        }
+                    }
+                }) }
+            </pre>
+        },
+    };
     html! {
         <aside class="detail" id="detail">
             <div class="detail-head">
@@ -244,7 +319,10 @@ pub fn detail(p: &DetailProps) -> Html {
                         if p.deleted { <span class="badge gone">{"deleted"}</span> }
                     </div>
                 </div>
-                <button class="btn" id="copy-json" onclick={on_copy}>{ if p.copied { "Copied" } else { "Copy JSON" } }</button>
+                <button class="btn" id="copy-text" onclick={on_copy} disabled={segments.is_empty()}
+                    title="Copy the object as shown (masked values stay masked)">
+                    { if *copied { "Copied" } else if *yaml { "Copy YAML" } else { "Copy JSON" } }
+                </button>
                 <button class="btn" id="close-detail" onclick={on_close} title="Close (Esc)">{"×"}</button>
             </div>
             <div class="detail-body">
@@ -253,8 +331,14 @@ pub fn detail(p: &DetailProps) -> Html {
                 { pairs(o.labels()) }
                 <h4>{"Annotations"}</h4>
                 { pairs(o.annotations()) }
-                <h4>{"JSON"}</h4>
-                <pre class="json" id="detail-json">{ (*json).clone() }</pre>
+                <h4 class="detail-format">
+                    {"Object"}
+                    <span class="switch" role="group" aria-label="Format">
+                        <button class="btn small" id="format-yaml" aria-pressed={(*yaml).to_string()} onclick={format(true)}>{"YAML"}</button>
+                        <button class="btn small" id="format-json" aria-pressed={(!*yaml).to_string()} onclick={format(false)}>{"JSON"}</button>
+                    </span>
+                </h4>
+                { body }
             </div>
         </aside>
     }

@@ -19,8 +19,10 @@ pub(super) struct RelatedFeed {
 }
 
 impl App {
-    /// Starts, restarts or stops the events engine to follow the open panel.
+    /// Starts, restarts or stops the events engine to follow the open panel (and
+    /// fetches the panel's object: see `detail`).
     pub(super) fn sync_related(&mut self, ctx: &Context<Self>) {
+        self.sync_detail(ctx);
         let want = self
             .view
             .open

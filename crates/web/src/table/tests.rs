@@ -12,11 +12,73 @@ fn pod(ns: &str, name: &str, rv: u32, restarts: u32, app: &str) -> Arc<Object> {
     Arc::new(Object::parse(json.as_bytes(), &opts).expect("test pod parses"))
 }
 
+/// Pod columns the app computes (object mode).
+fn pod_cols() -> Vec<Column> {
+    columns(ColumnKind::Pod, true)
+        .into_iter()
+        .map(Column::known)
+        .collect()
+}
+
+fn known(col: Col) -> Column {
+    Column::known(col)
+}
+
+fn sort(s: &str) -> Sort {
+    Sort::parse(s, &pod_cols()).expect("a pod column")
+}
+
+/// The server's pod columns (kubernetes `pkg/printers/internalversion/printers.go`).
+const POD_COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"Name must be unique within a namespace.","priority":0},
+ {"name":"Ready","type":"string","format":"","description":"The aggregate readiness state of this pod for accepting traffic.","priority":0},
+ {"name":"Status","type":"string","format":"","description":"The aggregate status of the containers in this pod.","priority":0},
+ {"name":"Restarts","type":"string","format":"","description":"The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.","priority":0},
+ {"name":"Age","type":"string","format":"","description":"CreationTimestamp is a timestamp representing the server time when this object was created.","priority":0},
+ {"name":"IP","type":"string","format":"","description":"IP address allocated to the pod.","priority":1},
+ {"name":"Node","type":"string","format":"","description":"Name of the Node where the Pod is scheduled.","priority":1}]"#;
+
+/// Rows as the list decoder stores them from a Table answer with `columns`; each
+/// row is `(namespace, name, creationTimestamp, cells JSON)`.
+fn table_rows(
+    columns: &str,
+    rows: &[(&str, &str, &str, &str)],
+) -> (Vec<TableColumn>, Vec<Arc<Object>>) {
+    let rows: Vec<String> = rows
+        .iter()
+        .map(|(ns, name, created, cells)| {
+            format!(
+                r#"{{"cells":{cells},"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"{name}","namespace":"{ns}","uid":"u-{name}","resourceVersion":"1","creationTimestamp":"{created}"}}}}}}"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"9"}},"columnDefinitions":{columns},"rows":[{}]}}"#,
+        rows.join(",")
+    );
+    let mut d = kubelive_core::decode::ListDecoder::new(
+        kubelive_core::Limits::default(),
+        ParseOptions::default(),
+    );
+    let mut out = Vec::new();
+    d.feed(body.as_bytes(), &mut out).expect("a Table list");
+    d.finish().expect("a complete Table");
+    let cols = d.take_columns().expect("column definitions");
+    (cols, out.into_iter().map(Arc::new).collect())
+}
+
+fn ids(cols: &[Column]) -> String {
+    cols.iter()
+        .map(|c| c.id.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn names(m: &TableModel) -> Vec<&str> {
     m.rows().iter().map(|o| o.name()).collect()
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn columns_fit_the_resource() {
     let ids = |c: Vec<Col>| c.into_iter().map(Col::id).collect::<Vec<_>>().join(",");
     assert_eq!(
@@ -30,33 +92,47 @@ fn columns_fit_the_resource() {
     assert_eq!(ids(columns(ColumnKind::Generic, false)), "name,age");
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn cells_read_like_kubectl() {
     let p = pod("default", "web-1", 5, 3, "web");
-    assert_eq!(cell(Col::Ready, &p, 0.0), "1/1");
-    assert_eq!(cell(Col::Status, &p, 0.0), "Running");
-    assert_eq!(cell(Col::Restarts, &p, 0.0), "3");
-    assert_eq!(cell(Col::Node, &p, 0.0), "node-web");
-    assert_eq!(cell(Col::Age, &p, 1_704_067_200.0 + 90.0), "90s");
+    assert_eq!(cell(&known(Col::Ready), &p, 0.0), "1/1");
+    assert_eq!(cell(&known(Col::Status), &p, 0.0), "Running");
+    assert_eq!(cell(&known(Col::Restarts), &p, 0.0), "3");
+    assert_eq!(cell(&known(Col::Node), &p, 0.0), "node-web");
+    assert_eq!(cell(&known(Col::Age), &p, 1_704_067_200.0 + 90.0), "90s");
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn sort_params_round_trip() {
-    let s = Sort::parse("-restarts").unwrap();
-    assert_eq!((s.col, s.desc), (Col::Restarts, true));
+    let s = sort("-restarts");
+    assert_eq!(
+        (s.col.source.clone(), s.desc),
+        (Source::Known(Col::Restarts), true)
+    );
     assert_eq!(s.to_param(), "-restarts");
-    assert_eq!(s.toggled(Col::Restarts).to_param(), "restarts");
-    assert_eq!(s.toggled(Col::Name).to_param(), "name");
-    assert!(Sort::parse("bogus").is_none());
+    assert_eq!(s.toggled(&known(Col::Restarts)).to_param(), "restarts");
+    assert_eq!(s.toggled(&known(Col::Name)).to_param(), "name");
+    assert!(Sort::parse("bogus", &pod_cols()).is_none());
+    // Server columns are named by their names.
+    let (defs, _) = table_rows(POD_COLUMNS, &[]);
+    let cols = view_columns(Some(&defs), ColumnKind::Generic, true, true);
+    let s = Sort::parse("-nominated-node", &cols);
+    assert!(s.is_none(), "not a column of this table");
+    let s = Sort::parse("-ip", &cols).unwrap();
+    assert_eq!(s.col.source, Source::Cell(5));
+    assert_eq!(Sort::by_name(&cols).to_param(), "name");
 }
 
 /// A filter for the free-text word `w` over the pod columns.
 fn text(w: &str) -> Filter {
     let words: Vec<String> = w.split_whitespace().map(String::from).collect();
-    Filter::new(&words, &columns(ColumnKind::Pod, true))
+    Filter::new(&words, &pod_cols())
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn free_text_matches_any_shown_cell() {
     let p = pod("default", "Web-1", 5, 0, "web");
     assert!(text("web").matches(&p), "the name, case-insensitive");
@@ -78,7 +154,8 @@ fn free_text_matches_any_shown_cell() {
     assert!(text("  ").matches(&p));
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn status_classes_are_built_from_safe_characters_only() {
     assert_eq!(status_class("Running").as_deref(), Some("st-running"));
     assert_eq!(
@@ -98,9 +175,10 @@ fn status_classes_are_built_from_safe_characters_only() {
     assert_eq!(status_class(" \"'<>").as_deref(), None);
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn incremental_updates_keep_the_index_sorted() {
-    let mut m = TableModel::new(Sort::parse("-restarts").unwrap(), Filter::default());
+    let mut m = TableModel::new(sort("-restarts"), Filter::default());
     let store = Store::new();
     assert!(m.maybe_rebuild(&store, 0.0, false));
     let a = pod("ns", "a", 1, 1, "x");
@@ -130,7 +208,8 @@ fn incremental_updates_keep_the_index_sorted() {
     assert_eq!(m.row_state("ns/a", 0.0), RowState::Normal);
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn after_sync_changes_flash_and_deletes_fade() {
     let mut m = TableModel::new(Sort::default(), text("node-x"));
     m.maybe_rebuild(&Store::new(), 0.0, false);
@@ -175,7 +254,8 @@ fn after_sync_changes_flash_and_deletes_fade() {
     assert_ne!(m.row_state("ns/b", 450.0), RowState::Gone);
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn the_rebuild_sorts_like_sort_compare() {
     let mut rows = Vec::new();
     for i in 0..60u32 {
@@ -185,19 +265,23 @@ fn the_rebuild_sorts_like_sort_compare() {
     }
     for col in Col::ALL {
         for desc in [false, true] {
-            let sort = Sort { col, desc };
+            let sort = Sort {
+                col: known(col),
+                desc,
+            };
             let mut want = rows.clone();
             want.sort_by(|a, b| sort.compare(a, b));
-            let got = sorted(&rows, sort);
+            let got = sorted(&rows, &sort);
             let keys = |v: &[Arc<Object>]| v.iter().map(|o| key_of(o)).collect::<Vec<_>>();
             assert_eq!(keys(&got), keys(&want), "{sort:?}");
         }
     }
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn a_large_batch_of_new_objects_merges_without_a_rebuild() {
-    let mut m = TableModel::new(Sort::parse("-restarts").unwrap(), text("node-x"));
+    let mut m = TableModel::new(sort("-restarts"), text("node-x"));
     assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
     let mk = |i: u32| {
         pod(
@@ -216,7 +300,7 @@ fn a_large_batch_of_new_objects_merges_without_a_rebuild() {
         assert!(!m.is_stale(), "round {round}");
         all.extend(batch);
     }
-    let sort = m.sort();
+    let sort = m.sort().clone();
     let mut want: Vec<&Arc<Object>> = all.iter().filter(|o| m.filter.matches(o)).collect();
     want.sort_by(|a, b| sort.compare(a, b));
     let want: Vec<String> = want.iter().map(|o| key_of(o)).collect();
@@ -229,7 +313,8 @@ fn a_large_batch_of_new_objects_merges_without_a_rebuild() {
     assert!(m.is_stale());
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn a_modified_row_that_keeps_its_place_is_replaced_in_place() {
     let mut m = TableModel::new(Sort::default(), Filter::default());
     assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
@@ -261,7 +346,8 @@ fn a_modified_row_that_keeps_its_place_is_replaced_in_place() {
     assert!(m2.rows().is_empty());
 }
 
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn place_of_follows_a_row_as_rows_come_and_go_before_it() {
     let mut m = TableModel::new(Sort::default(), Filter::default());
     assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
@@ -298,4 +384,281 @@ fn place_of_follows_a_row_as_rows_come_and_go_before_it() {
     m.apply(&[Event::Deleted(pod("ns", "f", 3, 1, "x"))], 0.0);
     assert_eq!(m.place_of(&anchor), 4);
     assert_eq!(m.rows()[4].name(), "g");
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn the_server_columns_show_priority_0_unless_wide_and_namespace_first_across_namespaces() {
+    let (defs, _) = table_rows(POD_COLUMNS, &[]);
+    assert_eq!(
+        ids(&view_columns(Some(&defs), ColumnKind::Pod, false, false)),
+        "name,ready,status,restarts,age"
+    );
+    assert_eq!(
+        ids(&view_columns(Some(&defs), ColumnKind::Pod, true, true)),
+        "namespace,name,ready,status,restarts,age,ip,node"
+    );
+    // No table: the app's own columns for the kind.
+    assert_eq!(
+        ids(&view_columns(None, ColumnKind::Pod, true, true)),
+        "name,namespace,ready,status,restarts,node,age"
+    );
+    let cols = view_columns(Some(&defs), ColumnKind::Pod, false, false);
+    assert!(cols[0].is_name);
+    assert_eq!(cols[2].title, "Status");
+    assert!(cols[2].status_like && cols[1].status_like && !cols[3].status_like);
+    assert_eq!(
+        cols[0].description,
+        "Name must be unique within a namespace."
+    );
+    assert!(has_wide(Some(&defs)));
+    assert!(!has_wide(None));
+    assert_eq!(column_id("Nominated Node"), "nominated-node");
+    // Events' Last Seen is a printed duration in a string column: a time column.
+    let (events, _) = table_rows(
+        r#"[{"name":"Last Seen","type":"string","format":"","description":"","priority":0}]"#,
+        &[],
+    );
+    let last_seen = Column::server(0, &events[0]);
+    assert!(last_seen.is_time() && last_seen.sort_as == SortAs::Date);
+    assert_eq!(column_id("Up-to-date"), "up-to-date");
+    assert_eq!(column_id("<b>X</b>"), "b-x-b");
+    assert_eq!(column_id("  "), "column");
+}
+
+/// The CRD's columns: `additionalPrinterColumns` (an integer, a date, a priority-1
+/// column) with Name and Age, as the apiserver's CRD table convertor gives them.
+const WIDGET_COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"Name must be unique within a namespace.","priority":0},
+ {"name":"Size","type":"integer","format":"","description":"How big the widget is.","priority":0},
+ {"name":"Built","type":"date","format":"","description":"When it was built.","priority":0},
+ {"name":"Color","type":"string","format":"","description":"","priority":1},
+ {"name":"Age","type":"date","format":"","description":"","priority":0}]"#;
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn server_rows_sort_by_the_columns_type() {
+    let (defs, rows) = table_rows(
+        WIDGET_COLUMNS,
+        &[
+            (
+                "ns",
+                "w-10",
+                "2024-01-01T00:00:00Z",
+                r#"["w-10",10,"5m","red","2d"]"#,
+            ),
+            (
+                "ns",
+                "w-2",
+                "2024-01-03T00:00:00Z",
+                r#"["w-2",9,"3d4h","blue","5m"]"#,
+            ),
+            (
+                "ns",
+                "w-1",
+                "2024-01-02T00:00:00Z",
+                r#"["w-1",100,"45s","green","1d"]"#,
+            ),
+            (
+                "ns",
+                "w-3",
+                "2024-01-02T12:00:00Z",
+                r#"["w-3",null,"<unknown>",null,"1d"]"#,
+            ),
+        ],
+    );
+    let cols = view_columns(Some(&defs), ColumnKind::Generic, false, true);
+    let order = |param: &str| {
+        let sort = Sort::parse(param, &cols).unwrap();
+        let got: Vec<String> = sorted(&rows, &sort)
+            .iter()
+            .map(|o| o.name().to_string())
+            .collect();
+        // The incremental order agrees with the rebuild's.
+        let mut want = rows.clone();
+        want.sort_by(|a, b| sort.compare(a, b));
+        assert_eq!(
+            got,
+            want.iter()
+                .map(|o| o.name().to_string())
+                .collect::<Vec<_>>()
+        );
+        got.join(" ")
+    };
+    // Names naturally: w-2 before w-10.
+    assert_eq!(order("name"), "w-1 w-2 w-3 w-10");
+    // Integers as numbers, null last.
+    assert_eq!(order("size"), "w-2 w-10 w-1 w-3");
+    assert_eq!(order("-size"), "w-3 w-1 w-10 w-2");
+    // A date column by the duration printed: youngest first.
+    assert_eq!(order("built"), "w-1 w-10 w-2 w-3");
+    // Age by creationTimestamp, not by the text printed at list time.
+    assert_eq!(order("age"), "w-2 w-3 w-1 w-10");
+    assert_eq!(order("color"), "w-2 w-1 w-10 w-3");
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn restarts_sort_by_their_leading_number_and_ages_count_on() {
+    let (defs, rows) = table_rows(
+        POD_COLUMNS,
+        &[
+            (
+                "a",
+                "p1",
+                "2024-01-01T00:00:00Z",
+                r#"["p1","1/1","Running","10 (5m ago)","5m","10.0.0.1","n1"]"#,
+            ),
+            (
+                "a",
+                "p2",
+                "2024-01-01T00:00:00Z",
+                r#"["p2","0/1","CrashLoopBackOff","9 (1m ago)","5m","10.0.0.2","n1"]"#,
+            ),
+            (
+                "b",
+                "p3",
+                "2024-01-01T00:00:00Z",
+                r#"["p3","1/1","Running",0,"5m","<none>","n2"]"#,
+            ),
+        ],
+    );
+    let mut defs = defs;
+    // As current servers send it: Restarts typed integer, cells strings.
+    defs[3].column_type = kubelive_core::ColumnType::Integer;
+    let cols = view_columns(Some(&defs), ColumnKind::Generic, true, false);
+    let sort = Sort::parse("-restarts", &cols).unwrap();
+    let got: Vec<String> = sorted(&rows, &sort)
+        .iter()
+        .map(|o| o.name().to_string())
+        .collect();
+    assert_eq!(got, ["p1", "p2", "p3"]);
+    let age = cols.iter().find(|c| c.id == "age").unwrap();
+    // The server said 5m when it printed; an hour later the cell says 60m.
+    assert_eq!(cell(age, &rows[0], 1_704_067_200.0 + 3600.0), "60m");
+    let ns = cols.iter().find(|c| c.id == "namespace").unwrap();
+    assert_eq!(cell(ns, &rows[2], 0.0), "b");
+    let status = cols.iter().find(|c| c.id == "status").unwrap();
+    assert_eq!(cell(status, &rows[1], 0.0), "CrashLoopBackOff");
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn free_text_matches_the_server_cells_shown() {
+    let (defs, rows) = table_rows(
+        POD_COLUMNS,
+        &[(
+            "team-a",
+            "web-1",
+            "2024-01-01T00:00:00Z",
+            r#"["web-1","1/1","ImagePullBackOff","2","5m","10.1.2.3",null]"#,
+        )],
+    );
+    let narrow = view_columns(Some(&defs), ColumnKind::Generic, true, false);
+    let wide = view_columns(Some(&defs), ColumnKind::Generic, true, true);
+    let f = |w: &str, cols: &[Column]| {
+        Filter::new(
+            &w.split_whitespace().map(String::from).collect::<Vec<_>>(),
+            cols,
+        )
+        .matches(&rows[0])
+    };
+    assert!(f("imagepull", &narrow));
+    assert!(f("TEAM-A web", &narrow), "namespace and name");
+    assert!(!f("10.1.2", &narrow), "the IP is not shown");
+    assert!(f("10.1.2", &wide), "shown in the wide view");
+    assert!(f("<none>", &wide), "null prints as <none>");
+    assert!(!f("5m", &narrow), "time cells are not matched");
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn status_like_cells_have_a_tone() {
+    for (text, want) in [
+        ("Running", Some(Tone::Ok)),
+        ("Ready", Some(Tone::Ok)),
+        ("True", Some(Tone::Ok)),
+        ("Bound", Some(Tone::Ok)),
+        ("Completed", Some(Tone::Ok)),
+        ("1/1", Some(Tone::Ok)),
+        ("0/1", Some(Tone::Warn)),
+        ("Pending", Some(Tone::Warn)),
+        ("ContainerCreating", Some(Tone::Warn)),
+        ("Terminating", Some(Tone::Warn)),
+        ("Unknown", Some(Tone::Warn)),
+        ("Ready,SchedulingDisabled", Some(Tone::Warn)),
+        ("Failed", Some(Tone::Bad)),
+        ("CrashLoopBackOff", Some(Tone::Bad)),
+        ("Init:CrashLoopBackOff", Some(Tone::Bad)),
+        ("ErrImagePull", Some(Tone::Bad)),
+        ("NotReady", Some(Tone::Bad)),
+        ("False", Some(Tone::Bad)),
+        ("Evicted", Some(Tone::Bad)),
+        ("Init:0/2", Some(Tone::Warn)),
+        ("web", None),
+        ("", None),
+    ] {
+        assert_eq!(tone(text), want, "{text}");
+    }
+    assert_eq!(Tone::Bad.class(), "tone-bad");
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn natural_order_and_durations() {
+    use std::cmp::Ordering::*;
+    assert_eq!(natural_cmp("web-2", "web-10"), Less);
+    assert_eq!(natural_cmp("web-10", "web-9"), Greater);
+    assert_eq!(natural_cmp("a", "b"), Less);
+    assert_eq!(
+        natural_cmp("a01", "a1"),
+        Less,
+        "a total order: padding decides last"
+    );
+    assert_eq!(natural_cmp("a1", "a1"), Equal);
+    assert_eq!(natural_cmp("a", "a0"), Less);
+    assert_eq!(
+        natural_cmp("x99999999999999999999999", "x100000000000000000000000"),
+        Less
+    );
+    assert_eq!(parse_duration("45s"), Some(45.0));
+    assert_eq!(parse_duration("3d4h"), Some(3.0 * 86_400.0 + 4.0 * 3600.0));
+    assert_eq!(parse_duration("2y"), Some(2.0 * 365.0 * 86_400.0));
+    assert_eq!(parse_duration("<unknown>"), None);
+    assert_eq!(parse_duration("5"), None);
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn the_natural_orders_fast_path_agrees_with_the_whole_comparison_and_is_total() {
+    // Strings over a small alphabet, so digit runs, zero padding and shared prefixes
+    // meet often.
+    let alphabet = ['a', 'b', '-', '0', '1', '2', '9'];
+    let mut seed = 0x2545_f491_u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let words: Vec<String> = (0..400)
+        .map(|_| {
+            let len = (next() % 7) as usize;
+            (0..len)
+                .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                .collect()
+        })
+        .collect();
+    for a in &words {
+        for b in &words {
+            let whole = natural_from(a.as_bytes(), b.as_bytes(), 0);
+            assert_eq!(natural_cmp(a, b), whole, "{a:?} {b:?}");
+            assert_eq!(natural_cmp(b, a), whole.reverse(), "{a:?} {b:?}");
+            assert_eq!(whole == std::cmp::Ordering::Equal, a == b, "{a:?} {b:?}");
+        }
+    }
+    let mut sorted_words = words.clone();
+    sorted_words.sort_by(|a, b| natural_cmp(a, b));
+    for w in sorted_words.windows(2) {
+        assert_ne!(natural_cmp(&w[0], &w[1]), std::cmp::Ordering::Greater);
+    }
 }
