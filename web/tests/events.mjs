@@ -61,28 +61,40 @@ try {
   await until('the first sync', () => page.evaluate(() => document.getElementById('status')?.dataset.synced === 'true'), 60000);
 
   // A pod just created (Pending): its start is still to come in its events. The
-  // workload may delete it before the double click lands: then another is taken.
-  const young = await until('a new Pending pod, opened', async () => {
-    const pods = (await getJson(`${BASE}/api/v1/pods`)).items
-      .filter((p) => p.status.phase === 'Pending' && !p.metadata.deletionTimestamp)
-      .sort((a, b) => Number(b.metadata.resourceVersion) - Number(a.metadata.resourceVersion));
-    for (const p of pods) {
-      const row = `.row:not(.gone)[data-key="${p.metadata.namespace}/${p.metadata.name}"]`;
-      if (!(await page.evaluate((sel) => !!document.querySelector(sel), row))) continue;
-      const opened = await page.dblclick(row, { timeout: 2000 })
-        .then(() => until('the panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, p.metadata.name), 3000))
-        .catch(() => false);
-      return opened && p;
-    }
-    return null;
-  }, 30000, 300);
-  const ns = young.metadata.namespace;
-  const { name, uid } = young.metadata;
-  const watch = await until('the events watch', () => requests.find((u) => u.includes(`/api/v1/namespaces/${ns}/events?`)
-    && u.includes('watch=true') && decodeURIComponent(u).includes(`fieldSelector=involvedObject.uid=${uid}`)), 10000).catch(() => null);
-  check(watch, `the panel watches the pod's events (${watch && decodeURIComponent(new URL(watch).search)})`);
-
-  const first = await converge(page, ns, uid, `the panel shows ${name}'s events as the server has them`);
+  // workload may delete it before the double click lands: then another is taken. It
+  // may also be deleted before the panel first converges (a Killing among its first
+  // events): then nothing more will happen to it, and the panel is closed and another
+  // pod opened (the watch of each must still be the panel's).
+  let ns;
+  let name;
+  let uid;
+  let first = [];
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    const young = await until('a new Pending pod, opened', async () => {
+      const pods = (await getJson(`${BASE}/api/v1/pods`)).items
+        .filter((p) => p.status.phase === 'Pending' && !p.metadata.deletionTimestamp)
+        .sort((a, b) => Number(b.metadata.resourceVersion) - Number(a.metadata.resourceVersion));
+      for (const p of pods) {
+        const row = `.row:not(.gone)[data-key="${p.metadata.namespace}/${p.metadata.name}"]`;
+        if (!(await page.evaluate((sel) => !!document.querySelector(sel), row))) continue;
+        const opened = await page.dblclick(row, { timeout: 2000 })
+          .then(() => until('the panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, p.metadata.name), 3000))
+          .catch(() => false);
+        return opened && p;
+      }
+      return null;
+    }, 30000, 300);
+    ns = young.metadata.namespace;
+    ({ name, uid } = young.metadata);
+    const watch = await until('the events watch', () => requests.find((u) => u.includes(`/api/v1/namespaces/${ns}/events?`)
+      && u.includes('watch=true') && decodeURIComponent(u).includes(`fieldSelector=involvedObject.uid=${uid}`)), 10000).catch(() => null);
+    check(watch, `the panel watches the pod's events (${watch && decodeURIComponent(new URL(watch).search)})`);
+    first = await converge(page, ns, uid, `the panel shows ${name}'s events as the server has them`);
+    if (!first.some((e) => e.startsWith('Killing ')) || attempt === 4) break;
+    console.log(`  (${name} was deleted before the panel first converged; another pod, attempt ${attempt + 1})`);
+    await page.click('#close-detail');
+    await until('the panel to close', () => page.evaluate(() => !document.getElementById('detail')), 5000);
+  }
   await converge(page, ns, uid, `and again after more happened than its ${weight(first)} occurrence(s) (the pod started, restarted or was deleted)`, weight(first));
   await page.screenshot({ path: `${ARTIFACTS}/events.png`, clip: { x: 0, y: 0, width: 1400, height: 900 } });
 
