@@ -97,12 +97,7 @@ struct Bill {
 
 fn diff(a: &Scrape, b: &Scrape) -> Scrape {
     b.iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                (v - a.get(k).copied().unwrap_or(0.0)).max(0.0) + 0.0,
-            )
-        })
+        .map(|(k, v)| (k.clone(), (v - a.get(k).copied().unwrap_or(0.0)).max(0.0)))
         .collect()
 }
 
@@ -111,7 +106,9 @@ fn sum(s: &Scrape, prefix: &str) -> f64 {
     s.iter()
         .filter(|(k, _)| k.starts_with(prefix))
         .map(|(_, v)| v)
-        .sum()
+        .sum::<f64>()
+        // An empty float sum is -0.0.
+        + 0.0
 }
 
 fn spawn_sim(sim: &Path, o: &BillOpts, faults: &str) -> Result<(Kid, u16), String> {
