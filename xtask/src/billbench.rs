@@ -46,7 +46,7 @@ enum Client {
     KubeliveList,
     KubeliveStreaming,
     KubeliveStreamingTables,
-    ClientNode,
+    NodeInformer,
 }
 
 impl Client {
@@ -55,7 +55,7 @@ impl Client {
             Client::KubeliveList => "kubelive, list-then-watch (pages of 500)",
             Client::KubeliveStreaming => "kubelive, streaming list",
             Client::KubeliveStreamingTables => "kubelive, streaming list, table mode",
-            Client::ClientNode => "client-node 1.4.0 informer",
+            Client::NodeInformer => "client-node 1.4.0 informer",
         }
     }
 }
@@ -87,7 +87,7 @@ fn scrape(port: u16) -> Result<Scrape, String> {
 /// One client's bill: the counters at M0, M1, M2 and how long M1..M2 took.
 struct Bill {
     client: Client,
-    setup: &'static str,
+    setup: String,
     sync_s: f64,
     initial: Scrape,
     steady: Scrape,
@@ -140,7 +140,7 @@ fn spawn_sim(sim: &Path, o: &BillOpts, faults: &str) -> Result<(Kid, u16), Strin
         .and_then(|p| p.parse().ok())
         .ok_or_else(|| format!("kubelive-sim did not say its port: {first:?}"))?;
     let started = Instant::now();
-    while !http_get(port, "/api/v1/namespaces?limit=1").is_some_and(|(c, _)| c == 200) {
+    while http_get(port, "/api/v1/namespaces?limit=1").is_none_or(|(c, _)| c != 200) {
         if started.elapsed() > Duration::from_secs(120) {
             return Err("kubelive-sim not ready in 120 s".into());
         }
@@ -160,7 +160,7 @@ fn spawn_client(
 ) -> Result<Kid, String> {
     let server = format!("http://127.0.0.1:{port}");
     let mut cmd = match client {
-        Client::ClientNode => {
+        Client::NodeInformer => {
             let mut c = Command::new("node");
             c.args(["bill.mjs", "--server", &server])
                 .current_dir(node_dir);
@@ -213,7 +213,7 @@ fn spawn_client(
     ] {
         let Some(pipe) = pipe else { continue };
         let tx = lines.clone();
-        let keep = is_err || matches!(client, Client::ClientNode);
+        let keep = is_err || matches!(client, Client::NodeInformer);
         std::thread::spawn(move || {
             for line in BufReader::new(pipe).lines().map_while(Result::ok) {
                 if keep {
@@ -227,7 +227,7 @@ fn spawn_client(
 
 fn bill_one(
     client: Client,
-    setup: &'static str,
+    setup: &str,
     faults: &str,
     bins: &(PathBuf, PathBuf),
     node_dir: &Path,
@@ -272,7 +272,7 @@ fn bill_one(
     let steady_s = t1.elapsed().as_secs_f64();
     Ok(Bill {
         client,
-        setup,
+        setup: setup.to_string(),
         sync_s,
         initial: diff(&m0, &m1),
         steady: diff(&m1, &m2),
@@ -300,12 +300,12 @@ pub fn bill_bench(o: &BillOpts) -> Result<String, String> {
                 .current_dir(&node_dir);
             run(npm)?;
         }
-        clients.push(Client::ClientNode);
+        clients.push(Client::NodeInformer);
     } else {
         eprintln!("node not found: no client-node rows");
     }
-    let flaky: &'static str = Box::leak(format!("flaky proxy ({})", o.flaky).into_boxed_str());
-    let setups: [(&'static str, &str); 2] = [("steady", ""), (flaky, o.flaky.as_str())];
+    let flaky = format!("flaky proxy ({})", o.flaky);
+    let setups = [("steady", ""), (flaky.as_str(), o.flaky.as_str())];
     eprintln!(
         "bill: {} pods, {} changes/s, {} s per client after its sync, {} clients at once",
         o.pods,
