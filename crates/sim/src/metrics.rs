@@ -33,15 +33,16 @@ pub enum ListSource {
     WatchCache,
 }
 
-/// `shouldDelegateList` of kube-apiserver 1.32
-/// (staging/src/k8s.io/apiserver/pkg/storage/cacher/delegator.go), with the feature
-/// `ConsistentListFromCache` on (its default since 1.31) and an etcd that supports
-/// progress requests (3.4.31+, 3.5.13+): `resourceVersionMatch=Exact`, a continue token,
-/// and the legacy exact match (a limit with a resourceVersion other than "" or "0") go
-/// to etcd; everything else, the consistent read (`resourceVersion=""`) included, is
-/// served by the watch cache once it has caught up. Before 1.31 (or with the feature
-/// off) the consistent read went to etcd too; with `ListFromCacheSnapshot` (1.34) a
-/// continue or an exact version the cache still holds stays in the cache.
+/// `shouldDelegateList` of kube-apiserver 1.32 (staging/src/k8s.io/apiserver/pkg/storage/
+/// cacher/cacher.go; `delegator.go` from 1.33), with `ConsistentListFromCache` on (its
+/// default since 1.31) and an etcd that supports progress requests (3.4.31+, 3.5.13+):
+/// `resourceVersionMatch=Exact`, a continue token and the legacy exact match (a limit with
+/// a resourceVersion other than "" or "0") go to etcd; everything else, the consistent
+/// read (`resourceVersion=""`, paginated or not) included, is served by the watch cache
+/// once it has caught up. Earlier versions differ: in 1.31 (`hasLimit`) any paginated
+/// LIST but `resourceVersion=0` went to etcd, the first page too, and without
+/// `ConsistentListFromCache` so did every consistent read; with `ListFromCacheSnapshot`
+/// (1.34) a continue the cache still holds a snapshot for stays in the cache.
 pub fn list_source(resource_version: &str, rv_match: &str, limit: u64, cont: &str) -> ListSource {
     match rv_match {
         "NotOlderThan" => ListSource::WatchCache,
@@ -133,8 +134,9 @@ mod tests {
     use super::*;
 
     // The cases of shouldDelegateList in kube-apiserver 1.32
-    // (staging/src/k8s.io/apiserver/pkg/storage/cacher/delegator.go) with
-    // ConsistentListFromCache on, and the API concepts page's "semantics for get and list".
+    // (staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go; delegator.go from 1.33)
+    // with ConsistentListFromCache on, and the API concepts page's "semantics for get and
+    // list".
     #[test]
     fn lists_read_from_etcd_or_the_watch_cache_as_the_apiserver_decides() {
         use ListSource::*;

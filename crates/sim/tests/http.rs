@@ -578,8 +578,8 @@ fn rbac_mode() {
 /// `/metrics`: what each client cost, in kube-apiserver's metric names where it has them
 /// (`apiserver_request_total`, `apiserver_storage_list_total` for LISTs from etcd,
 /// `apiserver_cache_list_total` for LISTs from the watch cache, as `shouldDelegateList` in
-/// staging/src/k8s.io/apiserver/pkg/storage/cacher/delegator.go decides with
-/// ConsistentListFromCache on) and the sim's own for bytes, watch events and lists from
+/// staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (1.32; delegator.go from
+/// 1.33) decides with ConsistentListFromCache on) and the sim's own for bytes, watch events and lists from
 /// nothing. The bill bench (`cargo xtask bench --only bill`) reads these.
 #[test]
 fn metrics_count_requests_reads_and_bytes() {
