@@ -10,6 +10,13 @@
 //     scrolled to the middle of the table (p50, p95, max), then while scrolling 10
 //     rows a frame; with the app's own work per frame (its `kubelive:frame` measure).
 //
+//  4. store (not in the default ONLY): the driver + store without the app
+//     (web/bench/sync.html, `BenchSync`) syncing PODS pods through the same proxy, in
+//     the STORE_MODES given (list-objects, stream-objects, list-tables, stream-tables;
+//     objects with managedFields stripped, tables with includeObject=Metadata), STORE_RUNS
+//     times each in fresh contexts: navigation -> Synced, the wasm memory, the store's heap
+//     bytes and the JS heap after a forced GC (CDP Performance.getMetrics).
+//
 // Prints a markdown table (and writes it with the raw figures to $ARTIFACTS).
 // `cargo xtask bench` runs it with everything built; by hand:
 //   SIM_BIN=target/release/kubelive-sim STREAM=watch.jsonl DIST=dist node web/bench/run.mjs
@@ -44,6 +51,8 @@ const SCROLL_RUNS = Number(env.SCROLL_RUNS || 2);
 // and a fling (600 rows/s, 10 rows a frame).
 const SCROLL_SPEEDS = (env.SCROLL_SPEEDS || '5600,16800').split(',').map(Number);
 const ONLY = new Set((env.ONLY || 'decode,sync,frames').split(','));
+const STORE_MODES = (env.STORE_MODES || 'list-objects,stream-objects,list-tables,stream-tables').split(',');
+const STORE_RUNS = Number(env.STORE_RUNS || 3);
 const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
 const PROFILE = env.PROFILE === '1';
 // TRACE=1: a browser-wide trace of the first frames run (all processes and threads),
@@ -206,6 +215,29 @@ async function syncOnce(browser, base, streaming = false) {
   failOnProblems(problems, 'app (sync)');
   await context.close();
   if (r.total !== PODS) throw new Error(`synced with ${r.total} objects, expected ${PODS}`);
+  return r;
+}
+
+// 4. driver + store, no app ---------------------------------------------------------
+async function storeSyncOnce(browser, base, mode) {
+  const [how, what] = mode.split('-');
+  const { context, page, problems } = await openPage(browser);
+  const q = `stream=${how === 'stream' ? 1 : 0}&tables=${what === 'tables' ? 1 : 0}`;
+  await page.goto(`${base}/ui/bench/sync.html?path=/api/v1/pods&${q}`);
+  await until(`Synced (${mode})`, () => page.evaluate(() => window.__sync !== undefined), 20 * 60 * 1000, 200);
+  const r = await page.evaluate(() => window.__sync);
+  if (r.error && !r.objects) throw new Error(`sync page (${mode}): ${r.error}`);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('HeapProfiler.enable');
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const metric = (name) => metrics.find((m) => m.name === name)?.value;
+  r.jsHeapUsed = metric('JSHeapUsedSize');
+  r.jsHeapTotal = metric('JSHeapTotalSize');
+  failOnProblems(problems, `sync page (${mode})`);
+  await context.close();
+  if (r.objects !== PODS) throw new Error(`${mode}: synced with ${r.objects} objects, expected ${PODS}`);
   return r;
 }
 
@@ -423,6 +455,30 @@ try {
       }
       out.syncStreaming = streamed;
       lines.push(`| navigation -> Synced, streaming list (\`#r=v1/pods&stream=1\`) | ${median(streamed).toFixed(0)} | ${spread(streamed)} |`);
+      lines.push('');
+    } finally {
+      cluster.stop();
+    }
+  }
+  if (ONLY.has('store')) {
+    const cluster = await startCluster(PODS, 0);
+    try {
+      out.store = {};
+      lines.push(`Driver + store without the app (web/bench/sync.html), ${PODS.toLocaleString('en')} pods through kubectl proxy, fresh context per run, medians of ${STORE_RUNS} (min..max):`, '');
+      lines.push('| mode | navigation -> Synced ms | wasm memory MB | store heap MB | JS heap used MB (after GC) | store bytes/object |', '|---|---:|---:|---:|---:|---:|');
+      for (const mode of STORE_MODES) {
+        const runs = [];
+        for (let i = 0; i < STORE_RUNS; i++) {
+          const r = await storeSyncOnce(browser, cluster.base, mode);
+          log(`store ${mode} ${i + 1}/${STORE_RUNS}: ${JSON.stringify(r)}`);
+          runs.push(r);
+        }
+        out.store[mode] = runs;
+        const col = (f) => runs.map(f);
+        const mb = (x) => (x / 1e6).toFixed(0);
+        const synced = col((r) => r.syncedMs);
+        lines.push(`| ${mode} | ${median(synced).toFixed(0)} (${spread(synced)}) | ${mb(median(col((r) => r.wasmBytes)))} | ${mb(median(col((r) => r.storeBytes)))} | ${mb(median(col((r) => r.jsHeapUsed)))} | ${(median(col((r) => r.storeBytes)) / PODS).toFixed(0)} |`);
+      }
       lines.push('');
     } finally {
       cluster.stop();

@@ -8,8 +8,10 @@
 //! `--events N` (watch stream, default 100000), `--pods N` (memory and sync, default
 //! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`,
 //! `--only cli` (only the CLI's time to synced against kubelive-sim, objects and tables,
-//! for `--pods N`). `cargo xtask bench discovery ...` runs only the discovery part
-//! (`webbench.rs`).
+//! for `--pods N`), `--only bill` (what one viewer costs the apiserver per hour:
+//! `xtask/src/billbench.rs`; `--pods N` (10000), `--churn PER_SEC` (10), `--secs S`
+//! (600, after the sync), `--faults SPEC` (the flaky setup, `proxy-cut-every=60000`)).
+//! `cargo xtask bench discovery ...` runs only the discovery part (`webbench.rs`).
 
 use crate::util::{command, have, output, root, run};
 use std::collections::BTreeMap;
@@ -72,7 +74,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--scale" => o.scale = value(a)?,
             "--only" => match value(a)?.as_str() {
                 "cli" => o.only_cli = true,
-                other => return Err(format!("--only: {other:?} (known: cli)")),
+                other => return Err(format!("--only: {other:?} (known: cli, bill)")),
             },
             other => return Err(format!("unknown bench option {other:?}")),
         }
@@ -183,9 +185,45 @@ fn machine() -> String {
     format!("{cores} cores, {cpu}; load average {load} at start; commit {commit}; node {node}")
 }
 
+/// `--only bill` and its own options.
+fn bill_opts(args: &[String]) -> Result<crate::billbench::BillOpts, String> {
+    let mut o = crate::billbench::BillOpts {
+        pods: 10_000,
+        churn: 10.0,
+        secs: 600,
+        flaky: "proxy-cut-every=60000".into(),
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--only" => {
+                value(a)?;
+            }
+            "--pods" => o.pods = num(&value(a)?)?,
+            "--secs" => o.secs = num(&value(a)?)? as u64,
+            "--churn" => {
+                let v = value(a)?;
+                o.churn = v.parse().map_err(|_| format!("not a number: {v:?}"))?;
+            }
+            "--faults" => o.flaky = value(a)?,
+            other => return Err(format!("unknown option of --only bill: {other:?}")),
+        }
+    }
+    Ok(o)
+}
+
 pub fn bench(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("discovery") {
         return crate::webbench::discovery_bench(&args[1..]);
+    }
+    if args.windows(2).any(|w| w[0] == "--only" && w[1] == "bill") {
+        println!("{}", crate::billbench::bill_bench(&bill_opts(args)?)?);
+        return Ok(());
     }
     let o = parse(args)?;
     if o.only_cli {

@@ -10,6 +10,7 @@
 //! * `dst`    runs the deterministic simulation with more seeds or minutes.
 
 mod bench;
+mod billbench;
 mod dst;
 mod e2ebench;
 mod npm;

@@ -4,7 +4,8 @@
 //!
 //! `run.mjs` reads its knobs from the environment, passed through: `RUNS` (5),
 //! `PODS` (100000), `CHURN` (1000), `FRAME_SECS` (10), `FRAME_RUNS` (3), `ONLY`
-//! (`decode,sync,frames`), and `EVENTS` here (20000: the watch stream's length).
+//! (`decode,sync,frames`; also `store`: the driver and store without the app, with
+//! `STORE_MODES` and `STORE_RUNS`), and `EVENTS` here (20000: the watch stream's length).
 //!
 //! `cargo xtask bench discovery [--groups N] [--runs N] [--latency MS] [--before DIST]`
 //! (also a part of `cargo xtask bench`, with the defaults): the time to the full

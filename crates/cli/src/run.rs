@@ -440,7 +440,9 @@ pub fn watch(w: WatchArgs) -> i32 {
     let clock = Clock(std::time::Instant::now());
     // --duration holds from the first moment, discovery included.
     let end_wall = w.duration.map(|d| clock.0 + d);
-    let (tx, rx) = mpsc::sync_channel::<Msg>(1024);
+    // Bounded: a reader ahead of the decoder waits instead of queueing the response (up to
+    // 64 KiB a message: 4 MiB in flight, where 1,024 messages held up to 64 MiB).
+    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
     start_signals(tx.clone());
     let pool = Arc::new(Pool::default());
 

@@ -431,7 +431,7 @@ fn send_body(w: &mut dyn Write, plan: &Plan<'_>) -> io::Result<()> {
 /// `Connection: close`); `omit_body` for HEAD. Head and small bodies go out in one write;
 /// a large body is never copied (a list of 100k pods is 570 MB).
 pub fn write_response(
-    stream: &mut TcpStream,
+    stream: &mut impl Write,
     head: &Head,
     body: &[u8],
     opts: BodyOptions,

@@ -21,6 +21,7 @@ pub mod genpod;
 pub mod http;
 pub mod indent;
 pub mod kinds;
+pub mod metrics;
 pub mod model;
 pub mod negotiate;
 pub mod object;

@@ -347,7 +347,7 @@ struct Opts {
 }
 
 /// The decoded value of query parameter `key`, if present.
-fn query_param(query: &str, key: &str) -> Option<String> {
+pub(crate) fn query_param(query: &str, key: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         (url_decode(k) == key).then(|| url_decode(v))
@@ -357,7 +357,7 @@ fn query_param(query: &str, key: &str) -> Option<String> {
 /// A query parameter as a boolean, as apimachinery's `Convert_Slice_string_To_bool`
 /// reads it: only `0` and `false` (any case) are false; present with any other value,
 /// even empty (`?watch`), is true.
-fn query_bool(v: &str) -> bool {
+pub(crate) fn query_bool(v: &str) -> bool {
     !(v == "0" || v.eq_ignore_ascii_case("false"))
 }
 

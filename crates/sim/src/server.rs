@@ -22,6 +22,7 @@ use sha2::{Digest, Sha256};
 use crate::discovery;
 use crate::faults::FaultPlan;
 use crate::http::{self, BodyOptions, Conn, Head, ReadError, Request};
+use crate::metrics::{self, ListSource, Metrics};
 use crate::model::{
     watch_response_head, Cluster, ClusterConfig, ControlPlane, Get, Reply, Response,
     StreamingLists, WatchOutput,
@@ -110,6 +111,8 @@ struct Shared {
     seed: u64,
     /// Requests so far (seeds each `Audit-Id`).
     requests: AtomicU64,
+    /// What the clients cost (served at `/metrics`).
+    metrics: Metrics,
 }
 
 impl Shared {
@@ -165,6 +168,7 @@ impl Server {
             address: addr.to_string(),
             seed: cfg.seed,
             requests: AtomicU64::new(0),
+            metrics: Metrics::default(),
         });
         let sh = shared.clone();
         let churn_until_ms = cfg.churn_for_s.map(ms);
@@ -257,11 +261,62 @@ enum Next {
     Close,
 }
 
+/// The connection, counting what is written to it under the request's verb and resource
+/// (`kubelive_sim_sent_bytes_total`), as it goes: a watch open for an hour counts its bytes
+/// while it runs.
+struct Metered<'a> {
+    stream: &'a mut TcpStream,
+    metrics: &'a Metrics,
+    verb: &'a str,
+    resource: &'a str,
+}
+
+impl Write for Metered<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.stream.write(buf)?;
+        self.metrics.add(
+            "kubelive_sim_sent_bytes_total",
+            &[("verb", self.verb), ("resource", self.resource)],
+            n as i64,
+        );
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.stream.flush()
+    }
+}
+
+impl Metered<'_> {
+    /// `apiserver_request_total`, counted when the response starts.
+    fn count_request(&self, status: u16) {
+        self.metrics.add(
+            "apiserver_request_total",
+            &[
+                ("verb", self.verb),
+                ("resource", self.resource),
+                ("code", &status.to_string()),
+            ],
+            1,
+        );
+    }
+}
+
+/// The verb as the apiserver's metrics write it: `LIST` and `WATCH` for collections, the
+/// HTTP method otherwise (`cleanVerb` in staging/src/k8s.io/apiserver/pkg/endpoints/
+/// metrics/metrics.go).
+fn metrics_verb(attrs: &rbac::Attributes, method: &str) -> String {
+    match (attrs.resource_request, attrs.verb.as_str()) {
+        (true, "list") => "LIST".into(),
+        (true, "watch") => "WATCH".into(),
+        _ => method.to_ascii_uppercase(),
+    }
+}
+
 /// One request being answered.
-struct Exchange<'a> {
+struct Exchange<'a, 'm> {
     sh: &'a Shared,
     req: &'a Request,
-    out: &'a mut TcpStream,
+    out: &'a mut Metered<'m>,
     /// The client asked to close (or speaks HTTP/1.0 without keep-alive).
     close: bool,
     /// `pretty` from the query or a human User-Agent (a clause's `pretty=1` adds to it).
@@ -271,7 +326,7 @@ struct Exchange<'a> {
     common: Vec<(String, String)>,
 }
 
-impl Exchange<'_> {
+impl Exchange<'_, '_> {
     fn accept(&self) -> Option<&str> {
         self.req.header("accept")
     }
@@ -293,6 +348,7 @@ impl Exchange<'_> {
             status,
             headers: all,
         };
+        self.out.count_request(status);
         http::write_response(
             self.out,
             &head,
@@ -433,16 +489,28 @@ fn handle(sh: &Shared, req: &Request, out: &mut TcpStream) -> io::Result<Next> {
             uid_of(&format!("prioritylevelconfiguration/{level}")),
         ),
     ];
+    let attrs = rbac::request_info(&req.method, path, query);
+    let verb = metrics_verb(&attrs, &req.method);
+    let resource = if attrs.resource_request {
+        attrs.resource.as_str()
+    } else {
+        ""
+    };
+    let mut metered = Metered {
+        stream: out,
+        metrics: &sh.metrics,
+        verb: &verb,
+        resource,
+    };
     let mut x = Exchange {
         sh,
         req,
-        out,
+        out: &mut metered,
         close: req.wants_close(),
         pretty: negotiate::wants_pretty(query, req.header("user-agent")),
         gzip_ok: http::accepts_gzip(req.header("accept-encoding")),
         common,
     };
-    let attrs = rbac::request_info(&req.method, path, query);
     if !sh.policy.authorize(&attrs).allowed {
         let body = rbac::forbidden(&attrs, &sh.policy.user);
         return x.send_status(403, &body);
@@ -454,11 +522,11 @@ fn handle(sh: &Shared, req: &Request, out: &mut TcpStream) -> io::Result<Next> {
     }
 }
 
-fn non_resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
+fn non_resource_request(x: &mut Exchange<'_, '_>) -> io::Result<Next> {
     let path = x.req.path().to_string();
     let known = matches!(
         path.as_str(),
-        "/healthz" | "/livez" | "/readyz" | "/version" | "/version/"
+        "/healthz" | "/livez" | "/readyz" | "/version" | "/version/" | "/metrics"
     ) || (discovery::is_discovery_path(&path)
         && discovery::legacy_document(path.trim_end_matches('/'), &x.sh.address).is_some());
     if !known {
@@ -477,6 +545,15 @@ fn non_resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
                 ("X-Content-Type-Options".to_string(), "nosniff".to_string()),
             ];
             x.send(200, headers, b"ok", BodyOptions::default())
+        }
+        // The Prometheus text format, as the apiserver's legacy registry handler writes it.
+        "/metrics" => {
+            let headers = vec![(
+                "Content-Type".to_string(),
+                "text/plain; version=0.0.4; charset=utf-8".to_string(),
+            )];
+            let body = x.sh.metrics.render();
+            x.send(200, headers, body.as_bytes(), BodyOptions::default())
         }
         // `WriteRawJSON`: indented whatever the client accepts.
         "/version" => {
@@ -526,7 +603,7 @@ fn non_resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
     }
 }
 
-fn resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
+fn resource_request(x: &mut Exchange<'_, '_>) -> io::Result<Next> {
     let path = x.req.path().trim_end_matches('/').to_string();
     type Review = fn(&Policy, &[u8], rbac::BodyFormat) -> Result<String, rbac::ReviewError>;
     let reviews: [(discovery::Entry, Review); 2] = [
@@ -580,6 +657,7 @@ fn resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
     };
     let get = Get::new(x.req.target.clone()).with_output(output.what);
     let reply = x.sh.lock().cluster.handle(&get, x.sh.now_ms());
+    count_read(x, &reply);
     match reply {
         Reply::Response(r) => send_model_response(x, r, output.pretty),
         Reply::Delayed { at_ms, response } => {
@@ -593,9 +671,45 @@ fn resource_request(x: &mut Exchange<'_>) -> io::Result<Next> {
     }
 }
 
+/// Where a served LIST was read from, and whether it (or a streaming watch) lists from
+/// nothing (`crate::metrics`).
+fn count_read(x: &Exchange<'_, '_>, reply: &Reply) {
+    let (metrics, resource) = (x.out.metrics, x.out.resource);
+    let param = |name: &str| crate::model::query_param(x.req.query(), name);
+    let param = |name: &str| param(name).unwrap_or_default();
+    match (x.out.verb, reply) {
+        ("LIST", Reply::Response(r)) if r.status == 200 => {
+            let limit = param("limit").parse().unwrap_or(0);
+            let cont = param("continue");
+            let name = match metrics::list_source(
+                &param("resourceVersion"),
+                &param("resourceVersionMatch"),
+                limit,
+                &cont,
+            ) {
+                ListSource::Etcd => "apiserver_storage_list_total",
+                ListSource::WatchCache => "apiserver_cache_list_total",
+            };
+            metrics.add(name, &[("resource", resource)], 1);
+            if cont.is_empty() {
+                let labels = [("resource", resource), ("how", "list")];
+                metrics.add("kubelive_sim_initial_lists_total", &labels, 1);
+            }
+        }
+        ("WATCH", Reply::Watch(_))
+            if crate::model::query_param(x.req.query(), "sendInitialEvents")
+                .is_some_and(|v| crate::model::query_bool(&v)) =>
+        {
+            let labels = [("resource", resource), ("how", "streaming")];
+            metrics.add("kubelive_sim_initial_lists_total", &labels, 1);
+        }
+        _ => {}
+    }
+}
+
 /// A response of the model: JSON bodies are pretty-printed and gzipped as asked; other
 /// bodies (a proxy's HTML page, plain text) go out as they are.
-fn send_model_response(x: &mut Exchange<'_>, r: Response, pretty: bool) -> io::Result<Next> {
+fn send_model_response(x: &mut Exchange<'_, '_>, r: Response, pretty: bool) -> io::Result<Next> {
     let json = r
         .header("content-type")
         .is_some_and(|ct| ct.starts_with("application/json"));
@@ -609,8 +723,7 @@ fn send_model_response(x: &mut Exchange<'_>, r: Response, pretty: bool) -> io::R
 /// A watch: the head, then chunks as the model produces them. Watches are never
 /// compressed or pretty-printed (the apiserver's watch handler writes frames directly). A
 /// watch that ends cleanly leaves the connection open for the next request.
-fn serve_watch(x: &mut Exchange<'_>, id: crate::model::WatchId) -> io::Result<Next> {
-    let sh = x.sh;
+fn serve_watch(x: &mut Exchange<'_, '_>, id: crate::model::WatchId) -> io::Result<Next> {
     let mut headers = x.common.clone();
     headers.extend(
         watch_response_head()
@@ -629,7 +742,26 @@ fn serve_watch(x: &mut Exchange<'_>, id: crate::model::WatchId) -> io::Result<Ne
         status: 200,
         headers,
     };
-    if let Err(e) = x.out.write_all(head.render(&framing, close).as_bytes()) {
+    x.out.count_request(200);
+    let open = [("verb", "WATCH"), ("resource", x.out.resource)];
+    let metrics = x.out.metrics;
+    metrics.add("apiserver_longrunning_requests", &open, 1);
+    let result = watch_frames(x, id, &head, &framing, close);
+    metrics.add("apiserver_longrunning_requests", &open, -1);
+    result
+}
+
+/// The watch's head and frames, until it ends.
+fn watch_frames(
+    x: &mut Exchange<'_, '_>,
+    id: crate::model::WatchId,
+    head: &Head,
+    framing: &http::Framing,
+    close: bool,
+) -> io::Result<Next> {
+    let sh = x.sh;
+    let chunked = *framing == http::Framing::Chunked;
+    if let Err(e) = x.out.write_all(head.render(framing, close).as_bytes()) {
         sh.lock().cluster.close_watch(id);
         return Err(e);
     }
@@ -648,7 +780,7 @@ fn serve_watch(x: &mut Exchange<'_>, id: crate::model::WatchId) -> io::Result<Ne
                     let _ = sh.changed.wait_timeout(st, Duration::from_millis(wait));
                     if last_check.elapsed() > Duration::from_secs(1) {
                         last_check = Instant::now();
-                        if client_gone(x.out) {
+                        if client_gone(x.out.stream) {
                             sh.lock().cluster.close_watch(id);
                             return Ok(Next::Close);
                         }
@@ -660,6 +792,11 @@ fn serve_watch(x: &mut Exchange<'_>, id: crate::model::WatchId) -> io::Result<Ne
         };
         match output {
             WatchOutput::Chunks(chunks) => {
+                let events = chunks.iter().flatten().filter(|b| **b == b'\n').count();
+                let labels = [("resource", x.out.resource)];
+                x.out
+                    .metrics
+                    .add("kubelive_sim_watch_events_total", &labels, events as i64);
                 for c in chunks {
                     let mut buf = Vec::with_capacity(c.len() + 16);
                     if chunked {
@@ -683,7 +820,7 @@ fn serve_watch(x: &mut Exchange<'_>, id: crate::model::WatchId) -> io::Result<Ne
                 return Ok(if close { Next::Close } else { Next::KeepAlive });
             }
             WatchOutput::Abort | WatchOutput::Pending { .. } => {
-                let _ = x.out.shutdown(Shutdown::Both);
+                let _ = x.out.stream.shutdown(Shutdown::Both);
                 return Ok(Next::Close);
             }
         }

@@ -574,3 +574,83 @@ fn rbac_mode() {
             .contains(&json!("/apis/*"))));
     assert_eq!(v["status"]["incomplete"], false);
 }
+
+/// `/metrics`: what each client cost, in kube-apiserver's metric names where it has them
+/// (`apiserver_request_total`, `apiserver_storage_list_total` for LISTs from etcd,
+/// `apiserver_cache_list_total` for LISTs from the watch cache, as `shouldDelegateList` in
+/// staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go (1.32; delegator.go from
+/// 1.33) decides with ConsistentListFromCache on) and the sim's own for bytes, watch events and lists from
+/// nothing. The bill bench (`cargo xtask bench --only bill`) reads these.
+#[test]
+fn metrics_count_requests_reads_and_bytes() {
+    let s = sim(30, Policy::admin());
+    let p = port(&s);
+    let first = get(p, "/api/v1/pods?limit=10", &[]);
+    assert_eq!(first.status, 200);
+    let token = first.json()["metadata"]["continue"]
+        .as_str()
+        .expect("more pods")
+        .to_string();
+    let next = get(p, &format!("/api/v1/pods?limit=10&continue={token}"), &[]);
+    assert_eq!(next.status, 200);
+    assert_eq!(get(p, "/api/v1/pods?resourceVersion=0", &[]).status, 200);
+    assert_eq!(get(p, "/api/v1/pods?limit=x", &[]).status, 400);
+    let mut watch = Client::connect(p);
+    watch.send(
+        "GET",
+        "/api/v1/pods?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1",
+        &[],
+        b"",
+    );
+    let streamed = watch.read(false);
+    assert_eq!(streamed.status, 200);
+    let events = streamed.body.iter().filter(|b| **b == b'\n').count();
+    let metrics = get(p, "/metrics", &[]);
+    assert_eq!(metrics.status, 200);
+    assert_eq!(
+        metrics.header("content-type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    let text = metrics.text();
+    let value = |series: &str| -> i64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {series} in\n{text}"))
+    };
+    assert_eq!(
+        value(r#"apiserver_request_total{verb="LIST",resource="pods",code="200"}"#),
+        3
+    );
+    assert_eq!(
+        value(r#"apiserver_request_total{verb="LIST",resource="pods",code="400"}"#),
+        1
+    );
+    assert_eq!(
+        value(r#"apiserver_request_total{verb="WATCH",resource="pods",code="200"}"#),
+        1
+    );
+    // The continue page from etcd; the first page (a consistent read) and rv=0 from the cache.
+    assert_eq!(value(r#"apiserver_storage_list_total{resource="pods"}"#), 1);
+    assert_eq!(value(r#"apiserver_cache_list_total{resource="pods"}"#), 2);
+    assert_eq!(
+        value(r#"kubelive_sim_initial_lists_total{resource="pods",how="list"}"#),
+        2
+    );
+    assert_eq!(
+        value(r#"kubelive_sim_initial_lists_total{resource="pods",how="streaming"}"#),
+        1
+    );
+    assert_eq!(
+        value(r#"kubelive_sim_watch_events_total{resource="pods"}"#),
+        events as i64
+    );
+    assert!(events > 30, "the initial events and a bookmark: {events}");
+    let list_bytes = (first.body.len() + next.body.len()) as i64;
+    let sent = value(r#"kubelive_sim_sent_bytes_total{verb="LIST",resource="pods"}"#);
+    assert!(
+        sent > list_bytes,
+        "headers and bodies: {sent} > {list_bytes}"
+    );
+    let watch_sent = value(r#"kubelive_sim_sent_bytes_total{verb="WATCH",resource="pods"}"#);
+    assert!(watch_sent > streamed.body.len() as i64);
+}
