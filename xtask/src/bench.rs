@@ -8,7 +8,8 @@
 //! `--events N` (watch stream, default 100000), `--pods N` (memory and sync, default
 //! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`,
 //! `--only cli` (only the CLI's time to synced against kubelive-sim, objects and tables,
-//! for `--pods N`).
+//! for `--pods N`), `--only gzip` (the app's time to Synced and bytes with and without
+//! compression through kubectl proxy, web/bench/gzip.mjs; `--pods N`, `--runs N`).
 
 use crate::util::{command, have, output, root, run};
 use std::collections::BTreeMap;
@@ -27,6 +28,8 @@ struct Opts {
     quick: bool,
     /// `--only cli`: only the CLI end-to-end sync bench.
     only_cli: bool,
+    /// `--only gzip`: only the browser's lists with and without compression.
+    only_gzip: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -41,6 +44,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             browser: true,
             quick,
             only_cli: false,
+            only_gzip: false,
         }
     } else {
         Opts {
@@ -52,6 +56,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             browser: true,
             quick,
             only_cli: false,
+            only_gzip: false,
         }
     };
     let mut it = args.iter();
@@ -71,7 +76,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--scale" => o.scale = value(a)?,
             "--only" => match value(a)?.as_str() {
                 "cli" => o.only_cli = true,
-                other => return Err(format!("--only: {other:?} (known: cli)")),
+                "gzip" => o.only_gzip = true,
+                other => return Err(format!("--only: {other:?} (known: cli, gzip)")),
             },
             other => return Err(format!("unknown bench option {other:?}")),
         }
@@ -184,6 +190,19 @@ fn machine() -> String {
 
 pub fn bench(args: &[String]) -> Result<(), String> {
     let o = parse(args)?;
+    if o.only_gzip {
+        let pods = if args.iter().any(|a| a == "--pods") {
+            o.pods
+        } else {
+            100_000
+        };
+        let runs = if args.iter().any(|a| a == "--runs") {
+            o.runs
+        } else {
+            3
+        };
+        return crate::webbench::gzip_bench(pods, runs);
+    }
     if o.only_cli {
         let sizes = if args.iter().any(|a| a == "--pods") {
             vec![o.pods]

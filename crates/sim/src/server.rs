@@ -61,6 +61,9 @@ pub struct ServerConfig {
     pub control_plane: ControlPlane,
     /// More API groups to serve, each with one listable resource (discovery at scale).
     pub extra_groups: usize,
+    /// Gzip large responses for clients that accept it, as kube-apiserver does
+    /// (`APIResponseCompression`, on by default); off for benchmarks without it.
+    pub compression: bool,
     /// Log each request to stderr.
     pub verbose: bool,
 }
@@ -82,6 +85,7 @@ impl Default for ServerConfig {
             policy: Policy::admin(),
             control_plane: ControlPlane::LIVE,
             extra_groups: 0,
+            compression: true,
             verbose: false,
         }
     }
@@ -106,6 +110,7 @@ struct Shared {
     seed: u64,
     /// Requests so far (seeds each `Audit-Id`).
     requests: AtomicU64,
+    compression: bool,
 }
 
 impl Shared {
@@ -161,6 +166,7 @@ impl Server {
             address: addr.to_string(),
             seed: cfg.seed,
             requests: AtomicU64::new(0),
+            compression: cfg.compression,
         });
         let sh = shared.clone();
         thread::spawn(move || churn_loop(sh));
@@ -432,7 +438,7 @@ fn handle(sh: &Shared, req: &Request, out: &mut TcpStream) -> io::Result<Next> {
         out,
         close: req.wants_close(),
         pretty: negotiate::wants_pretty(query, req.header("user-agent")),
-        gzip_ok: http::accepts_gzip(req.header("accept-encoding")),
+        gzip_ok: sh.compression && http::accepts_gzip(req.header("accept-encoding")),
         common,
     };
     let attrs = rbac::request_info(&req.method, path, query);
