@@ -2,7 +2,7 @@
 // split chunks, 500/429/HTML errors, restarts -> 410 and relists): the table converges
 // to the server's truth, the status bar shows each phase, the pickers, filter, sort,
 // keyboard and detail panel work, and a connection loss shows at once.
-import { launch, openPage, until, check, done, convergeTo, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, convergeTo, columnCells, ARTIFACTS } from './lib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 const SIM_PID = Number(process.env.SIM_PID || 0);
@@ -12,7 +12,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 try {
   // Tall enough that every row of the small e2e cluster is rendered (the table is
   // virtualized: only the visible window is in the DOM).
-  const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 2600 } });
+  const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 4000 } });
   const seen = new Map(); // phase -> headline
   let watching = true;
   const shots = new Set();
@@ -39,8 +39,21 @@ try {
     }
   })();
 
+  // The first LIST is held back a moment so that the listing phase is on screen for
+  // a while: a LIST of 60 pods through a local proxy takes less than a frame, and a
+  // phase that never reached the DOM cannot be seen (nor checked).
+  const podsList = (url) => url.pathname === '/api/v1/pods' && !url.searchParams.has('watch');
+  let held = false;
+  await page.route(podsList, async (route) => {
+    if (!held) {
+      held = true;
+      await sleep(1500);
+    }
+    await route.continue();
+  });
   await page.goto(`${BASE}/ui/#r=v1/pods`);
   await until('the first sync', () => seen.has('synced'), 60000);
+  await page.unroute(podsList);
   check(true, 'the table syncs');
   await page.screenshot({ path: `${ARTIFACTS}/app-main.png`, clip: { x: 0, y: 0, width: 1400, height: 900 } });
 
@@ -48,7 +61,26 @@ try {
   await converge('/api/v1/pods', 'the pods table');
 
   // Faults: the status bar shows backoff and (after a restart) a relist with its reason.
+  // The engine backs off only after an attempt that brought nothing, and the sim's
+  // random 5xx/429 may spare the few requests of a minute (a watch that is not cut
+  // lives for minutes): the next request for pods gets the apiserver's 503 here.
+  const podsRequest = (url) => url.pathname === '/api/v1/pods';
+  let refused = false;
+  await page.route(podsRequest, async (route) => {
+    if (refused) return route.continue();
+    refused = true;
+    await route.fulfill({
+      status: 503,
+      headers: { 'Content-Type': 'application/json', 'Retry-After': '2' },
+      body: JSON.stringify({
+        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+        message: 'the server is currently unable to handle the request', reason: 'ServiceUnavailable',
+        details: { retryAfterSeconds: 2 }, code: 503,
+      }),
+    });
+  });
   await until('a backoff and a relist', () => seen.has('backingOff') && seen.has('relisted'), 90000).catch(() => {});
+  await page.unroute(podsRequest);
   check(seen.has('listing'), `the status bar showed listing: ${seen.get('listing')}`);
   check(seen.has('backingOff'), `the status bar showed backing off: ${seen.get('backingOff')}`);
   check(seen.has('relisted'), `the status bar showed a relist: ${seen.get('relisted')}`);
@@ -95,7 +127,7 @@ try {
   await page.click('button.th[data-col="restarts"]');
   await sleep(200);
   check((await page.evaluate(() => location.hash)).includes('sort=-restarts'), 'sorting is in the URL');
-  const restarts = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone)')].map((r) => Number(r.children[4].textContent)));
+  const restarts = (await columnCells(page, 'Restarts')).map(Number);
   check(restarts.every((v, i) => i === 0 || restarts[i - 1] >= v), 'rows sort by restarts, descending');
 
   // Namespace field: suggestions fed by a live watch of namespaces; a name is applied

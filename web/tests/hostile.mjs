@@ -5,7 +5,7 @@
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, openPage, until, check, done, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, columnIndex, ARTIFACTS } from './lib.mjs';
 
 const DIST = process.env.DIST || new URL('../../dist', import.meta.url).pathname;
 const XSS = [
@@ -129,15 +129,16 @@ try {
   await page.screenshot({ path: `${ARTIFACTS}/hostile.png` });
 
   // A status cannot restyle its cell: its class is built from [a-z0-9-] only.
-  const classes = await page.evaluate(() => {
+  const statusAt = await columnIndex(page, 'Status');
+  const classes = await page.evaluate((at) => {
     const row = document.querySelector('.row[data-key="default/sneaky-status"]');
-    return row && row.children[3].className;
-  });
+    return row && row.children[at].className;
+  }, statusAt);
   check(classes === 'td st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
-  const color = await page.evaluate(() => {
-    const cell = document.querySelector('.row[data-key="default/sneaky-status"]').children[3];
+  const color = await page.evaluate((at) => {
+    const cell = document.querySelector('.row[data-key="default/sneaky-status"]').children[at];
     return [getComputedStyle(cell).color, getComputedStyle(document.documentElement).getPropertyValue('--ok').trim()];
-  });
+  }, statusAt);
   check(color[0] !== 'rgb(26, 127, 55)' && color[0] !== 'rgb(63, 185, 80)', `and is not coloured as Running (${color[0]})`);
 
   // A resource or namespace in the hash is checked before use: nothing outside the

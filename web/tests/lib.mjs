@@ -74,25 +74,29 @@ export async function getJson(url) {
  * version in the status bar (rendered in the same frame) against the server's Exact
  * list at that version. `path` may carry a query (a selector).
  */
-export async function convergeTo(page, base, path, what, tries = 80) {
+export async function convergeTo(page, base, path, what, tries = 120) {
   let last = '';
   for (let i = 0; i < tries; i++) {
     const mine = await page.evaluate(() => {
       const st = document.getElementById('status');
-      if (st.dataset.phase !== 'watching' || st.dataset.synced !== 'true') return null;
+      if (!st) return { waiting: 'no status bar yet' };
+      if (st.dataset.phase !== 'watching' || st.dataset.synced !== 'true') return { waiting: st.innerText.replace(/\s+/g, ' ') };
       return {
         rv: st.dataset.rv,
         keys: [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key),
         total: Number(document.getElementById('total-count').textContent),
       };
     });
-    if (mine && mine.rv) {
+    if (mine.waiting) last = `not synced and watching: ${mine.waiting}`;
+    if (mine.rv) {
       try {
         const sep = path.includes('?') ? '&' : '?';
         const list = await getJson(`${base}${path}${sep}resourceVersion=${mine.rv}&resourceVersionMatch=Exact`);
         const truth = list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
         const got = [...mine.keys].sort();
-        last = `rv ${mine.rv}: ${got.length} rows, ${mine.total} held, ${truth.length} on the server`;
+        // The table is virtualized: a test must give it a viewport that shows every row.
+        const cut = mine.total > got.length ? ' (more rows than the viewport shows)' : '';
+        last = `rv ${mine.rv}: ${got.length} rows, ${mine.total} held, ${truth.length} on the server${cut}`;
         if (mine.total === truth.length && got.length === truth.length && got.every((k, j) => k === truth[j])) {
           check(true, `${what} converges to the server's truth (${last})`);
           return true;
@@ -105,4 +109,120 @@ export async function convergeTo(page, base, path, what, tries = 80) {
   }
   check(false, `${what} converges to the server's truth (${last})`);
   return false;
+}
+
+/** The server's list at `path`: its version and the sorted `namespace/name` keys. */
+export async function serverKeys(base, path) {
+  const list = await getJson(`${base}${path}`);
+  return {
+    rv: Number(list.metadata.resourceVersion),
+    keys: list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort(),
+    maxItemRv: Math.max(0, ...list.items.map((o) => Number(o.metadata.resourceVersion))),
+    digest: list.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`).sort().join(','),
+  };
+}
+
+/** The status bar's facts. */
+export function appStatus(page) {
+  return page.evaluate(() => {
+    const st = document.getElementById('status');
+    return st && {
+      phase: st.dataset.phase,
+      synced: st.dataset.synced === 'true',
+      rv: Number(st.dataset.rv || 0),
+      resumes: Number(st.dataset.resumes),
+      relists: Number(st.dataset.relists),
+      total: Number(document.getElementById('total-count')?.textContent),
+      text: st.innerText.replace(/\s+/g, ' '),
+    };
+  });
+}
+
+/**
+ * Where the column titled `title` is (case ignored, the sort arrow too) among a row's
+ * cells: found by its header, so that a test survives columns added, removed or moved.
+ */
+export function columnIndex(page, title) {
+  return page.evaluate((want) => {
+    const heads = [...document.querySelectorAll('.thead .th')]
+      .map((h) => h.textContent.replace(/[▲▼]/g, '').trim().toLowerCase());
+    const at = heads.indexOf(want.toLowerCase());
+    if (at < 0) throw new Error(`no column "${want}" (columns: ${heads.join(', ')})`);
+    return at;
+  }, title);
+}
+
+/** The cells of the column titled `title` in the shown rows that are not gone, top to bottom. */
+export async function columnCells(page, title) {
+  const at = await columnIndex(page, title);
+  return page.evaluate((at) => [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.children[at].textContent), at);
+}
+
+/**
+ * Every row key of the (virtualized) table, scrolling it from top to bottom; for a
+ * table that holds still (its rows are read a viewport at a time).
+ */
+export async function allRowKeys(page) {
+  const keys = new Set();
+  const { height, view } = await page.evaluate(() => {
+    const s = document.getElementById('scroller');
+    s.scrollTop = 0;
+    return { height: s.scrollHeight, view: s.clientHeight };
+  });
+  for (let top = 0; top < height + view; top += Math.max(100, view - 56)) {
+    const got = await page.evaluate(async (y) => {
+      const s = document.getElementById('scroller');
+      s.scrollTop = y;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      return [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key);
+    }, top);
+    got.forEach((k) => keys.add(k));
+  }
+  await page.evaluate(() => { document.getElementById('scroller').scrollTop = 0; });
+  return [...keys].sort();
+}
+
+/**
+ * A TCP relay in front of `target` (host:port) that can make the connections carrying
+ * a request go silent as a half-open connection does (a NAT or load balancer that
+ * dropped its state, a laptop lid, a VPN): from then on no byte passes either way and
+ * neither end is told; new connections pass as before. Chromium opens a new connection
+ * once it gives up on the old one.
+ */
+export async function startRelay(target) {
+  const net = await import('node:net');
+  const [host, port] = target.replace(/^https?:\/\//, '').split(':');
+  const conns = new Set();
+  const server = net.createServer((client) => {
+    const up = net.connect(Number(port), host);
+    const c = { client, up, request: '', silent: false };
+    conns.add(c);
+    client.on('data', (d) => {
+      if (c.silent) return;
+      const line = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) (\S+)/.exec(d.toString('latin1'));
+      if (line) c.request = `${line[1]} ${line[2]}`;
+      up.write(d);
+    });
+    up.on('data', (d) => { if (!c.silent) client.write(d); });
+    const close = () => { conns.delete(c); client.destroy(); up.destroy(); };
+    client.on('close', close);
+    up.on('close', () => { if (!c.silent) close(); });
+    client.on('error', close);
+    up.on('error', () => { if (!c.silent) close(); });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    /** Silences the open connections whose last request matches; their requests. */
+    silence(match) {
+      const hit = [...conns].filter((c) => !c.silent && match(c.request));
+      hit.forEach((c) => { c.silent = true; });
+      return hit.map((c) => c.request);
+    },
+    close() {
+      for (const c of conns) { c.client.destroy(); c.up.destroy(); }
+      server.close();
+    },
+  };
 }

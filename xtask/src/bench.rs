@@ -10,6 +10,7 @@
 //! `--only cli` (only the CLI's time to synced against kubelive-sim, objects and tables,
 //! for `--pods N`), `--only gzip` (the app's time to Synced and bytes with and without
 //! compression through kubectl proxy, web/bench/gzip.mjs; `--pods N`, `--runs N`).
+//! `cargo xtask bench discovery ...` runs only the discovery part (`webbench.rs`).
 
 use crate::util::{command, have, output, root, run};
 use std::collections::BTreeMap;
@@ -189,6 +190,9 @@ fn machine() -> String {
 }
 
 pub fn bench(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("discovery") {
+        return crate::webbench::discovery_bench(&args[1..]);
+    }
     let o = parse(args)?;
     if o.only_gzip {
         let pods = if args.iter().any(|a| a == "--pods") {
@@ -285,6 +289,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     println!("{e2e}");
     if o.browser {
         crate::webbench::browser_bench()?;
+        crate::webbench::discovery_bench(&[])?;
     }
     Ok(())
 }

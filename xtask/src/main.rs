@@ -5,6 +5,7 @@
 //! * `dist`   builds the browser app into `dist/` and the npm package into `dist/npm/`;
 //! * `demo`   runs the simulated cluster behind the real `kubectl proxy` and serves the app;
 //! * `test`   runs everything that proves kubelive works;
+//! * `e2e`    runs the browser end-to-end scripts (all, or some, repeatedly);
 //! * `bench`  runs the benchmarks behind BENCHMARKS.md;
 //! * `dst`    runs the deterministic simulation with more seeds or minutes.
 
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
         "dist" => setup::web_tools().and_then(|()| web::dist(rest)),
         "demo" => setup::web_tools().and_then(|()| web::demo(rest)),
         "test" => test(rest),
+        "e2e" => setup::web_tools().and_then(|()| web::e2e_command(rest)),
         "bench" => bench::bench(rest),
         "dst" => dst::dst(rest),
         "-h" | "--help" | "help" => {
@@ -51,12 +53,15 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|bench|dst> [options]
+const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|e2e|bench|dst> [options]
   setup              install the wasm target, wasm-bindgen-cli, chromium, npm packages
   dist               build the web app into dist/, the npm package into dist/npm/
   demo [--pods N]    simulated cluster + kubectl proxy --www dist, prints the URL
   test               everything that proves it works (what CI runs)
+  e2e [--repeat N] [NAME...]  the browser end-to-end scripts (web/tests/*NAME*.mjs)
   bench              benchmarks; figures for BENCHMARKS.md
+  bench discovery [--groups N] [--runs N] [--latency MS] [--before DIST]
+                     time to the full resource picker (one build, or two)
   dst [--seeds N] [--seed S] [--minutes M]   deterministic simulation";
 
 fn test(_args: &[String]) -> Result<(), String> {

@@ -153,23 +153,15 @@ pub fn test_step() -> Result<(), String> {
     let running = web::start_cluster(&cluster, 0, true)?;
     // The installed package's page, served by a kubectl proxy of its own.
     let pkg_port = web::free_port()?;
-    let mut proxy = command("kubectl", &["proxy", "--port"]);
-    proxy
-        .arg(pkg_port.to_string())
-        .arg("--www")
-        .arg(&installed)
-        .args(["--www-prefix", "/pkg/", "--kubeconfig"])
-        .arg(running.kubeconfig())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
     let mut kids = web::Children::default();
-    kids.add(
-        "kubectl proxy (package)",
-        proxy
-            .spawn()
-            .map_err(|e| format!("cannot start kubectl proxy: {e}"))?,
-    );
-    web::wait_http(pkg_port, "/pkg/", "kubectl proxy (package)", &mut kids, 30)?;
+    web::start_proxy(
+        &running.kubeconfig(),
+        &installed,
+        "/pkg/",
+        pkg_port,
+        true,
+        &mut kids,
+    )?;
     let env = [
         (
             "BASE_URL",

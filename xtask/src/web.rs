@@ -397,14 +397,39 @@ pub(crate) fn start_cluster(
         }
         p
     };
-    let dist = dist_dir();
+    start_proxy(
+        &kubeconfig,
+        &dist_dir(),
+        "/ui/",
+        proxy_port,
+        quiet,
+        &mut kids,
+    )?;
+    Ok(Running {
+        kids,
+        proxy_port,
+        sim_port,
+        _tmp: tmp,
+    })
+}
+
+/// `kubectl proxy --www <www> --www-prefix <prefix>` on `port` in front of the cluster
+/// of `kubeconfig`, added to `kids`; returns once it serves the API and the files.
+pub(crate) fn start_proxy(
+    kubeconfig: &Path,
+    www: &Path,
+    prefix: &str,
+    port: u16,
+    quiet: bool,
+    kids: &mut Children,
+) -> Result<(), String> {
     let mut proxy = command("kubectl", &["proxy", "--port"]);
     proxy
-        .arg(proxy_port.to_string())
+        .arg(port.to_string())
         .arg("--www")
-        .arg(&dist)
-        .args(["--www-prefix", "/ui/", "--kubeconfig"])
-        .arg(&kubeconfig);
+        .arg(www)
+        .args(["--www-prefix", prefix, "--kubeconfig"])
+        .arg(kubeconfig);
     if quiet {
         proxy.stdout(Stdio::null()).stderr(Stdio::null());
     }
@@ -412,14 +437,8 @@ pub(crate) fn start_cluster(
         .spawn()
         .map_err(|e| format!("cannot start kubectl proxy: {e}"))?;
     kids.add("kubectl proxy", child);
-    wait_http(proxy_port, "/api", "kubectl proxy", &mut kids, 30)?;
-    wait_http(proxy_port, "/ui/", "kubectl proxy (www)", &mut kids, 10)?;
-    Ok(Running {
-        kids,
-        proxy_port,
-        sim_port,
-        _tmp: tmp,
-    })
+    wait_http(port, "/api", "kubectl proxy", kids, 30)?;
+    wait_http(port, prefix, "kubectl proxy (www)", kids, 10)
 }
 
 /// `cargo xtask demo [--pods N] [--churn R] [--faults SPEC] [--port P]`.
@@ -524,7 +543,13 @@ pub fn test_steps(steps: &mut Steps) {
 
 /// Runs `scripts` one after another against a sim behind kubectl proxy started for
 /// them (stopped after). Returns the failures.
-fn on_cluster(cluster: &Cluster, scripts: &[&str], sim_pid: bool, artifacts: &Path) -> Vec<String> {
+fn on_cluster(
+    cluster: &Cluster,
+    scripts: &[&str],
+    sim_pid: bool,
+    artifacts: &Path,
+    log: Option<&Path>,
+) -> Vec<String> {
     let running = match start_cluster(cluster, 0, true) {
         Ok(r) => r,
         Err(e) => return vec![e],
@@ -542,8 +567,20 @@ fn on_cluster(cluster: &Cluster, scripts: &[&str], sim_pid: bool, artifacts: &Pa
     }
     scripts
         .iter()
-        .filter_map(|script| run(node_script(script, &env)).err())
+        .filter_map(|script| timed(script, logged(node_script(script, &env), log)).err())
         .collect()
+}
+
+/// Runs a script, saying how long it took.
+fn timed(script: &str, cmd: Command) -> Result<(), String> {
+    let started = Instant::now();
+    let result = run(cmd);
+    eprintln!(
+        "e2e: {script} {} in {:.0} s",
+        if result.is_ok() { "passed" } else { "FAILED" },
+        started.elapsed().as_secs_f64()
+    );
+    result
 }
 
 pub(crate) fn node_script(script: &str, env: &[(&str, String)]) -> Command {
@@ -555,81 +592,314 @@ pub(crate) fn node_script(script: &str, env: &[(&str, String)]) -> Command {
     c
 }
 
-/// The Playwright scripts: the app against the sim under faults, hostile data, the
-/// JS API example page, selectors (and keys, URL state, themes) against a calm sim,
-/// and a busy table (scroll anchoring, the event log, renders).
-fn e2e() -> Result<(), String> {
+/// `cmd` with its output appended to `log`, if given (else inherited).
+fn logged(mut cmd: Command, log: Option<&Path>) -> Command {
+    let file = log.and_then(|l| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(l)
+            .ok()
+    });
+    if let Some(f) = file {
+        if let Ok(f2) = f.try_clone() {
+            cmd.stdout(f).stderr(f2);
+        }
+    }
+    cmd
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// Where a suite's scripts run.
+enum Target {
+    /// The script serves `dist` itself (a mock apiserver in node).
+    Own,
+    /// A sim behind kubectl proxy, started for the suite; `sim_pid`: the scripts get
+    /// `SIM_PID` (to kill the sim at their end).
+    Sim { cluster: Cluster, sim_pid: bool },
+}
+
+/// Browser scripts and what they run against.
+struct Suite {
+    scripts: &'static [&'static str],
+    target: Target,
+    /// Runs alongside the other suites (it mostly waits, for a deadline of minutes);
+    /// its output goes to `artifacts/e2e-<script>.log`, shown at its end.
+    alongside: bool,
+}
+
+impl Suite {
+    /// A suite that runs in turn with the others.
+    fn new(scripts: &'static [&'static str], target: Target) -> Suite {
+        Suite {
+            scripts,
+            target,
+            alongside: false,
+        }
+    }
+
+    fn sim(scripts: &'static [&'static str], cluster: Cluster) -> Suite {
+        Suite::new(
+            scripts,
+            Target::Sim {
+                cluster,
+                sim_pid: false,
+            },
+        )
+    }
+
+    /// Runs `scripts` (of this suite); the failures.
+    fn run(&self, scripts: &[&str], artifacts: &Path, log: Option<&Path>) -> Vec<String> {
+        match &self.target {
+            Target::Own => {
+                let env = [
+                    ("DIST", dist_dir().display().to_string()),
+                    ("ARTIFACTS", artifacts.display().to_string()),
+                ];
+                scripts
+                    .iter()
+                    .filter_map(|script| {
+                        timed(script, logged(node_script(script, &env), log)).err()
+                    })
+                    .collect()
+            }
+            Target::Sim { cluster, sim_pid } => {
+                on_cluster(cluster, scripts, *sim_pid, artifacts, log)
+            }
+        }
+    }
+}
+
+/// The Playwright suites of the e2e step, in the order they run.
+fn suites() -> Vec<Suite> {
+    let calm = |objects: usize, churn: f64, extra: &[&str]| Cluster {
+        objects,
+        churn,
+        faults: String::new(),
+        extra: args(extra),
+    };
+    // A user who may list and watch pods in ns-1 and ns-2 (and what `more` allows).
+    let jane = |more: &[&str]| {
+        let mut extra = vec![
+            "--namespaces",
+            "4",
+            "--user",
+            "jane@example.com",
+            "--allow",
+            "list,watch:pods@ns-1,ns-2",
+        ];
+        extra.extend(more);
+        calm(40, 5.0, &extra)
+    };
+    vec![
+        // Issue 11: a watch goes silent (silent.mjs makes its connection half-open);
+        // the churn stops before the engine's 150 s deadline, and the history is kept
+        // so that the resume catches up from it. Started first, it runs alongside.
+        Suite {
+            alongside: true,
+            ..Suite::sim(
+                &["tests/silent.mjs"],
+                calm(
+                    30,
+                    5.0,
+                    &[
+                        "--namespaces",
+                        "3",
+                        "--bookmark-every",
+                        "2",
+                        "--churn-for",
+                        "45",
+                        "--watch-cache-window",
+                        "600",
+                        "--compact-every",
+                        "600",
+                    ],
+                ),
+            )
+        },
+        // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
+        Suite::new(&["tests/hostile.mjs"], Target::Own),
+        // The app and the JS API against the sim under faults, through kubectl proxy.
+        // SIM_PID: app.mjs kills the sim at its end, to see a connection loss.
+        Suite::new(
+            &["tests/example.mjs", "tests/app.mjs"],
+            Target::Sim {
+                cluster: Cluster {
+                    objects: 60,
+                    churn: 4.0,
+                    faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@25,restart@50"
+                        .into(),
+                    extra: args(&[
+                        "--namespaces",
+                        "4",
+                        "--compact-every",
+                        "5",
+                        "--watch-cache-window",
+                        "4",
+                        "--bookmark-every",
+                        "3",
+                    ]),
+                },
+                sim_pid: true,
+            },
+        ),
+        // Aggregated discovery; a pod's events, live; selectors and the small things:
+        // a calm, churning cluster (pods move in and out of `tier=backend`, change
+        // phase, and their lives are written as Events), no faults.
+        Suite::sim(
+            &[
+                "tests/discovery.mjs",
+                "tests/events.mjs",
+                "tests/selectors.mjs",
+            ],
+            calm(60, 10.0, &["--namespaces", "4"]),
+        ),
+        // Issue 13: a user who may list pods in ns-1 and ns-2 only, and no namespaces.
+        Suite::sim(&["tests/rbac.mjs"], jane(&[])),
+        // The same user, allowed to list namespaces: her first visit offers ns-1, ns-2.
+        Suite::sim(
+            &["tests/rbac-offers.mjs"],
+            jane(&["--allow", "list,watch:namespaces"]),
+        ),
+        // Issue 11: a flaky proxy cuts every watch about once a second while 400 pods
+        // change 80 times a second, for 25 s.
+        Suite::sim(
+            &["tests/flaky.mjs"],
+            Cluster {
+                faults: "proxy-cut-every=1000".into(),
+                ..calm(
+                    400,
+                    80.0,
+                    &[
+                        "--namespaces",
+                        "8",
+                        "--bookmark-every",
+                        "1",
+                        "--churn-for",
+                        "25",
+                    ],
+                )
+            },
+        ),
+        // A busy table: thousands of pods churning hundreds of times a second, no faults.
+        Suite::sim(
+            &["tests/live.mjs"],
+            calm(5000, 300.0, &["--namespaces", "20"]),
+        ),
+    ]
+}
+
+/// The Playwright scripts (all, or those whose names contain one of `only`), each
+/// suite against what it needs.
+fn e2e_scripts(only: &[String]) -> Result<(), String> {
     setup::browser()?;
     setup::npm_packages()?;
     if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {
         dist(&[])?;
     }
+    // Built once here, so that suites running side by side do not wait for cargo.
+    sim_binary()?;
     let artifacts = root().join("artifacts");
     let _ = std::fs::create_dir_all(&artifacts);
+    let started = Instant::now();
     let mut failures = Vec::new();
-
-    // Hostile data: a mock apiserver (node) serving dist and objects full of markup.
-    if let Err(e) = run(node_script(
-        "tests/hostile.mjs",
-        &[
-            ("DIST", dist_dir().display().to_string()),
-            ("ARTIFACTS", artifacts.display().to_string()),
-        ],
-    )) {
-        failures.push(e);
+    let mut ran = 0;
+    let chosen: Vec<(Suite, Vec<&str>)> = suites()
+        .into_iter()
+        .map(|suite| {
+            let scripts = suite
+                .scripts
+                .iter()
+                .copied()
+                .filter(|s| only.is_empty() || only.iter().any(|o| s.contains(o.as_str())))
+                .collect::<Vec<_>>();
+            (suite, scripts)
+        })
+        .filter(|(_, scripts)| !scripts.is_empty())
+        .collect();
+    std::thread::scope(|scope| {
+        let mut beside = Vec::new();
+        for (suite, scripts) in chosen.iter().filter(|(s, _)| s.alongside) {
+            ran += scripts.len();
+            let name = scripts[0]
+                .trim_start_matches("tests/")
+                .trim_end_matches(".mjs");
+            let log = artifacts.join(format!("e2e-{name}.log"));
+            let _ = std::fs::remove_file(&log);
+            eprintln!(
+                "e2e: {} alongside the others (output: {})",
+                scripts.join(" "),
+                log.display()
+            );
+            let artifacts = &artifacts;
+            beside.push((
+                log.clone(),
+                scope.spawn(move || suite.run(scripts, artifacts, Some(&log))),
+            ));
+        }
+        for (suite, scripts) in chosen.iter().filter(|(s, _)| !s.alongside) {
+            ran += scripts.len();
+            failures.extend(suite.run(scripts, &artifacts, None));
+        }
+        for (log, handle) in beside {
+            let failed = handle
+                .join()
+                .unwrap_or_else(|_| vec!["a suite's thread panicked".into()]);
+            eprintln!("\n==> {}", log.display());
+            eprint!("{}", std::fs::read_to_string(&log).unwrap_or_default());
+            failures.extend(failed);
+        }
+    });
+    if ran == 0 {
+        return Err(format!("no e2e script matches {only:?}"));
     }
-
-    // The app and the JS API against the sim under faults, through kubectl proxy.
-    let cluster = Cluster {
-        objects: 60,
-        churn: 4.0,
-        faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@25,restart@50"
-            .into(),
-        extra: vec![
-            "--namespaces".into(),
-            "4".into(),
-            "--compact-every".into(),
-            "5".into(),
-            "--watch-cache-window".into(),
-            "4".into(),
-            "--bookmark-every".into(),
-            "3".into(),
-        ],
-    };
-    // SIM_PID: app.mjs kills the sim at its end, to see a connection loss.
-    failures.extend(on_cluster(
-        &cluster,
-        &["tests/example.mjs", "tests/app.mjs"],
-        true,
-        &artifacts,
-    ));
-
-    // Selectors and the small things: a calm, churning cluster (pods move in and out
-    // of `tier=backend` and change phase), no faults.
-    let calm = Cluster {
-        objects: 60,
-        churn: 10.0,
-        faults: String::new(),
-        extra: vec!["--namespaces".into(), "4".into()],
-    };
-    failures.extend(on_cluster(
-        &calm,
-        &["tests/selectors.mjs"],
-        false,
-        &artifacts,
-    ));
-
-    // A busy table: thousands of pods churning hundreds of times a second, no faults.
-    let busy = Cluster {
-        objects: 5000,
-        churn: 300.0,
-        faults: String::new(),
-        extra: vec!["--namespaces".into(), "20".into()],
-    };
-    failures.extend(on_cluster(&busy, &["tests/live.mjs"], false, &artifacts));
+    eprintln!(
+        "e2e: {ran} script(s) in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     if failures.is_empty() {
         Ok(())
     } else {
         Err(failures.join("; "))
+    }
+}
+
+/// The e2e step of `cargo xtask test`: every script.
+fn e2e() -> Result<(), String> {
+    e2e_scripts(&[])
+}
+
+/// `cargo xtask e2e [--repeat N] [NAME...]`: the browser end-to-end scripts (those
+/// whose file names contain a NAME, or all), N times; builds dist first.
+pub fn e2e_command(argv: &[String]) -> Result<(), String> {
+    let mut repeat = 1;
+    let mut only = Vec::new();
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--repeat" => {
+                repeat = it
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .ok_or("--repeat: a number")?
+            }
+            name => only.push(name.to_string()),
+        }
+    }
+    dist(&[])?;
+    let mut failed = 0;
+    for round in 1..=repeat {
+        if let Err(e) = e2e_scripts(&only) {
+            failed += 1;
+            eprintln!("e2e round {round}/{repeat} FAILED: {e}");
+        }
+    }
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} of {repeat} round(s) failed"))
     }
 }

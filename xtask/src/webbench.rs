@@ -5,10 +5,18 @@
 //! `run.mjs` reads its knobs from the environment, passed through: `RUNS` (5),
 //! `PODS` (100000), `CHURN` (1000), `FRAME_SECS` (10), `FRAME_RUNS` (3), `ONLY`
 //! (`decode,sync,frames`), and `EVENTS` here (20000: the watch stream's length).
+//!
+//! `cargo xtask bench discovery [--groups N] [--runs N] [--latency MS] [--before DIST]`
+//! (also a part of `cargo xtask bench`, with the defaults): the time to the full
+//! resource picker and the discovery requests (`web/bench/discovery.mjs`) against one
+//! sim serving N more API groups (20), through kubectl proxy; with `--before`, a
+//! second kubectl proxy serves that build's `dist` (an older commit's `cargo xtask
+//! dist`) in front of the same sim, and the two take turns.
 
 use crate::setup;
-use crate::util::{cargo, command, root, run};
-use crate::web;
+use crate::util::{cargo, command, output, root, run};
+use crate::web::{self, Children, Cluster};
+use std::path::PathBuf;
 
 /// Dist + kubelive-sim + the watch stream, then `node web/bench/run.mjs`.
 pub fn browser_bench() -> Result<(), String> {
@@ -48,6 +56,76 @@ pub fn browser_bench() -> Result<(), String> {
         .env("STREAM", &stream)
         .env("ARTIFACTS", root().join("artifacts"));
     run(bench)
+}
+
+/// `cargo xtask bench discovery ...` (see the module's doc): prints the markdown table
+/// and writes it to `artifacts/discovery-bench.md`.
+pub fn discovery_bench(args: &[String]) -> Result<(), String> {
+    let (mut groups, mut runs, mut latency) = (20usize, 5usize, 40usize);
+    let mut before: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
+        let num = |v: String| {
+            v.parse::<usize>()
+                .map_err(|_| format!("{a}: not a number: {v:?}"))
+        };
+        match a.as_str() {
+            "--groups" => groups = num(value()?)?,
+            "--runs" => runs = num(value()?)?,
+            "--latency" => latency = num(value()?)?,
+            "--before" => before = Some(PathBuf::from(value()?)),
+            other => return Err(format!("bench discovery: unknown option {other:?}")),
+        }
+    }
+    if let Some(dir) = &before {
+        if !dir.join("index.html").exists() {
+            return Err(format!(
+                "--before {}: no index.html (a build's dist: `git worktree add DIR COMMIT && cd DIR && cargo xtask dist`)",
+                dir.display()
+            ));
+        }
+    }
+    setup::web_tools()?;
+    setup::browser()?;
+    setup::npm_packages()?;
+    web::dist(&[])?;
+    let cluster = Cluster {
+        objects: 60,
+        churn: 4.0,
+        faults: String::new(),
+        extra: ["--namespaces", "4", "--extra-groups", &groups.to_string()]
+            .map(String::from)
+            .to_vec(),
+    };
+    let running = web::start_cluster(&cluster, 0, true)?;
+    let mut builds = Vec::new();
+    let mut kids = Children::default();
+    if let Some(dir) = &before {
+        let port = web::free_port()?;
+        web::start_proxy(&running.kubeconfig(), dir, "/ui/", port, true, &mut kids)?;
+        builds.push(format!(
+            "before ({})=http://127.0.0.1:{port}",
+            dir.display()
+        ));
+    }
+    builds.push(format!("now=http://127.0.0.1:{}", running.proxy_port));
+    let mut bench = command("node", &["bench/discovery.mjs"]);
+    bench
+        .current_dir(root().join("web"))
+        .env("BUILDS", builds.join(","))
+        .env("RUNS", runs.to_string())
+        .env("LATENCY", latency.to_string());
+    let table = output(bench)?;
+    drop(kids);
+    drop(running);
+    println!("{table}");
+    let artifacts = root().join("artifacts");
+    let _ = std::fs::create_dir_all(&artifacts);
+    let path = artifacts.join("discovery-bench.md");
+    std::fs::write(&path, &table).map_err(|e| format!("write {}: {e}", path.display()))?;
+    eprintln!("written to {}", path.display());
+    Ok(())
 }
 
 /// Dist + kubelive-sim, then `node web/bench/gzip.mjs`: the app's lists with and

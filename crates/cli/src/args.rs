@@ -39,6 +39,8 @@ pub struct WatchArgs {
     /// for `-o table`/`wide`/`events`; `-o snapshot` always keeps objects.
     pub server_print: bool,
     pub duration: Option<Duration>,
+    /// `timeoutSeconds` of every watch (None: 300-600 s at random, as client-go).
+    pub watch_timeout: Option<u32>,
     pub strip_managed_fields: bool,
     pub verbose: bool,
 }
@@ -107,6 +109,11 @@ OPTIONS:
                              deployments, name and age for the rest. A server that
                              cannot print is served that way by itself.
     --duration SECS          Stop after SECS seconds (default: run until SIGINT/SIGTERM).
+    --watch-timeout SECS     Ask the server to end each watch after SECS (timeoutSeconds;
+                             kubelive then resumes at once). A watch still silent 30 s
+                             after that is given up as a lost connection, so a short
+                             value notices a half-open connection sooner [default: 300
+                             to 600 at random, as client-go's informers].
     --strip-managed-fields   Drop metadata.managedFields from the cache.
     -v, --verbose            Print every request and response status on stderr (and,
                              with -o snapshot, every change).
@@ -160,6 +167,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         wide: false,
         server_print: true,
         duration: None,
+        watch_timeout: None,
         strip_managed_fields: false,
         verbose: false,
     };
@@ -252,6 +260,15 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                         usage(format!("--duration: {v:?} is not a number of seconds"))
                     })?;
                 w.duration = Some(Duration::from_secs_f64(secs));
+            }
+            "--watch-timeout" => {
+                let v = value(flag)?;
+                let secs = v.parse().ok().filter(|s: &u32| *s >= 1).ok_or_else(|| {
+                    usage(format!(
+                        "--watch-timeout: {v:?} is not a whole number of seconds >= 1"
+                    ))
+                })?;
+                w.watch_timeout = Some(secs);
             }
             "--strip-managed-fields" => {
                 no_value(&inline)?;

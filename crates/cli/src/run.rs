@@ -462,6 +462,9 @@ pub fn watch(w: WatchArgs) -> i32 {
         Mode::ListWatch
     };
     config.page_size = w.page_size;
+    if let Some(secs) = w.watch_timeout {
+        config.watch_timeout_secs = (secs, secs);
+    }
     config.strip_managed_fields = w.strip_managed_fields;
     if w.server_print && w.output != Output::Snapshot {
         // The server prints (its columns for any resource); a server that cannot is

@@ -24,6 +24,7 @@ fn defaults() {
     assert_eq!(w.output, Output::Events);
     assert_eq!(w.page_size, 500);
     assert_eq!(w.duration, None);
+    assert_eq!(w.watch_timeout, None);
     assert!(!w.streaming_list && !w.strip_managed_fields && !w.verbose);
     // The server prints, as for kubectl get.
     assert!(w.server_print && !w.wide);
@@ -44,7 +45,7 @@ fn wide_and_server_print() {
 fn every_option() {
     let w = watch(
         "watch /api/v1/pods --server http://h:1 -n kube-system -l app=web --field-selector=spec.nodeName=n1 \
-         --streaming-list --page-size 7 -o snapshot --duration 2.5 --strip-managed-fields -v",
+         --streaming-list --page-size 7 -o snapshot --duration 2.5 --watch-timeout 20 --strip-managed-fields -v",
     );
     assert_eq!(w.resource, "/api/v1/pods");
     assert_eq!(w.server, "http://h:1");
@@ -55,6 +56,7 @@ fn every_option() {
     assert_eq!(w.page_size, 7);
     assert_eq!(w.output, Output::Snapshot);
     assert_eq!(w.duration, Some(Duration::from_millis(2500)));
+    assert_eq!(w.watch_timeout, Some(20));
     assert_eq!(
         watch("watch -A po --output=table").namespaces,
         Namespaces::All
@@ -87,6 +89,8 @@ fn usage_errors() {
         "watch pods --page-size many",
         "watch pods --duration soon",
         "watch pods --duration -3",
+        "watch pods --watch-timeout 0",
+        "watch pods --watch-timeout 1.5",
         "watch pods --bogus",
         "watch pods -A=1",
         "watch pods -n a/b",
@@ -134,6 +138,7 @@ fn binary_help_and_version() {
         "wide",
         "--server-print",
         "--duration",
+        "--watch-timeout",
         "EXAMPLES",
         "all namespaces",
     ] {

@@ -12,7 +12,7 @@
 //! a hang into a failure.
 
 use kubelive_sim::server::{Server, ServerConfig};
-use kubelive_sim::{Cluster, FaultPlan, StreamingLists, Workload, WorkloadConfig, PODS};
+use kubelive_sim::{Action, Cluster, FaultPlan, StreamingLists, Workload, WorkloadConfig, PODS};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -372,6 +372,12 @@ fn settle_and_compare(server: &Server, cli: &mut Proc, path: &str) -> String {
         "the CLI never held the sentinel while synced\nstderr:\n{}",
         tail(&cli.stderr.text(), 60)
     );
+    interrupt_and_compare(server, cli, path)
+}
+
+/// Interrupts the CLI and checks its snapshot against the server's truth. Returns the
+/// CLI's stderr.
+fn interrupt_and_compare(server: &Server, cli: &mut Proc, path: &str) -> String {
     cli.signal("-INT");
     let code = cli.wait(Duration::from_secs(10));
     let stderr = cli.stderr.text();
@@ -739,6 +745,146 @@ fn pages_and_rewatches_reuse_kept_alive_connections_through_kubectl_proxy() {
          connection, saw {reused}\n{}",
         tail(&stderr, 40)
     );
+}
+
+/// A sim with `pods` pods (churned by the test at `churn` changes/s) and `faults`,
+/// `kubectl proxy` in front of it, and `kubelive watch pods -o snapshot -v` with
+/// `extra` arguments through it.
+fn snapshot_of_pods(
+    faults: &str,
+    pods: usize,
+    churn: f64,
+    extra: &[&str],
+) -> (Server, Workload, Proxy, Proc) {
+    let server = Server::start(sim_config(0, faults)).unwrap();
+    let w = workload(&server, pods, churn);
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let url = proxy.url();
+    let mut args = vec!["watch", "pods", "--server", &url, "-o", "snapshot", "-v"];
+    args.extend(extra);
+    let cli = Proc::spawn(kubelive(&args));
+    (server, w, proxy, cli)
+}
+
+/// The watch requests the CLI sent (`-v`: `> GET ...watch=true... (N)`), by id.
+fn watch_requests(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let (_, msg) = l.split_once("] > ")?;
+            msg.contains("watch=true")
+                .then(|| msg.rsplit_once('(')?.1.strip_suffix(')').map(String::from))
+                .flatten()
+        })
+        .collect()
+}
+
+/// Issue 11: a flaky proxy cuts every watch about once a second (mid-document, after
+/// an HTML page, or after a truncated line) while 400 pods change 80 times a second.
+/// Every cut watch had delivered events, so the CLI resumes at once each time; when
+/// the changes stop its copy equals the server's within 5 s (the old engine backed
+/// off longer after each cut and was still 160 objects stale 35 s later).
+#[test]
+fn flaky_proxy_under_load_the_copy_is_exact_within_5_s_of_the_last_change() {
+    let (server, mut w, _proxy, mut cli) = snapshot_of_pods("proxy-cut-every=1000", 400, 80.0, &[]);
+    assert!(
+        cli.stderr
+            .wait_for(Duration::from_secs(30), |l| l.contains("] synced ")),
+        "{}",
+        tail(&cli.stderr.text(), 30)
+    );
+    // Long enough for a backoff that escalated after every cut (0.8 s, 1.6 s, ... 30 s)
+    // to leave the copy far behind when the changes stop.
+    churn(&server, &mut w, 20.0, |_, _| {});
+    // The faults stay on: the copy must catch up through the flaky proxy.
+    sentinel(&server);
+    let last_change = Instant::now();
+    let caught_up = cli
+        .stderr
+        .wait_until(Duration::from_secs(5), holds_sentinel_and_synced);
+    let waited = last_change.elapsed();
+    assert!(
+        caught_up,
+        "5 s after the last change the CLI did not hold it\nstderr:\n{}",
+        tail(&cli.stderr.text(), 60)
+    );
+    eprintln!("the last change reached the CLI after {waited:?}");
+    let stderr = interrupt_and_compare(&server, &mut cli, "/api/v1/pods");
+    // The proxy did cut the watches: each was resumed.
+    let resumes = stderr.matches("resumed watch at rv").count();
+    assert!(
+        resumes >= 10,
+        "20 s of watches cut about every second: {resumes} resumes\n{}",
+        tail(&stderr, 40)
+    );
+}
+
+/// Issue 11: a watch that goes silent (open, no byte ever again: a half-open
+/// connection) is given up by the engine's deadline — `timeoutSeconds` (here
+/// `--watch-timeout 5`) + 30 s — and the CLI resumes on a new connection and catches
+/// up with the changes it missed. Only the watch open when the silence began stays
+/// silent (as after a NAT or load balancer dropped one connection); new ones work.
+#[test]
+fn a_silent_watch_is_given_up_at_its_deadline_and_the_copy_catches_up() {
+    let (server, mut w, _proxy, mut cli) =
+        snapshot_of_pods("none", 100, 20.0, &["--watch-timeout", "5"]);
+    assert!(
+        cli.stderr
+            .wait_for(Duration::from_secs(30), |l| l.contains("> GET")
+                && l.contains("watch=true")),
+        "{}",
+        tail(&cli.stderr.text(), 30)
+    );
+    churn(&server, &mut w, 2.0, |_, _| {});
+    // Every watch open at `at` (and any opened until the faults are lifted) goes silent.
+    let at = server.with_cluster(|c, now| {
+        let mut silent = FaultPlan::none();
+        silent.at = vec![(now + 300, Action::Silent)];
+        c.set_faults(silent);
+        now + 300
+    });
+    churn(&server, &mut w, 1.0, |_, _| {});
+    server.with_cluster(|c, now| {
+        assert!(now > at);
+        c.set_faults(FaultPlan::none());
+    });
+    let silenced = watch_requests(&cli.stderr.text());
+    let silent_watch = silenced.last().cloned().expect("a watch was open");
+    // Changes the silent watch never delivers.
+    churn(&server, &mut w, 2.0, |_, _| {});
+    sentinel(&server);
+    // The deadline: 5 s + 30 s after the silent watch's head, which came at most 5 s
+    // before the silence. The bound only turns "never noticed" into a failure.
+    let caught_up = cli
+        .stderr
+        .wait_until(Duration::from_secs(60), holds_sentinel_and_synced);
+    let stderr = cli.stderr.text();
+    assert!(
+        caught_up,
+        "the CLI never caught up after the silence\nstderr:\n{}",
+        tail(&stderr, 60)
+    );
+    // It was the CLI that gave up on the silent watch, then it resumed.
+    let cancel = format!("] cancel {silent_watch}");
+    let gave_up = stderr
+        .lines()
+        .position(|l| l.ends_with(&cancel))
+        .unwrap_or_else(|| {
+            panic!(
+                "watch {silent_watch} was never cancelled\n{}",
+                tail(&stderr, 60)
+            )
+        });
+    let resumed = stderr
+        .lines()
+        .skip(gave_up)
+        .position(|l| l.contains("resumed watch at rv"));
+    assert!(
+        resumed.is_some(),
+        "no resume after the deadline\n{}",
+        tail(&stderr, 60)
+    );
+    interrupt_and_compare(&server, &mut cli, "/api/v1/pods");
 }
 
 /// A kubectl-like table's lines, cells split on runs of 3+ spaces, without the columns

@@ -1,4 +1,4 @@
-//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
+//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
 
 use std::io::Write;
 
@@ -8,7 +8,7 @@ use kubelive_sim::{CacheProgress, FaultPlan, StreamingLists};
 
 const USAGE: &str =
     "usage: kubelive-sim serve [--port P] [--address A] [--objects N] [--namespaces K]
-                          [--churn PER_SEC] [--compact-every SECS] [--watch-cache-window SECS]
+                          [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--watch-cache-window SECS]
                           [--bookmark-every SECS] [--faults SPEC] [--seed S]
                           [--no-streaming-lists | --ignore-streaming-lists]
                           [--allow RULES]... [--user NAME] [--extra-groups N]
@@ -16,6 +16,7 @@ const USAGE: &str =
                           [--no-compression] [--verbose]
 
   --port 0 picks a free port. The first stdout line is `kubelive-sim listening on <url>`.
+  --churn-for SECS: the churn stops SECS after the start (graceful deletions still end).
   --faults SPEC, comma-separated: cut=P abort=P cut-within=BYTES split=P nobookmarks[=P]
     lag=N lag-chance=P 429=P 500=P 503=P retry-after=S html=P malformed=P drip=BYTES/MS
     proxy-cut-every=MS silent=P silent-within=MS compact@SECS restart@SECS silent@SECS
@@ -72,6 +73,7 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
             "--objects" => cfg.objects = num(flag, val(flag)?)?,
             "--namespaces" => cfg.namespaces = num(flag, val(flag)?)?,
             "--churn" => cfg.churn = num(flag, val(flag)?)?,
+            "--churn-for" => cfg.churn_for_s = Some(num(flag, val(flag)?)?),
             "--compact-every" => cfg.compact_every_s = num(flag, val(flag)?)?,
             "--watch-cache-window" => cfg.watch_cache_window_s = num(flag, val(flag)?)?,
             "--bookmark-every" => cfg.bookmark_every_s = num(flag, val(flag)?)?,

@@ -49,6 +49,9 @@ pub struct ServerConfig {
     pub namespaces: usize,
     /// Changes per second.
     pub churn: f64,
+    /// Churn stops this many seconds after the start (None: never). The server keeps
+    /// running what is due (graceful deletions end, faults act).
+    pub churn_for_s: Option<f64>,
     pub compact_every_s: f64,
     pub watch_cache_window_s: f64,
     pub bookmark_every_s: f64,
@@ -77,6 +80,7 @@ impl Default for ServerConfig {
             objects: 50,
             namespaces: 3,
             churn: 5.0,
+            churn_for_s: None,
             compact_every_s: 300.0,
             watch_cache_window_s: 75.0,
             bookmark_every_s: 60.0,
@@ -169,7 +173,8 @@ impl Server {
             compression: cfg.compression,
         });
         let sh = shared.clone();
-        thread::spawn(move || churn_loop(sh));
+        let churn_until_ms = cfg.churn_for_s.map(ms);
+        thread::spawn(move || churn_loop(sh, churn_until_ms));
         let sh = shared.clone();
         thread::spawn(move || {
             for conn in listener.incoming() {
@@ -211,7 +216,7 @@ impl Drop for Server {
     }
 }
 
-fn churn_loop(sh: Arc<Shared>) {
+fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>) {
     {
         // Populate in the background so the server answers its port at once; requests
         // wait for `ready` (100,000 pods take seconds).
@@ -227,7 +232,9 @@ fn churn_loop(sh: Arc<Shared>) {
             let now = sh.now_ms();
             let mut st = sh.lock();
             let State { cluster, workload } = &mut *st;
-            workload.tick(cluster, now);
+            if churn_until_ms.is_none_or(|until| now < until) {
+                workload.tick(cluster, now);
+            }
             cluster.advance(now);
         }
         sh.changed.notify_all();

@@ -110,7 +110,10 @@ fn no_compression_serves_plain_bodies_to_gzip_clients() {
     .expect("sim starts");
     let r = get(port(&s), "/api/v1/pods", &[("Accept-Encoding", "gzip")]);
     assert_eq!(r.status, 200);
-    assert!(r.body.len() > 128 * 1024, "large enough to be gzipped otherwise");
+    assert!(
+        r.body.len() > 128 * 1024,
+        "large enough to be gzipped otherwise"
+    );
     assert_eq!(r.header("content-encoding"), None);
     assert_eq!(r.json()["items"].as_array().map(Vec::len), Some(200));
 }
