@@ -10,7 +10,9 @@
 //! `--only cli` (only the CLI's time to synced against kubelive-sim, objects and tables,
 //! for `--pods N`), `--only bill` (what one viewer costs the apiserver per hour:
 //! `xtask/src/billbench.rs`; `--pods N` (10000), `--churn PER_SEC` (10), `--secs S`
-//! (600, after the sync), `--faults SPEC` (the flaky setup, `proxy-cut-every=60000`)).
+//! (600, after the sync), `--faults SPEC` (the flaky setup, `proxy-cut-every=60000`)),
+//! `--only gzip` (the app's time to Synced and bytes with and without compression
+//! through kubectl proxy, web/bench/gzip.mjs; `--pods N`, `--runs N`).
 //! `cargo xtask bench discovery ...` runs only the discovery part (`webbench.rs`).
 
 use crate::util::{command, have, output, root, run};
@@ -30,6 +32,8 @@ struct Opts {
     quick: bool,
     /// `--only cli`: only the CLI end-to-end sync bench.
     only_cli: bool,
+    /// `--only gzip`: only the browser's lists with and without compression.
+    only_gzip: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -44,6 +48,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             browser: true,
             quick,
             only_cli: false,
+            only_gzip: false,
         }
     } else {
         Opts {
@@ -55,6 +60,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             browser: true,
             quick,
             only_cli: false,
+            only_gzip: false,
         }
     };
     let mut it = args.iter();
@@ -74,7 +80,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--scale" => o.scale = value(a)?,
             "--only" => match value(a)?.as_str() {
                 "cli" => o.only_cli = true,
-                other => return Err(format!("--only: {other:?} (known: cli, bill)")),
+                "gzip" => o.only_gzip = true,
+                other => return Err(format!("--only: {other:?} (known: cli, bill, gzip)")),
             },
             other => return Err(format!("unknown bench option {other:?}")),
         }
@@ -226,6 +233,19 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let o = parse(args)?;
+    if o.only_gzip {
+        let pods = if args.iter().any(|a| a == "--pods") {
+            o.pods
+        } else {
+            100_000
+        };
+        let runs = if args.iter().any(|a| a == "--runs") {
+            o.runs
+        } else {
+            3
+        };
+        return crate::webbench::gzip_bench(pods, runs);
+    }
     if o.only_cli {
         let sizes = if args.iter().any(|a| a == "--pods") {
             vec![o.pods]

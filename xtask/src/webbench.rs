@@ -128,3 +128,22 @@ pub fn discovery_bench(args: &[String]) -> Result<(), String> {
     eprintln!("written to {}", path.display());
     Ok(())
 }
+
+/// Dist + kubelive-sim, then `node web/bench/gzip.mjs`: the app's lists with and
+/// without compression through kubectl proxy (issue 15).
+pub fn gzip_bench(pods: usize, runs: usize) -> Result<(), String> {
+    setup::web_tools()?;
+    setup::browser()?;
+    setup::npm_packages()?;
+    web::dist(&[])?;
+    let sim = web::sim_binary()?;
+    let mut bench = command("node", &["bench/gzip.mjs"]);
+    bench
+        .current_dir(root().join("web"))
+        .env("DIST", web::dist_dir())
+        .env("SIM_BIN", &sim)
+        .env("PODS", pods.to_string())
+        .env("RUNS", runs.to_string())
+        .env("ARTIFACTS", root().join("artifacts"));
+    run(bench)
+}

@@ -1,4 +1,4 @@
-//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS]`
+//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
 
 use std::io::Write;
 
@@ -12,7 +12,8 @@ const USAGE: &str =
                           [--bookmark-every SECS] [--faults SPEC] [--seed S]
                           [--no-streaming-lists | --ignore-streaming-lists]
                           [--allow RULES]... [--user NAME] [--extra-groups N]
-                          [--no-leases] [--progress-notify-every SECS] [--verbose]
+                          [--no-leases] [--progress-notify-every SECS]
+                          [--no-compression] [--verbose]
 
   --port 0 picks a free port. The first stdout line is `kubelive-sim listening on <url>`.
   --churn-for SECS: the churn stops SECS after the start (graceful deletions still end).
@@ -38,7 +39,9 @@ const USAGE: &str =
   as in a cluster whose clients' consistent LISTs keep asking for progress), or from any
   consistent LIST or streaming list.
   --extra-groups N serves N more API groups (group-NN.extra.kubelive.dev, one resource
-  `things` each) with their CustomResourceDefinitions, for discovery at scale.";
+  `things` each) with their CustomResourceDefinitions, for discovery at scale.
+  Responses over 128 KiB are gzipped for clients that accept it (kube-apiserver's
+  APIResponseCompression); --no-compression turns that off, for benchmarks.";
 
 fn parse(args: &[String]) -> Result<ServerConfig, String> {
     let mut cfg = ServerConfig::default();
@@ -101,6 +104,7 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
                     ms => CacheProgress::Every(ms),
                 };
             }
+            "--no-compression" => cfg.compression = false,
             "--verbose" | "-v" => cfg.verbose = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown flag {other:?}")),

@@ -65,6 +65,9 @@ pub struct ServerConfig {
     pub control_plane: ControlPlane,
     /// More API groups to serve, each with one listable resource (discovery at scale).
     pub extra_groups: usize,
+    /// Gzip large responses for clients that accept it, as kube-apiserver does
+    /// (`APIResponseCompression`, on by default); off for benchmarks without it.
+    pub compression: bool,
     /// Log each request to stderr.
     pub verbose: bool,
 }
@@ -87,6 +90,7 @@ impl Default for ServerConfig {
             policy: Policy::admin(),
             control_plane: ControlPlane::LIVE,
             extra_groups: 0,
+            compression: true,
             verbose: false,
         }
     }
@@ -113,6 +117,7 @@ struct Shared {
     requests: AtomicU64,
     /// What the clients cost (served at `/metrics`).
     metrics: Metrics,
+    compression: bool,
 }
 
 impl Shared {
@@ -169,6 +174,7 @@ impl Server {
             seed: cfg.seed,
             requests: AtomicU64::new(0),
             metrics: Metrics::default(),
+            compression: cfg.compression,
         });
         let sh = shared.clone();
         let churn_until_ms = cfg.churn_for_s.map(ms);
@@ -508,7 +514,7 @@ fn handle(sh: &Shared, req: &Request, out: &mut TcpStream) -> io::Result<Next> {
         out: &mut metered,
         close: req.wants_close(),
         pretty: negotiate::wants_pretty(query, req.header("user-agent")),
-        gzip_ok: http::accepts_gzip(req.header("accept-encoding")),
+        gzip_ok: sh.compression && http::accepts_gzip(req.header("accept-encoding")),
         common,
     };
     if !sh.policy.authorize(&attrs).allowed {

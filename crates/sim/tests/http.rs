@@ -95,6 +95,29 @@ fn gzip_as_the_apiserver_decides_it() {
     assert_eq!(w.text().lines().count(), 200, "200 ADDED events, plain");
 }
 
+/// `--no-compression` is kube-apiserver with `--feature-gates=APIResponseCompression=false`
+/// (`genericapiserver` wraps the handler in `WithCompression` only when the gate is on):
+/// the same list, plain, whatever the client accepts.
+#[test]
+fn no_compression_serves_plain_bodies_to_gzip_clients() {
+    let s = Server::start(ServerConfig {
+        port: 0,
+        objects: 200,
+        churn: 0.0,
+        compression: false,
+        ..ServerConfig::default()
+    })
+    .expect("sim starts");
+    let r = get(port(&s), "/api/v1/pods", &[("Accept-Encoding", "gzip")]);
+    assert_eq!(r.status, 200);
+    assert!(
+        r.body.len() > 128 * 1024,
+        "large enough to be gzipped otherwise"
+    );
+    assert_eq!(r.header("content-encoding"), None);
+    assert_eq!(r.json()["items"].as_array().map(Vec::len), Some(200));
+}
+
 /// Connections. Go's `net/http` server (keep-alive for HTTP/1.1, `Connection: close`
 /// honoured, HTTP/1.0 closes, a body up to 2 KiB gets `Content-Length`, more is chunked,
 /// and the apiserver writes an encoded list in one write: one chunk); the headers of the

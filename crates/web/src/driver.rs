@@ -11,7 +11,9 @@
 
 use crate::status::{DriverNotes, StatusView};
 use crate::time;
-use kubelive_core::{Config, Engine, Event, Request, RequestId, Restart, Store, TransportError};
+use kubelive_core::{
+    Config, Engine, Event, Request, RequestId, RequestKind, Restart, Store, TransportError,
+};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
@@ -184,6 +186,21 @@ fn feed_and_tell(
     }
 }
 
+/// The URL a request is fetched from. A LIST page asks for `pretty=false`:
+/// kube-apiserver indents its answers for a browser's User-Agent (`Mozilla/5.0`,
+/// negotiation's `isPrettyPrint`), which doubles a list's bytes (12.5 KB instead of
+/// 5.7 KB a pod) for nothing. Watch events are written compact anyway.
+pub fn request_url(base_url: &str, request: &Request) -> String {
+    let path = &request.path;
+    match request.kind {
+        RequestKind::List { .. } => {
+            let sep = if path.contains('?') { '&' } else { '?' };
+            format!("{base_url}{path}{sep}pretty=false")
+        }
+        RequestKind::Watch | RequestKind::StreamingList => format!("{base_url}{path}"),
+    }
+}
+
 fn drain(shared: &Rc<Shared>, inner: &mut Inner) -> Vec<Event> {
     while let Some(id) = inner.engine.poll_cancel() {
         if let Some(i) = inner.inflight.iter().position(|(r, _)| *r == id) {
@@ -196,7 +213,7 @@ fn drain(shared: &Rc<Shared>, inner: &mut Inner) -> Vec<Event> {
             Err(_) => continue, // no AbortController: not a browser we support
         };
         inner.inflight.push((request.id, controller.clone()));
-        let url = format!("{}{}", inner.base_url, request.path);
+        let url = request_url(&inner.base_url, &request);
         wasm_bindgen_futures::spawn_local(run_request(
             Rc::downgrade(shared),
             request,

@@ -192,7 +192,7 @@ async fn driver_streams_lists_and_watches_and_resumes_after_a_reset() {
     let log: Rc<RefCell<Vec<String>>> = Rc::default();
     let driver = start(&log);
     until("the first list request", || mock_calls() == 1).await;
-    assert_eq!(mock_url(0), "/api/v1/pods?limit=2");
+    assert_eq!(mock_url(0), "/api/v1/pods?limit=2&pretty=false");
     mock_respond(0, 200, None);
     // Chunks split anywhere, even inside a token.
     let list = format!(
@@ -281,7 +281,7 @@ async fn driver_reports_connect_errors_and_server_refusals() {
     until("backing off", || driver.status().phase == "backingOff").await;
     assert!(log.borrow().iter().any(|l| l.contains("cannot connect")));
     until("the retry", || mock_calls() == 2).await;
-    assert_eq!(mock_url(1), "/api/v1/pods?limit=2");
+    assert_eq!(mock_url(1), "/api/v1/pods?limit=2&pretty=false");
     mock_respond(1, 403, None);
     mock_push(
         1,
