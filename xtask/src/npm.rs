@@ -31,7 +31,14 @@ pub fn package(dist: &Path) -> Result<PathBuf, String> {
         let _ = std::fs::remove_file(out.join(generated));
     }
     let src = root().join("web/npm");
-    for file in ["index.js", "index.d.ts", "README.md", "LICENSE"] {
+    for file in [
+        "index.js",
+        "index.d.ts",
+        "component.js",
+        "component.d.ts",
+        "README.md",
+        "LICENSE",
+    ] {
         web::copy(&src.join(file), &out.join(file))?;
     }
     let manifest = std::fs::read_to_string(src.join("package.json"))
@@ -100,9 +107,11 @@ impl fmt::Display for Sizes {
 }
 
 /// What the package must hold, and nothing else.
-const PACKAGE_FILES: [&str; 7] = [
+const PACKAGE_FILES: [&str; 9] = [
     "LICENSE",
     "README.md",
+    "component.d.ts",
+    "component.js",
     "index.d.ts",
     "index.js",
     "kubelive_watcher.js",

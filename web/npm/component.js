@@ -1,0 +1,459 @@
+// <kubelive-table>: a live, sortable, virtualised table of one Kubernetes collection,
+// printed by the server as `kubectl get` prints it. Importing this module defines the
+// element; every element on the page shares the one wasm instance `init()` loads.
+//
+// Attributes (a change restarts the watch, except `wide`): `resource` (a collection
+// path such as `/api/v1/pods`, or a common plural such as `pods`), `namespace`,
+// `label-selector`, `field-selector`, `base-url`, `wide` (every column, as `-o wide`).
+// DOM events (bubbling, composed): `kubelive-change`, `kubelive-status`,
+// `kubelive-synced`, `kubelive-error`, `kubelive-select` (a row clicked).
+// Cells are text (textContent), never markup.
+
+import init, { Watcher } from './index.js';
+
+/** Plurals a user types, and where they live (anything else: give the path). */
+const PATHS = {
+  pods: '/api/v1/pods',
+  services: '/api/v1/services',
+  nodes: '/api/v1/nodes',
+  namespaces: '/api/v1/namespaces',
+  configmaps: '/api/v1/configmaps',
+  secrets: '/api/v1/secrets',
+  events: '/api/v1/events',
+  persistentvolumeclaims: '/api/v1/persistentvolumeclaims',
+  deployments: '/apis/apps/v1/deployments',
+  replicasets: '/apis/apps/v1/replicasets',
+  statefulsets: '/apis/apps/v1/statefulsets',
+  daemonsets: '/apis/apps/v1/daemonsets',
+  jobs: '/apis/batch/v1/jobs',
+  cronjobs: '/apis/batch/v1/cronjobs',
+  ingresses: '/apis/networking.k8s.io/v1/ingresses',
+};
+
+/** Rows rendered beyond the visible ones, above and below. */
+const OVERSCAN = 8;
+
+const STYLE = `
+:host {
+  display: block;
+  --_fg: var(--kubelive-color, #1f2328);
+  --_bg: var(--kubelive-background, #fff);
+  --_muted: var(--kubelive-muted-color, #656d76);
+  --_border: var(--kubelive-border-color, #d0d7de);
+  --_header-bg: var(--kubelive-header-background, #f6f8fa);
+  --_hover: var(--kubelive-row-hover-background, #eaeef2);
+  --_error: var(--kubelive-error-color, #cf222e);
+  --_accent: var(--kubelive-accent-color, #0969da);
+  color: var(--_fg);
+  background: var(--_bg);
+  font: var(--kubelive-font, 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace);
+  border: 1px solid var(--_border);
+  contain: content;
+}
+[part~=status] { padding: 4px 8px; color: var(--_muted); border-bottom: 1px solid var(--_border); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+[part~=status][data-tone=error] { color: var(--_error); }
+[part~=header] { display: grid; background: var(--_header-bg); border-bottom: 1px solid var(--_border); font-weight: 600; }
+[part~=header-cell] { padding: 0 8px; height: var(--kubelive-row-height, 28px); line-height: var(--kubelive-row-height, 28px); cursor: pointer; user-select: none; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; text-transform: uppercase; }
+[part~=header-cell][aria-sort=ascending]::after { content: " \\25B2"; color: var(--_accent); }
+[part~=header-cell][aria-sort=descending]::after { content: " \\25BC"; color: var(--_accent); }
+[part~=body] { position: relative; overflow: auto; height: var(--kubelive-height, 400px); }
+[part~=spacer] { width: 1px; }
+[part~=rows] { position: absolute; left: 0; right: 0; top: 0; }
+[part~=row] { display: grid; height: var(--kubelive-row-height, 28px); line-height: var(--kubelive-row-height, 28px); border-bottom: 1px solid var(--_border); box-sizing: border-box; cursor: default; }
+[part~=row]:hover { background: var(--_hover); }
+[part~=cell] { padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+[part~=empty] { padding: 8px; color: var(--_muted); }
+`;
+
+/** kubectl's `HumanDuration` (k8s.io/apimachinery/pkg/util/duration), from seconds. */
+export function humanDuration(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60 * 2) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (m < 60 * 3) return `${m}m`;
+  const h = Math.floor(s / 3600);
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  if (h < 24 * 8) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
+  if (h < 24 * 365 * 2) return `${Math.floor(h / 24)}d`;
+  if (h < 24 * 365 * 8) {
+    const days = Math.floor(h / 24) % 365;
+    return days === 0 ? `${Math.floor(h / 24 / 365)}y` : `${Math.floor(h / 24 / 365)}y${days}d`;
+  }
+  return `${Math.floor(h / 24 / 365)}y`;
+}
+
+/** Seconds of a printed duration (`5m`, `2d3h`, `45s`), or NaN. */
+function parseDuration(text) {
+  const m = /^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
+  if (!m || text === '') return NaN;
+  const [y, d, h, min, s] = m.slice(1).map((v) => Number(v ?? 0));
+  return (((y * 365 + d) * 24 + h) * 60 + min) * 60 + s;
+}
+
+/** A cell as kubectl prints it: strings as they are, null as `<none>`. */
+function cellText(cell) {
+  if (cell === null || cell === undefined) return '<none>';
+  if (typeof cell === 'object') return JSON.stringify(cell);
+  return String(cell);
+}
+
+function isAge(column) {
+  return column.name === 'Age';
+}
+
+/** A sort key of `row` in `column` (index `i`): numbers numerically, times by timestamp. */
+function sortKey(row, column, i) {
+  const cell = row.cells[i];
+  if (isAge(column)) {
+    // Older first when ascending by Age means the smallest creation time last: sort
+    // by age, i.e. by minus the creation timestamp.
+    const t = Date.parse(row.metadata.creationTimestamp ?? '');
+    return Number.isNaN(t) ? Infinity : -t;
+  }
+  if (column.type === 'integer' || column.type === 'number') {
+    const n = typeof cell === 'number' ? cell : Number.parseFloat(cell);
+    return Number.isNaN(n) ? -Infinity : n;
+  }
+  if (column.type === 'date') {
+    const t = Date.parse(cell ?? '');
+    if (!Number.isNaN(t)) return t;
+    const ago = parseDuration(String(cell ?? ''));
+    return Number.isNaN(ago) ? -Infinity : -ago;
+  }
+  return cellText(cell);
+}
+
+function compare(a, b) {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a).localeCompare(String(b), undefined, { numeric: true });
+}
+
+function fire(element, type, detail) {
+  element.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+}
+
+export class KubeliveTable extends HTMLElement {
+  static observedAttributes = ['resource', 'namespace', 'label-selector', 'field-selector', 'base-url', 'wide'];
+
+  #watcher = null;
+  #unsubscribe = [];
+  /** A restart is scheduled (attribute changes in one task restart once). */
+  #pending = false;
+  /** Bumped by each (re)start: a start awaiting init() that is no longer current gives up. */
+  #generation = 0;
+  #sort = null; // { index, descending }
+  #rows = [];
+  #columns = [];
+  #sortedFor = null; // [snapshot, columns, sort] the rows were sorted for
+  #frame = 0;
+  #ageTimer = null;
+  #lastStatus = null;
+  #els;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const style = document.createElement('style');
+    style.textContent = STYLE;
+    const status = document.createElement('div');
+    status.setAttribute('part', 'status');
+    status.setAttribute('role', 'status');
+    const table = document.createElement('div');
+    table.setAttribute('part', 'table');
+    table.setAttribute('role', 'table');
+    const header = document.createElement('div');
+    header.setAttribute('part', 'header');
+    header.setAttribute('role', 'row');
+    const body = document.createElement('div');
+    body.setAttribute('part', 'body');
+    body.setAttribute('role', 'rowgroup');
+    const spacer = document.createElement('div');
+    spacer.setAttribute('part', 'spacer');
+    const rows = document.createElement('div');
+    rows.setAttribute('part', 'rows');
+    body.append(spacer, rows);
+    table.append(header, body);
+    root.append(style, status, table);
+    this.#els = { status, header, body, spacer, rows };
+    body.addEventListener('scroll', () => this.#schedule(), { passive: true });
+    header.addEventListener('click', (e) => {
+      const cell = e.target.closest('[data-index]');
+      if (cell) this.#sortBy(Number(cell.dataset.index));
+    });
+    rows.addEventListener('click', (e) => {
+      const row = e.target.closest('[data-key]');
+      const found = row && this.#rows.find((r) => key(r) === row.dataset.key);
+      if (found) fire(this, 'kubelive-select', { row: found });
+    });
+  }
+
+  /** The watcher of the current attributes (null while none runs). */
+  get watcher() {
+    return this.#watcher;
+  }
+
+  get wide() {
+    return this.hasAttribute('wide');
+  }
+
+  set wide(on) {
+    this.toggleAttribute('wide', Boolean(on));
+  }
+
+  /** The columns shown (the server's, priority 0 unless `wide`). */
+  get shownColumns() {
+    return this.#shown().map((i) => this.#columns[i]);
+  }
+
+  connectedCallback() {
+    this.#restartSoon();
+  }
+
+  disconnectedCallback() {
+    this.#stop();
+  }
+
+  attributeChangedCallback(name, before, after) {
+    if (before === after || !this.isConnected) return;
+    if (name === 'wide') {
+      this.#renderHeader();
+      this.#render();
+    } else {
+      this.#restartSoon();
+    }
+  }
+
+  #restartSoon() {
+    if (this.#pending) return;
+    this.#pending = true;
+    queueMicrotask(() => {
+      this.#pending = false;
+      if (this.isConnected) this.#start();
+    });
+  }
+
+  #stop() {
+    this.#generation += 1;
+    for (const off of this.#unsubscribe) off();
+    this.#unsubscribe = [];
+    this.#watcher?.free();
+    this.#watcher = null;
+    clearInterval(this.#ageTimer);
+    this.#ageTimer = null;
+    cancelAnimationFrame(this.#frame);
+    this.#frame = 0;
+  }
+
+  async #start() {
+    this.#stop();
+    const generation = this.#generation;
+    this.#rows = [];
+    this.#columns = [];
+    this.#sortedFor = null;
+    this.#renderHeader();
+    this.#render();
+    this.#showStatus({ phase: 'loading', synced: false, objects: 0, error: null });
+    try {
+      await init();
+    } catch (e) {
+      this.#fail(`cannot load kubelive's wasm: ${e.message ?? e}`);
+      return;
+    }
+    if (generation !== this.#generation || !this.isConnected) return;
+    const resource = (this.getAttribute('resource') ?? '').trim();
+    const options = {
+      path: PATHS[resource] ?? resource,
+      format: 'table',
+      namespace: this.getAttribute('namespace') || undefined,
+      labelSelector: this.getAttribute('label-selector') || undefined,
+      fieldSelector: this.getAttribute('field-selector') || undefined,
+      baseUrl: this.getAttribute('base-url') || undefined,
+    };
+    let watcher;
+    try {
+      watcher = new Watcher(options);
+    } catch (e) {
+      this.#fail(`${e.message}`);
+      return;
+    }
+    this.#watcher = watcher;
+    this.#unsubscribe = [
+      watcher.onUpdate((version) => {
+        this.#schedule();
+        fire(this, 'kubelive-change', { version, size: watcher.size });
+      }),
+      watcher.onColumns((columns) => {
+        this.#columns = columns;
+        this.#sortedFor = null;
+        this.#renderHeader();
+        this.#schedule();
+      }),
+      watcher.onStatus((status) => {
+        this.#showStatus(status);
+        fire(this, 'kubelive-status', status);
+      }),
+      watcher.onSynced((synced) => fire(this, 'kubelive-synced', synced)),
+      watcher.onError((error) => fire(this, 'kubelive-error', error)),
+    ];
+    watcher.start();
+    // Age counts on between changes.
+    this.#ageTimer = setInterval(() => {
+      if (this.#columns.some(isAge)) this.#render();
+    }, 1000);
+  }
+
+  #fail(message) {
+    const error = { code: null, reason: '', message, retryable: false };
+    this.#showStatus({ phase: 'failed', synced: false, objects: 0, error });
+    fire(this, 'kubelive-error', error);
+  }
+
+  #showStatus(status) {
+    this.#lastStatus = status;
+    const parts = [status.phase];
+    if (status.phase !== 'loading' && status.phase !== 'failed') {
+      parts.push(status.synced ? 'synced' : 'syncing');
+      parts.push(`${status.objects} ${status.objects === 1 ? 'object' : 'objects'}`);
+    }
+    if (status.tablesUnavailable) parts.push(`no server tables: ${status.tablesUnavailable}`);
+    if (status.error) {
+      const code = status.error.code === null ? '' : `${status.error.code} `;
+      parts.push(`error: ${code}${status.error.message}`);
+    }
+    const el = this.#els.status;
+    el.textContent = parts.join(' · ');
+    el.dataset.phase = status.phase;
+    el.dataset.synced = String(Boolean(status.synced));
+    el.dataset.tone = status.error ? 'error' : 'ok';
+  }
+
+  #shown() {
+    const wide = this.wide;
+    const shown = [];
+    this.#columns.forEach((c, i) => {
+      if (wide || c.priority === 0) shown.push(i);
+    });
+    return shown;
+  }
+
+  #template() {
+    return this.#shown()
+      .map((i) => (this.#columns[i].format === 'name' ? 'minmax(12ch, 3fr)' : 'minmax(6ch, 1fr)'))
+      .join(' ');
+  }
+
+  #renderHeader() {
+    const header = this.#els.header;
+    header.replaceChildren();
+    header.style.gridTemplateColumns = this.#template();
+    for (const i of this.#shown()) {
+      const c = this.#columns[i];
+      const cell = document.createElement('div');
+      cell.setAttribute('part', 'header-cell');
+      cell.setAttribute('role', 'columnheader');
+      cell.dataset.index = String(i);
+      cell.textContent = c.name;
+      if (c.description) cell.title = c.description;
+      if (this.#sort?.index === i) {
+        cell.setAttribute('aria-sort', this.#sort.descending ? 'descending' : 'ascending');
+      }
+      header.append(cell);
+    }
+  }
+
+  #sortBy(index) {
+    this.#sort = this.#sort?.index === index && !this.#sort.descending
+      ? { index, descending: true }
+      : { index, descending: false };
+    this.#sortedFor = null;
+    this.#renderHeader();
+    this.#render();
+  }
+
+  /** The rows in display order (re-sorted only when the snapshot, columns or sort moved). */
+  #ordered() {
+    const snapshot = this.#watcher?.snapshot() ?? [];
+    const f = this.#sortedFor;
+    if (f && f[0] === snapshot && f[1] === this.#columns && f[2] === this.#sort) return this.#rows;
+    let rows = snapshot;
+    const sort = this.#sort;
+    const column = sort && this.#columns[sort.index];
+    if (column) {
+      const keyed = snapshot.map((row) => [sortKey(row, column, sort.index), row]);
+      // Stable: equal keys keep namespace/name order.
+      keyed.sort((a, b) => compare(a[0], b[0]) * (sort.descending ? -1 : 1));
+      rows = keyed.map(([, row]) => row);
+    }
+    this.#rows = rows;
+    this.#sortedFor = [snapshot, this.#columns, sort];
+    return rows;
+  }
+
+  #schedule() {
+    if (this.#frame) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      this.#render();
+    });
+  }
+
+  #rowHeight() {
+    const h = Number.parseFloat(getComputedStyle(this.#els.header.firstElementChild ?? this.#els.status).height);
+    return h > 0 ? h : 28;
+  }
+
+  #render() {
+    const rows = this.#ordered();
+    const { body, spacer, rows: box } = this.#els;
+    const height = this.#rowHeight();
+    spacer.style.height = `${rows.length * height}px`;
+    const first = Math.max(0, Math.floor(body.scrollTop / height) - OVERSCAN);
+    const visible = Math.ceil((body.clientHeight || 400) / height) + 2 * OVERSCAN;
+    const last = Math.min(rows.length, first + visible);
+    box.style.transform = `translateY(${first * height}px)`;
+    const shown = this.#shown();
+    const template = this.#template();
+    const now = Date.now();
+    const fragment = document.createDocumentFragment();
+    for (let r = first; r < last; r++) {
+      const row = rows[r];
+      const el = document.createElement('div');
+      el.setAttribute('part', 'row');
+      el.setAttribute('role', 'row');
+      el.dataset.key = key(row);
+      el.style.gridTemplateColumns = template;
+      for (const i of shown) {
+        const column = this.#columns[i];
+        const cell = document.createElement('div');
+        cell.setAttribute('part', 'cell');
+        cell.setAttribute('role', 'cell');
+        let text;
+        if (isAge(column) && row.metadata.creationTimestamp) {
+          text = humanDuration((now - Date.parse(row.metadata.creationTimestamp)) / 1000);
+        } else {
+          text = cellText(row.cells[i]);
+        }
+        cell.textContent = text; // text, never markup
+        el.append(cell);
+      }
+      fragment.append(el);
+    }
+    if (rows.length === 0 && this.#lastStatus?.synced) {
+      const empty = document.createElement('div');
+      empty.setAttribute('part', 'empty');
+      empty.textContent = 'No resources found.';
+      fragment.append(empty);
+    }
+    box.replaceChildren(fragment);
+  }
+}
+
+function key(row) {
+  return `${row.metadata.namespace ?? ''}/${row.metadata.name}`;
+}
+
+if (!customElements.get('kubelive-table')) {
+  customElements.define('kubelive-table', KubeliveTable);
+}
