@@ -103,8 +103,12 @@ function isAge(column) {
   return column.name === 'Age';
 }
 
+/** The NAMESPACE column kubectl adds across namespaces (`-A`): index -1. */
+const NAMESPACE = Object.freeze({ name: 'Namespace', type: 'string', format: '', description: 'The namespace of the object', priority: 0 });
+
 /** A sort key of `row` in `column` (index `i`): numbers numerically, times by timestamp. */
 function sortKey(row, column, i) {
+  if (i === -1) return row.metadata.namespace ?? '';
   const cell = row.cells[i];
   if (isAge(column)) {
     // Older first when ascending by Age means the smallest creation time last: sort
@@ -130,6 +134,15 @@ function compare(a, b) {
   return String(a).localeCompare(String(b), undefined, { numeric: true });
 }
 
+let shared = null;
+function sheet() {
+  if (!shared) {
+    shared = new CSSStyleSheet();
+    shared.replaceSync(STYLE);
+  }
+  return shared;
+}
+
 function fire(element, type, detail) {
   element.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 }
@@ -150,13 +163,16 @@ export class KubeliveTable extends HTMLElement {
   #frame = 0;
   #ageTimer = null;
   #lastStatus = null;
+  /** The shown columns the header was drawn for. */
+  #headerFor = '';
   #els;
 
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
-    const style = document.createElement('style');
-    style.textContent = STYLE;
+    // A constructed sheet, shared by every element: a page's CSP without
+    // 'unsafe-inline' styles (style-src 'self') allows it, as it would not a <style>.
+    root.adoptedStyleSheets = [sheet()];
     const status = document.createElement('div');
     status.setAttribute('part', 'status');
     status.setAttribute('role', 'status');
@@ -175,7 +191,7 @@ export class KubeliveTable extends HTMLElement {
     rows.setAttribute('part', 'rows');
     body.append(spacer, rows);
     table.append(header, body);
-    root.append(style, status, table);
+    root.append(status, table);
     this.#els = { status, header, body, spacer, rows };
     body.addEventListener('scroll', () => this.#schedule(), { passive: true });
     header.addEventListener('click', (e) => {
@@ -204,7 +220,7 @@ export class KubeliveTable extends HTMLElement {
 
   /** The columns shown (the server's, priority 0 unless `wide`). */
   get shownColumns() {
-    return this.#shown().map((i) => this.#columns[i]);
+    return this.#shown().map((i) => this.#column(i));
   }
 
   connectedCallback() {
@@ -329,9 +345,20 @@ export class KubeliveTable extends HTMLElement {
     el.dataset.tone = status.error ? 'error' : 'ok';
   }
 
+  /** Whether rows span namespaces (no namespace asked for, and namespaced rows). */
+  #acrossNamespaces() {
+    if (this.getAttribute('namespace') || (this.getAttribute('resource') ?? '').includes('/namespaces/')) return false;
+    const first = this.#watcher?.snapshot()[0];
+    return first !== undefined && first.metadata.namespace !== undefined;
+  }
+
+  #column(i) {
+    return i === -1 ? NAMESPACE : this.#columns[i];
+  }
+
   #shown() {
     const wide = this.wide;
-    const shown = [];
+    const shown = this.#columns.length > 0 && this.#acrossNamespaces() ? [-1] : [];
     this.#columns.forEach((c, i) => {
       if (wide || c.priority === 0) shown.push(i);
     });
@@ -340,7 +367,7 @@ export class KubeliveTable extends HTMLElement {
 
   #template() {
     return this.#shown()
-      .map((i) => (this.#columns[i].format === 'name' ? 'minmax(12ch, 3fr)' : 'minmax(6ch, 1fr)'))
+      .map((i) => (this.#column(i).format === 'name' ? 'minmax(12ch, 3fr)' : 'minmax(6ch, 1fr)'))
       .join(' ');
   }
 
@@ -348,8 +375,9 @@ export class KubeliveTable extends HTMLElement {
     const header = this.#els.header;
     header.replaceChildren();
     header.style.gridTemplateColumns = this.#template();
+    this.#headerFor = this.#shown().join(',');
     for (const i of this.#shown()) {
-      const c = this.#columns[i];
+      const c = this.#column(i);
       const cell = document.createElement('div');
       cell.setAttribute('part', 'header-cell');
       cell.setAttribute('role', 'columnheader');
@@ -379,7 +407,7 @@ export class KubeliveTable extends HTMLElement {
     if (f && f[0] === snapshot && f[1] === this.#columns && f[2] === this.#sort) return this.#rows;
     let rows = snapshot;
     const sort = this.#sort;
-    const column = sort && this.#columns[sort.index];
+    const column = sort && this.#column(sort.index);
     if (column) {
       const keyed = snapshot.map((row) => [sortKey(row, column, sort.index), row]);
       // Stable: equal keys keep namespace/name order.
@@ -406,6 +434,8 @@ export class KubeliveTable extends HTMLElement {
 
   #render() {
     const rows = this.#ordered();
+    const template = this.#template();
+    if (this.#headerFor !== this.#shown().join(',')) this.#renderHeader();
     const { body, spacer, rows: box } = this.#els;
     const height = this.#rowHeight();
     spacer.style.height = `${rows.length * height}px`;
@@ -414,7 +444,6 @@ export class KubeliveTable extends HTMLElement {
     const last = Math.min(rows.length, first + visible);
     box.style.transform = `translateY(${first * height}px)`;
     const shown = this.#shown();
-    const template = this.#template();
     const now = Date.now();
     const fragment = document.createDocumentFragment();
     for (let r = first; r < last; r++) {
@@ -425,12 +454,14 @@ export class KubeliveTable extends HTMLElement {
       el.dataset.key = key(row);
       el.style.gridTemplateColumns = template;
       for (const i of shown) {
-        const column = this.#columns[i];
+        const column = this.#column(i);
         const cell = document.createElement('div');
         cell.setAttribute('part', 'cell');
         cell.setAttribute('role', 'cell');
         let text;
-        if (isAge(column) && row.metadata.creationTimestamp) {
+        if (i === -1) {
+          text = row.metadata.namespace ?? '';
+        } else if (isAge(column) && row.metadata.creationTimestamp) {
           text = humanDuration((now - Date.parse(row.metadata.creationTimestamp)) / 1000);
         } else {
           text = cellText(row.cells[i]);
