@@ -116,6 +116,9 @@ function sortKey(row, column, i) {
     const t = Date.parse(row.metadata.creationTimestamp ?? '');
     return Number.isNaN(t) ? Infinity : -t;
   }
+  // Numbers numerically, whatever type the column declares (the built-in printers
+  // declare some integer columns `string`, e.g. a deployment's Available).
+  if (typeof cell === 'number') return cell;
   if (column.type === 'integer' || column.type === 'number') {
     const n = typeof cell === 'number' ? cell : Number.parseFloat(cell);
     return Number.isNaN(n) ? -Infinity : n;

@@ -20,7 +20,7 @@ const PAGE = `<!doctype html><meta charset="utf-8">
 <script>
   window.events = [];
   window.violations = [];
-  document.addEventListener('securitypolicyviolation', (e) => window.violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI));
   for (const type of ['kubelive-change', 'kubelive-status', 'kubelive-synced', 'kubelive-error']) {
     document.addEventListener(type, (e) => window.events.push({ type, id: e.target.id, composed: e.composed, bubbles: e.bubbles, detail: e.detail }));
   }
@@ -140,9 +140,10 @@ try {
   check(allAfter.rows.some((r) => r.includes(lastName)), `scrolled to the end, the last row is rendered (${lastName})`);
   check(Math.abs(allAfter.rowHeight - 30) < 0.5, `--kubelive-row-height styles the rows (${allAfter.rowHeight}px)`);
 
-  // Sorting: a header click sorts by the column's type; again, descending.
-  const sorted = await page.evaluate(async () => {
-    const el = document.getElementById('all');
+  // Sorting: a header click sorts by the column's type (Available is an integer
+  // column of deployments, Age sorts by creationTimestamp); again, descending.
+  const sortBy = (id, first, second) => page.evaluate(async ({ id, first, second }) => {
+    const el = document.getElementById(id);
     el.style.setProperty('--kubelive-height', '4000px');
     const root = el.shadowRoot;
     const header = (name) => [...root.querySelectorAll('[part~=header-cell]')].find((h) => h.textContent === name);
@@ -150,21 +151,30 @@ try {
     const read = (name) => [...root.querySelectorAll('[part~=row]')].map((r) => r.children[column(name)].textContent);
     const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
     await frame();
-    header('Restarts').click();
+    header(first).click();
     await frame();
-    const restarts = read('Restarts').map((t) => Number.parseInt(t, 10));
-    const ascending = header('Restarts').getAttribute('aria-sort');
-    header('Name').click();
-    header('Name').click();
+    const firstCells = read(first);
+    const firstSort = header(first).getAttribute('aria-sort');
+    header(second).click();
+    header(second).click();
     await frame();
-    const names = read('Name');
-    const descending = header('Name').getAttribute('aria-sort');
-    return { restarts, ascending, names, descending };
-  });
+    return { firstCells, firstSort, secondCells: read(second), secondSort: header(second).getAttribute('aria-sort') };
+  }, { id, first, second });
   const nondecreasing = (a) => a.every((x, i) => i === 0 || a[i - 1] <= x);
-  check(sorted.ascending === 'ascending' && nondecreasing(sorted.restarts), `Restarts sorts numerically (${sorted.restarts.join(' ')})`);
-  const byName = [...sorted.names].sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
-  check(sorted.descending === 'descending' && JSON.stringify(sorted.names) === JSON.stringify(byName), 'a second click sorts descending');
+  const deploySort = await sortBy('deploys', 'Available', 'Name');
+  const available = deploySort.firstCells.map((t) => Number.parseInt(t, 10));
+  check(deploySort.firstSort === 'ascending' && nondecreasing(available), `Available (integer) sorts numerically (${available.join(' ')})`);
+  const byName = [...deploySort.secondCells].sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
+  check(deploySort.secondSort === 'descending' && JSON.stringify(deploySort.secondCells) === JSON.stringify(byName), 'a second click sorts descending');
+  const ageSort = await sortBy('all', 'Age', 'Name');
+  const seconds = (t) => {
+    const m = /^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(t);
+    const [y, d, h, min, s] = m ? m.slice(1).map((v) => Number(v ?? 0)) : [NaN];
+    return (((y * 365 + d) * 24 + h) * 60 + min) * 60 + s;
+  };
+  const ages = ageSort.firstCells.map(seconds);
+  check(ageSort.firstSort === 'ascending' && ages.length > 30 && nondecreasing(ages),
+    `Age sorts by creationTimestamp, youngest first (${ageSort.firstCells.slice(0, 4).join(' ')} … ${ageSort.firstCells.slice(-2).join(' ')})`);
 
   // An attribute change restarts the watch, and it converges to the new collection.
   const old = await page.evaluate(() => {

@@ -100,8 +100,10 @@ export function isTimeColumn(c) {
  * a table view must equal the server's Table by.
  */
 export function rowKeys(rows, columns) {
+  // A pod's Restarts says how long ago the last one was (`2 (5m3s ago)`): the clock's.
+  const timeless = (c) => (typeof c === 'string' ? c.replace(/\((\d+[smhdy])+ ago\)/g, '(~ ago)') : c);
   return rows.map((r) => {
-    const cells = r.cells.map((c, i) => (columns[i] && isTimeColumn(columns[i]) ? '~' : JSON.stringify(c)));
+    const cells = r.cells.map((c, i) => (columns[i] && isTimeColumn(columns[i]) ? '~' : JSON.stringify(timeless(c))));
     return `${r.metadata.namespace ?? ''}/${r.metadata.name}@${r.metadata.resourceVersion} ${cells.join(' ')}`;
   }).sort();
 }
@@ -123,7 +125,9 @@ export async function tableConverges(page, base, path, read, what, tries = 80) {
           const sameColumns = JSON.stringify(columns) === JSON.stringify(mine.columns);
           const truth = rowKeys(table.rows.map((r) => ({ cells: r.cells, metadata: r.object.metadata })), columns);
           const got = rowKeys(mine.rows, columns);
-          last = `rv ${mine.rv}: ${got.length} rows held, ${truth.length} on the server, columns ${sameColumns ? 'equal' : `differ: ${JSON.stringify(mine.columns)} vs ${JSON.stringify(columns)}`}`;
+          const differ = got.findIndex((k, j) => k !== truth[j]);
+          last = `rv ${mine.rv}: ${got.length} rows held, ${truth.length} on the server, columns ${sameColumns ? 'equal' : `differ: ${JSON.stringify(mine.columns)} vs ${JSON.stringify(columns)}`}`
+            + (differ >= 0 ? `; first difference: ${got[differ]} vs ${truth[differ]}` : '');
           if (sameColumns && truth.length === got.length && truth.every((k, j) => k === got[j])) {
             check(true, `${what} (${last})`);
             return true;
