@@ -146,6 +146,14 @@ function sheet() {
   return shared;
 }
 
+/** A `<div>` that is `part` (for `::part()`) and, for assistive tech, `role`. */
+function div(part, role) {
+  const el = document.createElement('div');
+  el.setAttribute('part', part);
+  if (role) el.setAttribute('role', role);
+  return el;
+}
+
 function fire(element, type, detail) {
   element.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
 }
@@ -176,22 +184,12 @@ export class KubeliveTable extends HTMLElement {
     // A constructed sheet, shared by every element: a page's CSP without
     // 'unsafe-inline' styles (style-src 'self') allows it, as it would not a <style>.
     root.adoptedStyleSheets = [sheet()];
-    const status = document.createElement('div');
-    status.setAttribute('part', 'status');
-    status.setAttribute('role', 'status');
-    const table = document.createElement('div');
-    table.setAttribute('part', 'table');
-    table.setAttribute('role', 'table');
-    const header = document.createElement('div');
-    header.setAttribute('part', 'header');
-    header.setAttribute('role', 'row');
-    const body = document.createElement('div');
-    body.setAttribute('part', 'body');
-    body.setAttribute('role', 'rowgroup');
-    const spacer = document.createElement('div');
-    spacer.setAttribute('part', 'spacer');
-    const rows = document.createElement('div');
-    rows.setAttribute('part', 'rows');
+    const status = div('status', 'status');
+    const table = div('table', 'table');
+    const header = div('header', 'row');
+    const body = div('body', 'rowgroup');
+    const spacer = div('spacer');
+    const rows = div('rows');
     body.append(spacer, rows);
     table.append(header, body);
     root.append(status, table);
@@ -381,9 +379,7 @@ export class KubeliveTable extends HTMLElement {
     this.#headerFor = this.#shown().join(',');
     for (const i of this.#shown()) {
       const c = this.#column(i);
-      const cell = document.createElement('div');
-      cell.setAttribute('part', 'header-cell');
-      cell.setAttribute('role', 'columnheader');
+      const cell = div('header-cell', 'columnheader');
       cell.dataset.index = String(i);
       cell.textContent = c.name;
       if (c.description) cell.title = c.description;
@@ -451,16 +447,12 @@ export class KubeliveTable extends HTMLElement {
     const fragment = document.createDocumentFragment();
     for (let r = first; r < last; r++) {
       const row = rows[r];
-      const el = document.createElement('div');
-      el.setAttribute('part', 'row');
-      el.setAttribute('role', 'row');
+      const el = div('row', 'row');
       el.dataset.key = key(row);
       el.style.gridTemplateColumns = template;
       for (const i of shown) {
         const column = this.#column(i);
-        const cell = document.createElement('div');
-        cell.setAttribute('part', 'cell');
-        cell.setAttribute('role', 'cell');
+        const cell = div('cell', 'cell');
         let text;
         if (i === -1) {
           text = row.metadata.namespace ?? '';
@@ -475,8 +467,7 @@ export class KubeliveTable extends HTMLElement {
       fragment.append(el);
     }
     if (rows.length === 0 && this.#lastStatus?.synced) {
-      const empty = document.createElement('div');
-      empty.setAttribute('part', 'empty');
+      const empty = div('empty');
       empty.textContent = 'No resources found.';
       fragment.append(empty);
     }

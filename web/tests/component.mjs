@@ -140,41 +140,49 @@ try {
   check(allAfter.rows.some((r) => r.includes(lastName)), `scrolled to the end, the last row is rendered (${lastName})`);
   check(Math.abs(allAfter.rowHeight - 30) < 0.5, `--kubelive-row-height styles the rows (${allAfter.rowHeight}px)`);
 
-  // Sorting: a header click sorts by the column's type (Available is an integer
-  // column of deployments, Age sorts by creationTimestamp); again, descending.
-  const sortBy = (id, first, second) => page.evaluate(async ({ id, first, second }) => {
-    const el = document.getElementById(id);
-    el.style.setProperty('--kubelive-height', '4000px');
-    const root = el.shadowRoot;
-    const header = (name) => [...root.querySelectorAll('[part~=header-cell]')].find((h) => h.textContent === name);
-    const column = (name) => [...root.querySelectorAll('[part~=header-cell]')].findIndex((h) => h.textContent === name);
-    const read = (name) => [...root.querySelectorAll('[part~=row]')].map((r) => r.children[column(name)].textContent);
-    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-    await frame();
-    header(first).click();
-    await frame();
-    const firstCells = read(first);
-    const firstSort = header(first).getAttribute('aria-sort');
-    header(second).click();
-    header(second).click();
-    await frame();
-    return { firstCells, firstSort, secondCells: read(second), secondSort: header(second).getAttribute('aria-sort') };
-  }, { id, first, second });
+  // Sorting: a header click sorts by the column's type (Available holds numbers, Age
+  // sorts by creationTimestamp); again, descending.
+  const click = (id, name) => page.evaluate(async ({ id, name }) => {
+    const root = document.getElementById(id).shadowRoot;
+    [...root.querySelectorAll('[part~=header-cell]')].find((h) => h.textContent === name).click();
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  }, { id, name });
+  const read = (id, name) => page.evaluate(({ id, name }) => {
+    const root = document.getElementById(id).shadowRoot;
+    const heads = [...root.querySelectorAll('[part~=header-cell]')];
+    const at = heads.findIndex((h) => h.textContent === name);
+    return {
+      sort: heads[at].getAttribute('aria-sort'),
+      cells: [...root.querySelectorAll('[part~=row]')].map((r) => r.children[at].textContent),
+    };
+  }, { id, name });
+  await page.evaluate(() => ['deploys', 'all'].forEach((id) => document.getElementById(id).style.setProperty('--kubelive-height', '4000px')));
   const nondecreasing = (a) => a.every((x, i) => i === 0 || a[i - 1] <= x);
-  const deploySort = await sortBy('deploys', 'Available', 'Name');
-  const available = deploySort.firstCells.map((t) => Number.parseInt(t, 10));
-  check(deploySort.firstSort === 'ascending' && nondecreasing(available), `Available (integer) sorts numerically (${available.join(' ')})`);
-  const byName = [...deploySort.secondCells].sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
-  check(deploySort.secondSort === 'descending' && JSON.stringify(deploySort.secondCells) === JSON.stringify(byName), 'a second click sorts descending');
-  const ageSort = await sortBy('all', 'Age', 'Name');
+  await click('deploys', 'Available');
+  // The sort holds as rows change: read until the column holds different values.
+  let available = { sort: null, cells: [] };
+  for (let i = 0; i < 60; i++) {
+    available = await read('deploys', 'Available');
+    if (new Set(available.cells).size >= 2) break;
+    await sleep(500);
+  }
+  const numbers = available.cells.map((t) => Number.parseInt(t, 10));
+  check(available.sort === 'ascending' && new Set(numbers).size >= 2 && nondecreasing(numbers), `Available (numbers) sorts numerically (${numbers.join(' ')})`);
+  await click('deploys', 'Name');
+  await click('deploys', 'Name');
+  const names = await read('deploys', 'Name');
+  const byName = [...names.cells].sort((a, b) => b.localeCompare(a, undefined, { numeric: true }));
+  check(names.sort === 'descending' && JSON.stringify(names.cells) === JSON.stringify(byName), `a second click sorts descending (${names.cells.join(' ')})`);
+  await click('all', 'Age');
+  const ageSort = await read('all', 'Age');
   const seconds = (t) => {
     const m = /^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(t);
     const [y, d, h, min, s] = m ? m.slice(1).map((v) => Number(v ?? 0)) : [NaN];
     return (((y * 365 + d) * 24 + h) * 60 + min) * 60 + s;
   };
-  const ages = ageSort.firstCells.map(seconds);
-  check(ageSort.firstSort === 'ascending' && ages.length > 30 && nondecreasing(ages),
-    `Age sorts by creationTimestamp, youngest first (${ageSort.firstCells.slice(0, 4).join(' ')} … ${ageSort.firstCells.slice(-2).join(' ')})`);
+  const ages = ageSort.cells.map(seconds);
+  check(ageSort.sort === 'ascending' && ages.length > 30 && nondecreasing(ages),
+    `Age sorts by creationTimestamp, youngest first (${ageSort.cells.slice(0, 4).join(' ')} … ${ageSort.cells.slice(-2).join(' ')})`);
 
   // An attribute change restarts the watch, and it converges to the new collection.
   const old = await page.evaluate(() => {
