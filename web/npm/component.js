@@ -269,9 +269,9 @@ export class KubeliveTable extends HTMLElement {
     this.#rows = [];
     this.#columns = [];
     this.#sortedFor = null;
+    this.#showStatus({ phase: 'loading', synced: false, objects: 0, error: null });
     this.#renderHeader();
     this.#render();
-    this.#showStatus({ phase: 'loading', synced: false, objects: 0, error: null });
     try {
       await init();
     } catch (e) {
@@ -328,7 +328,9 @@ export class KubeliveTable extends HTMLElement {
   }
 
   #showStatus(status) {
+    const wasEmpty = this.#isEmpty();
     this.#lastStatus = status;
+    if (wasEmpty !== this.#isEmpty()) this.#schedule();
     const parts = [status.phase];
     if (status.phase !== 'loading' && status.phase !== 'failed') {
       parts.push(status.synced ? 'synced' : 'syncing');
@@ -344,6 +346,12 @@ export class KubeliveTable extends HTMLElement {
     el.dataset.phase = status.phase;
     el.dataset.synced = String(Boolean(status.synced));
     el.dataset.tone = status.error ? 'error' : 'ok';
+  }
+
+  /** Synced to an empty collection ("No resources found.", as kubectl says). */
+  #isEmpty() {
+    const s = this.#lastStatus;
+    return Boolean(s?.synced && !s.error && (this.#watcher?.size ?? 0) === 0);
   }
 
   /** Whether rows span namespaces (no namespace asked for, and namespaced rows). */
@@ -466,7 +474,7 @@ export class KubeliveTable extends HTMLElement {
       }
       fragment.append(el);
     }
-    if (rows.length === 0 && this.#lastStatus?.synced) {
+    if (rows.length === 0 && this.#isEmpty()) {
       const empty = div('empty');
       empty.textContent = 'No resources found.';
       fragment.append(empty);

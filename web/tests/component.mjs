@@ -66,6 +66,7 @@ function dom(id) {
     rows: [...root.querySelectorAll('[part~=row]')].map((r) => [...r.children].map((c) => c.textContent)),
     status: root.querySelector('[part~=status]').textContent,
     rowHeight: root.querySelector('[part~=row]')?.getBoundingClientRect().height ?? 0,
+    empty: root.querySelector('[part~=empty]') !== null,
   };
 }
 
@@ -218,6 +219,7 @@ try {
   await until('the rejected selector to fail', () => page.evaluate(() => document.getElementById('pods').watcher?.status().phase === 'failed'), 30000);
   pods = await page.evaluate(dom, 'pods');
   check(/failed/.test(pods.status) && /400/.test(pods.status), `the status line says failed and 400: ${pods.status}`);
+  check(pods.rows.length === 0 && !pods.empty, 'a failed element shows no rows and does not claim "No resources found."');
 
   const events = await page.evaluate(() => window.events.map((e) => ({ type: e.type, id: e.id, composed: e.composed, bubbles: e.bubbles, code: e.detail?.code, phase: e.detail?.phase })));
   const of = (type, id) => events.filter((e) => e.type === type && (!id || e.id === id));
