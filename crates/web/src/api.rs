@@ -116,7 +116,7 @@ fn parse(o: &Object, format: Format) -> JsValue {
     let cells = match o.cells_json() {
         Some(cells) => js_sys::JSON::parse(cells).unwrap_or_else(|_| js_sys::Array::new().into()),
         // Not a row: the server stopped printing tables (`tablesUnavailable`); the
-        // cells of `FALLBACK_COLUMNS`.
+        // cells of `fallback_columns()`.
         None => {
             let created =
                 js_sys::Reflect::get(&metadata, &"creationTimestamp".into()).unwrap_or_default();
