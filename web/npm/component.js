@@ -67,7 +67,9 @@ const STYLE = `
 
 /** kubectl's `HumanDuration` (k8s.io/apimachinery/pkg/util/duration), from seconds. */
 export function humanDuration(seconds) {
-  const s = Math.max(0, Math.floor(seconds));
+  // Up to a second in the future is clock skew ("0s"); more is "<invalid>".
+  if (Math.trunc(seconds) < -1) return '<invalid>';
+  const s = Math.max(0, Math.trunc(seconds));
   if (s < 60 * 2) return `${s}s`;
   const m = Math.floor(s / 60);
   if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;

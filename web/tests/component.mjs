@@ -121,6 +121,17 @@ try {
   check(rendered.same && rendered.n === rendered.held, `the deployments rendered are the snapshot's, in order (${rendered.n} of ${rendered.held})`);
   check(rendered.age.every((a) => /^\d+(s|m|h|d|y)/.test(a)), `Age is a kubectl duration (${rendered.age.slice(0, 3).join(', ')})`);
 
+  // Age as kubectl prints it: HumanDuration
+  // (staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go).
+  const durations = await page.evaluate(async () => {
+    const { humanDuration } = await import('/ui/npm/component.js');
+    return [-5, -1, 0, 119, 120, 125, 599, 600, 10799, 10800, 3 * 3600 + 5 * 60, 8 * 3600, 47 * 3600, 48 * 3600,
+      50 * 3600, 8 * 86400, 729 * 86400, 730 * 86400, 731 * 86400, 8 * 365 * 86400].map(humanDuration);
+  });
+  const kubectlDurations = ['<invalid>', '0s', '0s', '119s', '2m', '2m5s', '9m59s', '10m', '179m', '3h', '3h5m', '8h', '47h', '2d',
+    '2d2h', '8d', '729d', '2y', '2y1d', '8y'];
+  check(JSON.stringify(durations) === JSON.stringify(kubectlDurations), `Age durations are kubectl's HumanDuration (${durations.join(' ')})`);
+
   // Virtualised: only the rows in view (and a few beyond) are in the DOM.
   const all = await page.evaluate(() => {
     const el = document.getElementById('all');
