@@ -10,7 +10,7 @@ export interface KubeliveChange {
   size: number;
 }
 
-/** `detail` of `kubelive-select`: a row was clicked. */
+/** `detail` of `kubelive-select`: a row was clicked. Cancelable: `preventDefault()` and the element shows no detail of its own. */
 export interface KubeliveSelect {
   row: TableRow;
 }
@@ -28,6 +28,7 @@ export interface KubeliveTableEventMap extends HTMLElementEventMap {
   'kubelive-synced': KubeliveSyncedEvent;
   /** A failure of the watch (backingOff or failed), or options the Watcher refused. */
   'kubelive-error': KubeliveErrorEvent;
+  /** A row was clicked; unless cancelled, the element shows the object (fetched then, a Secret's values masked) below the table. */
   'kubelive-select': KubeliveSelectEvent;
 }
 

@@ -6,8 +6,9 @@
 // path such as `/api/v1/pods`, or a common plural such as `pods`), `namespace`,
 // `label-selector`, `field-selector`, `base-url`, `wide` (every column, as `-o wide`).
 // DOM events (bubbling, composed): `kubelive-change`, `kubelive-status`,
-// `kubelive-synced`, `kubelive-error`, `kubelive-select` (a row clicked).
-// Cells are text (textContent), never markup.
+// `kubelive-synced`, `kubelive-error`, `kubelive-select` (a row clicked; unless the
+// page cancels it, the element shows the object below the table, fetched then, its
+// Secret values masked). Cells are text (textContent), never markup.
 
 import init, { Watcher } from './index.js';
 
@@ -63,6 +64,11 @@ const STYLE = `
 [part~=row]:hover { background: var(--_hover); }
 [part~=cell] { padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 [part~=empty] { padding: 8px; color: var(--_muted); }
+[part~=detail] { position: relative; border-top: 1px solid var(--_border); background: var(--_header-bg); }
+[part~=detail][hidden] { display: none; }
+[part~=detail-title] { padding: 4px 8px; font-weight: 600; }
+[part~=detail-close] { position: absolute; top: 2px; right: 4px; border: 0; background: none; color: inherit; font: inherit; cursor: pointer; }
+[part~=detail-body] { margin: 0; padding: 4px 8px 8px; max-height: var(--kubelive-detail-height, 300px); overflow: auto; white-space: pre; }
 `;
 
 /** kubectl's `HumanDuration` (k8s.io/apimachinery/pkg/util/duration), from seconds. */
@@ -192,10 +198,12 @@ export class KubeliveTable extends HTMLElement {
     const body = div('body', 'rowgroup');
     const spacer = div('spacer');
     const rows = div('rows');
+    const detail = div('detail', 'region');
+    detail.hidden = true;
     body.append(spacer, rows);
     table.append(header, body);
-    root.append(status, table);
-    this.#els = { status, header, body, spacer, rows };
+    root.append(status, table, detail);
+    this.#els = { status, header, body, spacer, rows, detail };
     body.addEventListener('scroll', () => this.#schedule(), { passive: true });
     header.addEventListener('click', (e) => {
       const cell = e.target.closest('[data-index]');
@@ -204,7 +212,12 @@ export class KubeliveTable extends HTMLElement {
     rows.addEventListener('click', (e) => {
       const row = e.target.closest('[data-key]');
       const found = row && this.#rows.find((r) => key(r) === row.dataset.key);
-      if (found) fire(this, 'kubelive-select', { row: found });
+      if (!found) return;
+      const select = new CustomEvent('kubelive-select', { detail: { row: found }, bubbles: true, composed: true, cancelable: true });
+      if (this.dispatchEvent(select)) this.#showDetail(found);
+    });
+    detail.addEventListener('click', (e) => {
+      if (e.target.closest('[part~=detail-close]')) this.#closeDetail();
     });
   }
 
@@ -267,6 +280,7 @@ export class KubeliveTable extends HTMLElement {
 
   async #start() {
     this.#stop();
+    this.#closeDetail();
     const generation = this.#generation;
     this.#rows = [];
     this.#columns = [];
@@ -281,9 +295,8 @@ export class KubeliveTable extends HTMLElement {
       return;
     }
     if (generation !== this.#generation || !this.isConnected) return;
-    const resource = (this.getAttribute('resource') ?? '').trim();
     const options = {
-      path: PATHS[resource] ?? resource,
+      path: this.#path(),
       format: 'table',
       namespace: this.getAttribute('namespace') || undefined,
       labelSelector: this.getAttribute('label-selector') || undefined,
@@ -321,6 +334,46 @@ export class KubeliveTable extends HTMLElement {
     this.#ageTimer = setInterval(() => {
       if (this.#columns.some(isAge)) this.#render();
     }, 1000);
+  }
+
+  /** The object of `row`, as the server has it now (a GET), below the table. */
+  async #showDetail(row) {
+    const { detail } = this.#els;
+    const which = key(row);
+    const title = div('detail-title');
+    title.textContent = which;
+    const close = document.createElement('button');
+    close.setAttribute('part', 'detail-close');
+    close.type = 'button';
+    close.textContent = '×';
+    close.setAttribute('aria-label', 'close');
+    const text = document.createElement('pre');
+    text.setAttribute('part', 'detail-body');
+    text.textContent = 'loading…';
+    detail.replaceChildren(title, close, text);
+    detail.hidden = false;
+    detail.dataset.key = which;
+    const url = `${(this.getAttribute('base-url') || '').replace(/\/+$/, '')}${objectPath(this.#path(), row.metadata)}`;
+    let shown;
+    try {
+      const r = await fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+      const body = await r.json();
+      shown = r.ok ? JSON.stringify(masked(body), null, 2) : `${r.status} ${body.reason ?? ''}: ${body.message ?? ''}`;
+    } catch (e) {
+      shown = `cannot read ${url}: ${e.message ?? e}`;
+    }
+    if (detail.dataset.key === which && !detail.hidden) text.textContent = shown; // text, never markup
+  }
+
+  #closeDetail() {
+    this.#els.detail.hidden = true;
+    this.#els.detail.replaceChildren();
+    delete this.#els.detail.dataset.key;
+  }
+
+  #path() {
+    const resource = (this.getAttribute('resource') ?? '').trim();
+    return PATHS[resource] ?? resource;
   }
 
   #fail(message) {
@@ -483,6 +536,22 @@ export class KubeliveTable extends HTMLElement {
     }
     box.replaceChildren(fragment);
   }
+}
+
+/** The object's own path: its collection's, with its namespace, then its name. */
+function objectPath(collection, metadata) {
+  const parts = collection.split('/').filter(Boolean);
+  const base = parts[0] === 'api' ? parts.slice(0, 2) : parts.slice(0, 3);
+  const plural = parts[parts.length - 1];
+  const ns = metadata.namespace ? ['namespaces', encodeURIComponent(metadata.namespace)] : [];
+  return `/${[...base, ...ns, plural, encodeURIComponent(metadata.name)].join('/')}`;
+}
+
+/** A Secret with its values masked: a click shows an object, not its secrets. */
+function masked(object) {
+  if (object?.kind !== 'Secret') return object;
+  const hide = (m) => (m ? Object.fromEntries(Object.keys(m).map((k) => [k, '••••••'])) : m);
+  return { ...object, data: hide(object.data), stringData: hide(object.stringData) };
 }
 
 function key(row) {

@@ -121,6 +121,33 @@ try {
   check(rendered.same && rendered.n === rendered.held, `the deployments rendered are the snapshot's, in order (${rendered.n} of ${rendered.held})`);
   check(rendered.age.every((a) => /^\d+(s|m|h|d|y)/.test(a)), `Age is a kubectl duration (${rendered.age.slice(0, 3).join(', ')})`);
 
+  // A row click: kubelive-select, then the object itself below the table (a GET); a
+  // page that cancels the event gets no detail.
+  const detail = await page.evaluate(async () => {
+    const el = document.getElementById('deploys');
+    const root = el.shadowRoot;
+    const wait = (f) => new Promise((resolve) => {
+      const t = setInterval(() => { if (f()) { clearInterval(t); resolve(true); } }, 50);
+      setTimeout(() => { clearInterval(t); resolve(false); }, 10000);
+    });
+    const body = () => root.querySelector('[part~=detail-body]');
+    const cancel = (e) => e.preventDefault();
+    document.addEventListener('kubelive-select', cancel, { once: true });
+    root.querySelector('[part~=row]').click();
+    const cancelled = root.querySelector('[part~=detail]').hidden;
+    const row = root.querySelector('[part~=row]:nth-child(2)');
+    row.querySelector('[part~=cell]:nth-child(2)').click();
+    await wait(() => body() && body().textContent.startsWith('{'));
+    const object = JSON.parse(body().textContent);
+    const shown = { key: root.querySelector('[part~=detail]').dataset.key, kind: object.kind, name: `${object.metadata.namespace}/${object.metadata.name}`, rowKey: row.dataset.key };
+    root.querySelector('[part~=detail-close]').click();
+    return { cancelled, ...shown, closed: root.querySelector('[part~=detail]').hidden };
+  });
+  check(detail.cancelled, 'a cancelled kubelive-select shows no detail');
+  check(detail.kind === 'Deployment' && detail.name === detail.rowKey && detail.key === detail.rowKey,
+    `a row click shows the object, fetched (${detail.kind} ${detail.name})`);
+  check(detail.closed, 'the detail closes');
+
   // Age as kubectl prints it: HumanDuration
   // (staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go).
   const durations = await page.evaluate(async () => {
