@@ -148,6 +148,32 @@ try {
     `a row click shows the object, fetched (${detail.kind} ${detail.name})`);
   check(detail.closed, 'the detail closes');
 
+  // A Secret's detail: its keys, never its values.
+  const secret = await page.evaluate(async () => {
+    const el = document.createElement('kubelive-table');
+    el.id = 'secrets';
+    el.setAttribute('resource', 'secrets');
+    document.body.append(el);
+    const wait = (f) => new Promise((resolve) => {
+      const t = setInterval(() => { if (f()) { clearInterval(t); resolve(true); } }, 50);
+      setTimeout(() => { clearInterval(t); resolve(false); }, 20000);
+    });
+    const root = el.shadowRoot;
+    await wait(() => root.querySelector('[part~=row]'));
+    const row = root.querySelector('[part~=row]');
+    row.click();
+    const body = () => root.querySelector('[part~=detail-body]');
+    await wait(() => body() && body().textContent.startsWith('{'));
+    const shown = JSON.parse(body().textContent);
+    const [ns, name] = row.dataset.key.split('/');
+    const truth = await (await fetch(`/api/v1/namespaces/${ns}/secrets/${name}`)).json();
+    el.remove();
+    return { kind: shown.kind, keys: Object.keys(shown.data ?? {}), values: Object.values(shown.data ?? {}), truthKeys: Object.keys(truth.data ?? {}),
+      leaked: Object.values(truth.data ?? {}).some((v) => body().textContent.includes(v)) };
+  });
+  check(secret.kind === 'Secret' && secret.keys.length > 0 && secret.keys.join() === secret.truthKeys.join()
+    && secret.values.every((v) => v === '••••••') && !secret.leaked, `a Secret's detail shows its keys (${secret.keys.join(', ')}) and masks every value`);
+
   // Age as kubectl prints it: HumanDuration
   // (staging/src/k8s.io/apimachinery/pkg/util/duration/duration.go).
   const durations = await page.evaluate(async () => {
