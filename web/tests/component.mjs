@@ -136,8 +136,12 @@ try {
     root.querySelector('[part~=row]').click();
     const cancelled = root.querySelector('[part~=detail]').hidden;
     const row = root.querySelector('[part~=row]:nth-child(2)');
-    row.querySelector('[part~=cell]:nth-child(2)').click();
-    await wait(() => body() && body().textContent.startsWith('{'));
+    // The sim injects 500s and 429s: the detail then says so, and a click asks again.
+    for (let i = 0; i < 5; i++) {
+      row.querySelector('[part~=cell]:nth-child(2)').click();
+      await wait(() => body() && body().textContent !== 'loading…');
+      if (body().textContent.startsWith('{')) break;
+    }
     const object = JSON.parse(body().textContent);
     const shown = { key: root.querySelector('[part~=detail]').dataset.key, kind: object.kind, name: `${object.metadata.namespace}/${object.metadata.name}`, rowKey: row.dataset.key };
     root.querySelector('[part~=detail-close]').click();
@@ -161,12 +165,19 @@ try {
     const root = el.shadowRoot;
     await wait(() => root.querySelector('[part~=row]'));
     const row = root.querySelector('[part~=row]');
-    row.click();
     const body = () => root.querySelector('[part~=detail-body]');
-    await wait(() => body() && body().textContent.startsWith('{'));
+    for (let i = 0; i < 5; i++) {
+      row.click();
+      await wait(() => body() && body().textContent !== 'loading…');
+      if (body().textContent.startsWith('{')) break;
+    }
     const shown = JSON.parse(body().textContent);
     const [ns, name] = row.dataset.key.split('/');
-    const truth = await (await fetch(`/api/v1/namespaces/${ns}/secrets/${name}`)).json();
+    let truth = {};
+    for (let i = 0; i < 5 && !truth.data; i++) {
+      const r = await fetch(`/api/v1/namespaces/${ns}/secrets/${name}`);
+      if (r.ok) truth = await r.json();
+    }
     el.remove();
     return { kind: shown.kind, keys: Object.keys(shown.data ?? {}), values: Object.values(shown.data ?? {}), truthKeys: Object.keys(truth.data ?? {}),
       leaked: Object.values(truth.data ?? {}).some((v) => body().textContent.includes(v)) };
