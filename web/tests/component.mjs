@@ -135,9 +135,11 @@ try {
     document.addEventListener('kubelive-select', cancel, { once: true });
     root.querySelector('[part~=row]').click();
     const cancelled = root.querySelector('[part~=detail]').hidden;
-    const row = root.querySelector('[part~=row]:nth-child(2)');
-    // The sim injects 500s and 429s: the detail then says so, and a click asks again.
+    // Rows are drawn anew on changes: each click finds its row again. The sim injects
+    // 500s and 429s: the detail then says so, and a click asks again.
+    let row;
     for (let i = 0; i < 5; i++) {
+      row = root.querySelector('[part~=row]:nth-child(2)');
       row.querySelector('[part~=cell]:nth-child(2)').click();
       await wait(() => body() && body().textContent !== 'loading…');
       if (body().textContent.startsWith('{')) break;
@@ -164,9 +166,10 @@ try {
     });
     const root = el.shadowRoot;
     await wait(() => root.querySelector('[part~=row]'));
-    const row = root.querySelector('[part~=row]');
     const body = () => root.querySelector('[part~=detail-body]');
+    let row;
     for (let i = 0; i < 5; i++) {
+      row = root.querySelector('[part~=row]');
       row.click();
       await wait(() => body() && body().textContent !== 'loading…');
       if (body().textContent.startsWith('{')) break;
