@@ -226,7 +226,11 @@ fn suites(only: &[String]) -> Result<(), String> {
         ("PKG_URL", format!("http://127.0.0.1:{pkg_port}/pkg/")),
         ("ARTIFACTS", artifacts.display().to_string()),
     ];
-    for script in ["tests/watcher.mjs", "tests/package.mjs", "tests/tables.mjs"] {
+    for script in [
+        "tests/watcher.mjs",
+        "tests/package.mjs",
+        "tests/watcher-tables.mjs",
+    ] {
         if !wanted(script) {
             continue;
         }
