@@ -1,6 +1,8 @@
 // Embeds kubelive's npm package in a plain page: no framework, no Yew. `dist/npm/` is
 // the package as `npm pack` packs it; a real page imports it from its node_modules.
 import init, { Watcher } from '../npm/index.js';
+// Defines <kubelive-table> (`import 'kubelive/table'` from the package).
+import '../npm/component.js';
 
 await init();
 
@@ -68,3 +70,9 @@ watcher.onStatus((s) => {
 watcher.start();
 // For the end-to-end test and the curious: the watcher is reachable from the console.
 window.kubeliveWatcher = watcher;
+
+// The component's DOM events bubble out of its shadow root.
+document.addEventListener('kubelive-select', (e) => {
+  const { metadata } = e.detail.row;
+  document.getElementById('selected').textContent = `selected ${metadata.namespace ?? ''}/${metadata.name}`;
+});

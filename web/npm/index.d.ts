@@ -67,8 +67,8 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-/** Options of a Watcher; anything else is refused (a TypeError naming the key). */
-export interface WatcherOptions {
+/** What every Watcher takes; anything else is refused (a TypeError naming the key). */
+export interface BaseWatcherOptions {
   /** The collection: `/api/v1/pods`, `/apis/apps/v1/deployments`, `/apis/<group>/<version>/<plural>` (or with `/namespaces/<ns>/`). */
   path: string;
   /** Watch one namespace (default: all, or the one in `path`). */
@@ -90,10 +90,49 @@ export interface WatcherOptions {
    * tries again.
    */
   retryOnFailure?: boolean;
-  /** Drop `metadata.managedFields` from every object (about a third of a pod's size). Default false. */
+  /** Drop `metadata.managedFields` (about a third of a pod's size). Default false for objects, true for table rows. */
   stripManagedFields?: boolean;
-  /** What the watcher delivers: objects (the only format today). */
+}
+
+/** Options of a Watcher of objects (the default format). */
+export interface WatcherOptions extends BaseWatcherOptions {
+  /** What the watcher delivers: the objects themselves (default), or `'table'` rows (see `TableWatcherOptions`). */
   format?: 'objects';
+  includeObject?: never;
+}
+
+/** Options of a Watcher of table rows: the server prints each object, as `kubectl get` shows it. */
+export interface TableWatcherOptions extends BaseWatcherOptions {
+  format: 'table';
+  /** What each row carries besides its cells: its `metadata` (default), or also the whole `object`. */
+  includeObject?: 'Metadata' | 'Object';
+}
+
+/** A cell as the server printed it: a string, number, boolean or null (an array or object only from unusual printers). */
+export type TableCell = string | number | boolean | null | readonly unknown[] | { readonly [key: string]: unknown };
+
+/** A column as the server declares it (`columnDefinitions[]` of a `meta.k8s.io/v1` Table). */
+export interface TableColumn {
+  /** As kubectl shows it upper-cased: `Name`, `Ready`, `Status`, `Restarts`, `Age`... */
+  name: string;
+  /** An OpenAPI type: `string`, `integer`, `number`, `boolean`, `date` (others as the server names them). */
+  type: string;
+  /** `name` for the object's name column; otherwise as the server says (often `''`). */
+  format: string;
+  description: string;
+  /** 0: shown by default; higher: only with `-o wide`. */
+  priority: number;
+}
+
+/** One row of a table watcher: the cells in the order of `columns()`, and the object's metadata. */
+export interface TableRow {
+  readonly cells: readonly TableCell[];
+  metadata: ObjectMeta;
+}
+
+/** A row of a watcher with `includeObject: 'Object'`. */
+export interface TableRowWithObject<T = KubeObject> extends TableRow {
+  object: T;
 }
 
 /** Where a watcher stands. */
@@ -154,6 +193,8 @@ export interface WatcherStatus {
   lastError: string | null;
   /** Why the last sync fell back from a streaming list to LIST + WATCH. */
   fellBack: string | null;
+  /** Table mode only: why the server prints no tables here (rows are then made from objects, with columns Name and Created At); null while it prints them. */
+  tablesUnavailable?: string | null;
 }
 
 /** One change of the collection; a DELETED object is its last state. */
@@ -169,6 +210,14 @@ export interface WatcherSynced {
 
 /** The collection is read again from scratch while objects are held (a version that expired, a restart that cannot resume): the changes that follow are the difference, deletes for what vanished included, then `synced`. */
 export interface WatcherReset {
+  reason: string;
+}
+
+export interface WatcherColumns {
+  columns: readonly TableColumn[];
+}
+
+export interface WatcherTablesUnavailable {
   reason: string;
 }
 
@@ -189,16 +238,33 @@ export interface WatcherEventMap<T = KubeObject> {
   reset: CustomEvent<WatcherReset>;
   /** each failure that makes the watcher wait (backingOff) or stop (failed). */
   error: CustomEvent<WatcherError>;
+  /** table mode: the columns to show from now on (the first answer's, or the server's new ones; rows printed with others are replaced before the next `synced`). */
+  columns: CustomEvent<WatcherColumns>;
+  /** table mode: the server prints no tables here; rows are made from objects from now on (a `columns` event follows). */
+  tablesUnavailable: CustomEvent<WatcherTablesUnavailable>;
 }
+
+/**
+ * Makes a Watcher: of objects (`T`, your type for the fields you read), or with
+ * `format: 'table'` of `TableRow`s. Throws a TypeError or RangeError naming the option
+ * when `options` are wrong, and an Error before `init()` resolved.
+ */
+export interface WatcherConstructor {
+  new <T = KubeObject>(options: TableWatcherOptions & { includeObject: 'Object' }): Watcher<TableRowWithObject<T>>;
+  new (options: TableWatcherOptions): Watcher<TableRow>;
+  new <T = KubeObject>(options: WatcherOptions): Watcher<T>;
+  readonly prototype: Watcher<unknown>;
+}
+
+export declare const Watcher: WatcherConstructor;
 
 /**
  * A live copy of one Kubernetes collection. A started watcher keeps running until
  * `stop()`, `free()` or a failure that retrying cannot fix, whether the page keeps a
- * reference to it or not. Objects are shared, not copied: treat them as read-only.
+ * reference to it or not. Objects and rows are shared, not copied: treat them as
+ * read-only.
  */
-export declare class Watcher<T = KubeObject> extends EventTarget {
-  /** Throws a TypeError or RangeError naming the option when `options` are wrong, and an Error before `init()` resolved. */
-  constructor(options: WatcherOptions);
+export interface Watcher<T = KubeObject> extends EventTarget {
   /** Starts; after `stop()` or a failure, resumes from the last version held (no relist) when it can, otherwise relists and tells a `reset` (deletes for what vanished follow). */
   start(): void;
   /** Stops and aborts what is in flight; what is held stays readable. */
@@ -206,8 +272,10 @@ export declare class Watcher<T = KubeObject> extends EventTarget {
   /** Stops (a last `status` event says `stopped`) and frees its memory; any later call throws. */
   free(): void;
   get freed(): boolean;
-  /** Every object held, sorted by namespace and name: the same frozen array, holding the same objects, until something changes. Bound: pass it as it is. */
+  /** Every object (or row) held, sorted by namespace and name: the same frozen array, holding the same objects, until something changes. Bound: pass it as it is. */
   snapshot(): readonly T[];
+  /** Table mode: the server's column definitions, the same frozen array until they change; null before the first answer and for objects. Bound. */
+  columns(): readonly TableColumn[] | null;
   /** One object (namespace `''` for cluster-scoped ones). */
   get(namespace: string, name: string): T | undefined;
   status(): WatcherStatus;
@@ -222,6 +290,8 @@ export declare class Watcher<T = KubeObject> extends EventTarget {
   onSynced(callback: (synced: WatcherSynced) => void): () => void;
   onReset(callback: (reset: WatcherReset) => void): () => void;
   onError(callback: (error: WatcherError) => void): () => void;
+  onColumns(callback: (columns: readonly TableColumn[]) => void): () => void;
+  onTablesUnavailable(callback: (reason: string) => void): () => void;
   /** `callback()` after each batch of changes; returns the unsubscribe. Bound: `useSyncExternalStore(watcher.subscribe, watcher.snapshot)`. */
   subscribe(callback: () => void): () => void;
   addEventListener<K extends keyof WatcherEventMap<T>>(

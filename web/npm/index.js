@@ -5,8 +5,9 @@
 // * lifetime: a started watcher is held here until stop()/free()/a failure, so a page
 //   need not keep a reference for it to keep working (the wasm object would otherwise
 //   be freed by the garbage collector and its watch aborted);
-// * events: the core's hooks become `change`, `update`, `status`, `synced`, `reset`
-//   and `error` events; `status` events for counters alone are throttled;
+// * events: the core's hooks become `change`, `update`, `status`, `synced`, `reset`,
+//   `error` and (table mode) `columns` and `tablesUnavailable` events; `status` events
+//   for counters alone are throttled;
 // * calls after free() fail with an error naming the method.
 // The hooks hold the watcher weakly: a stopped watcher nobody references is collected
 // (and its wasm memory freed) as any object is.
@@ -59,12 +60,15 @@ export class Watcher extends EventTarget {
       synced: (objects, resourceVersion) => self.deref()?.#emit('synced', { objects, resourceVersion }),
       reset: (reason) => self.deref()?.#emit('reset', { reason }),
       error: (error) => self.deref()?.#emit('error', error),
+      columns: (columns) => self.deref()?.#emit('columns', { columns }),
+      tablesUnavailable: (reason) => self.deref()?.#emit('tablesUnavailable', { reason }),
       status: (urgent) => self.deref()?.#statusChanged(urgent),
     };
     this.#core = new WatcherCore(options, hooks);
     // Bound, so they can be passed as they are (React's useSyncExternalStore).
     this.subscribe = this.subscribe.bind(this);
     this.snapshot = this.snapshot.bind(this);
+    this.columns = this.columns.bind(this);
   }
 
   /** Starts watching; after stop() resumes where it stopped. Running: does nothing. */
@@ -113,6 +117,12 @@ export class Watcher extends EventTarget {
     return this.#core.status();
   }
 
+  /** Table mode: the server's column definitions (the same frozen array until they change), or null. */
+  columns() {
+    this.#live('columns()');
+    return this.#core.columns();
+  }
+
   get size() {
     this.#live('size');
     return this.#core.size;
@@ -133,6 +143,8 @@ export class Watcher extends EventTarget {
   onSynced(fn) { return this.#on('synced', 'onSynced', fn, (e) => e.detail); }
   onReset(fn) { return this.#on('reset', 'onReset', fn, (e) => e.detail); }
   onError(fn) { return this.#on('error', 'onError', fn, (e) => e.detail); }
+  onColumns(fn) { return this.#on('columns', 'onColumns', fn, (e) => e.detail.columns); }
+  onTablesUnavailable(fn) { return this.#on('tablesUnavailable', 'onTablesUnavailable', fn, (e) => e.detail.reason); }
 
   /** Calls `fn` after each batch of changes (for useSyncExternalStore). */
   subscribe(fn) { return this.#on('update', 'subscribe', fn, () => undefined); }

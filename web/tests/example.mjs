@@ -49,6 +49,14 @@ try {
   check(one, 'get(ns, name) returns the object');
   const changes = await page.evaluate(() => document.querySelectorAll('#changes li').length);
   check(changes > 0, `onChange delivers changes (${changes} shown)`);
+  // The web components beside it sync too (sharing the page's wasm instance), and a
+  // click on a row reaches the page as kubelive-select.
+  await until('the example components to sync', () => page.evaluate(() =>
+    [...document.querySelectorAll('kubelive-table')].every((el) => el.watcher?.status().synced && el.shadowRoot.querySelector('[part~=row]'))), 60000);
+  check(true, 'the example page\'s <kubelive-table> elements sync and show rows');
+  await page.evaluate(() => document.getElementById('deployments').shadowRoot.querySelector('[part~=row] [part~=cell]').click());
+  const selected = await page.evaluate(() => document.getElementById('selected').textContent);
+  check(/^selected ns-\d+\/\S+$/.test(selected), `a row click reaches the page (${selected})`);
   const stopped = await page.evaluate(() => { window.kubeliveWatcher.stop(); return window.kubeliveWatcher.status().phase; });
   check(stopped === 'stopped', 'stop() stops');
   await page.screenshot({ path: `${ARTIFACTS}/example.png` });

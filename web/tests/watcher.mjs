@@ -56,6 +56,8 @@ async function options() {
       missing: attempt({ namespace: 'ns-0' }),
       path: attempt({ path: 'pods' }),
       table: attempt({ path: '/api/v1/pods', format: 'table' }),
+      include: attempt({ path: '/api/v1/pods', includeObject: 'Object' }),
+      includeNone: attempt({ path: '/api/v1/pods', format: 'table', includeObject: 'None' }),
       string: attempt('/api/v1/pods'),
       nothing: attempt(undefined),
       good: attempt({ path: '/api/v1/pods', namespace: undefined, pageSize: 0, format: 'objects' }),
@@ -68,7 +70,9 @@ async function options() {
   check(is(got.type, 'TypeError', 'option streamingList must be a boolean, got string'), `a wrong type is a TypeError naming the option: ${got.type.text}`);
   check(got.missing.name === 'TypeError' && got.missing.text.startsWith('TypeError: missing option path:'), `a missing path is said: ${got.missing.text}`);
   check(got.path.name === 'RangeError' && got.path.text.startsWith('RangeError: option path: "pods" is not a collection path'), `a bad path is said: ${got.path.text}`);
-  check(is(got.table, 'RangeError', "option format 'table' is not available yet: only 'objects'"), `format 'table' is refused for now: ${got.table.text}`);
+  check(got.table.text === 'no error', `format 'table' is taken: ${got.table.text}`);
+  check(is(got.include, 'TypeError', "option includeObject needs format: 'table' (objects are always whole)"), `includeObject without table mode is named: ${got.include.text}`);
+  check(is(got.includeNone, 'RangeError', `option includeObject must be 'Metadata' or 'Object', got "None"`), `includeObject None is refused: ${got.includeNone.text}`);
   check(got.string.name === 'TypeError' && got.nothing.name === 'TypeError', `options that are no object are a TypeError: ${got.string.text}; ${got.nothing.text}`);
   check(got.good.text === 'no error', `good options (undefined for an absent one) are taken: ${got.good.text}`);
   check(![got.typo, got.negative, got.missing].some((r) => r.text.includes('Error: Error')), 'no "Error: Error:" anywhere');

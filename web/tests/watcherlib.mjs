@@ -72,3 +72,75 @@ export async function converges(page, base, path, read, what, tries = 80) {
   check(false, `${what} (${last})`);
   return false;
 }
+
+/** The Accept of a Table request (kubectl's first choice). */
+export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+
+/** The server's own Table of `path` at `rv` exactly (`null` if it answered otherwise). */
+export async function serverTable(base, path, rv) {
+  const sep = path.includes('?') ? '&' : '?';
+  const r = await fetch(`${base}${path}${sep}resourceVersion=${rv}&resourceVersionMatch=Exact`, { headers: { Accept: TABLE_ACCEPT } });
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+  const table = await r.json();
+  return table.kind === 'Table' ? table : null;
+}
+
+/** A column as the JS API gives it, from a server's `columnDefinitions[]`. */
+export function columnOf(c) {
+  return { name: c.name, type: c.type, format: c.format, description: c.description, priority: c.priority };
+}
+
+/** Columns whose text moves with the clock (compared by everything else). */
+export function isTimeColumn(c) {
+  return c.type === 'date' || c.name === 'Age';
+}
+
+/**
+ * `namespace/name@rv cells...` of each row, sorted, with time columns left out: what
+ * a table view must equal the server's Table by.
+ */
+export function rowKeys(rows, columns) {
+  // A pod's Restarts says how long ago the last one was (`2 (5m3s ago)`): the clock's.
+  const timeless = (c) => (typeof c === 'string' ? c.replace(/\((\d+[smhdy])+ ago\)/g, '(~ ago)') : c);
+  return rows.map((r) => {
+    const cells = r.cells.map((c, i) => (columns[i] && isTimeColumn(columns[i]) ? '~' : JSON.stringify(timeless(c))));
+    return `${r.metadata.namespace ?? ''}/${r.metadata.name}@${r.metadata.resourceVersion} ${cells.join(' ')}`;
+  }).sort();
+}
+
+/**
+ * Waits until `read()` (in the page: `{ rv, rows, columns }` or null while not synced
+ * and watching) equals the server's Table of `path` at that version: the columns
+ * exactly, the rows and their cells but for time columns.
+ */
+export async function tableConverges(page, base, path, read, what, tries = 80) {
+  let last = '';
+  for (let i = 0; i < tries; i++) {
+    const mine = await page.evaluate(read);
+    if (mine) {
+      try {
+        const table = await serverTable(base, path, mine.rv);
+        if (table) {
+          const columns = table.columnDefinitions.map(columnOf);
+          const sameColumns = JSON.stringify(columns) === JSON.stringify(mine.columns);
+          const truth = rowKeys(table.rows.map((r) => ({ cells: r.cells, metadata: r.object.metadata })), columns);
+          const got = rowKeys(mine.rows, columns);
+          const differ = got.findIndex((k, j) => k !== truth[j]);
+          last = `rv ${mine.rv}: ${got.length} rows held, ${truth.length} on the server, columns ${sameColumns ? 'equal' : `differ: ${JSON.stringify(mine.columns)} vs ${JSON.stringify(columns)}`}`
+            + (differ >= 0 ? `; first difference: ${got[differ]} vs ${truth[differ]}` : '');
+          if (sameColumns && truth.length === got.length && truth.every((k, j) => k === got[j])) {
+            check(true, `${what} (${last})`);
+            return true;
+          }
+        } else {
+          last = 'the server answered no Table';
+        }
+      } catch (e) {
+        last = String(e);
+      }
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  check(false, `${what} (${last})`);
+  return false;
+}

@@ -3,6 +3,7 @@
 //! * `setup`  installs what the others need (wasm target, wasm-bindgen-cli at the
 //!   Cargo.lock version, Chromium + ChromeDriver, the npm test packages);
 //! * `dist`   builds the browser app into `dist/` and the npm package into `dist/npm/`;
+//! * `npm`    runs the npm package's test step alone (or some of its scripts);
 //! * `demo`   runs the simulated cluster behind the real `kubectl proxy` and serves the app;
 //! * `test`   runs everything that proves kubelive works;
 //! * `e2e`    runs the browser end-to-end scripts (all, or some, repeatedly);
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
     let result = match command.as_str() {
         "setup" => setup::all(),
         "dist" => setup::web_tools().and_then(|()| web::dist(rest)),
+        "npm" => setup::web_tools().and_then(|()| npm::run_command(rest)),
         "demo" => setup::web_tools().and_then(|()| web::demo(rest)),
         "test" => test(rest),
         "e2e" => setup::web_tools().and_then(|()| web::e2e_command(rest)),
@@ -54,9 +56,10 @@ fn main() -> ExitCode {
     }
 }
 
-const USAGE: &str = "usage: cargo xtask <setup|dist|demo|test|e2e|bench|dst> [options]
+const USAGE: &str = "usage: cargo xtask <setup|dist|npm|demo|test|e2e|bench|dst> [options]
   setup              install the wasm target, wasm-bindgen-cli, chromium, npm packages
   dist               build the web app into dist/, the npm package into dist/npm/
+  npm [NAME...]      the npm package's tests (pack, tsc, the Watcher, the component, React)
   demo [--pods N]    simulated cluster + kubectl proxy --www dist, prints the URL
   test               everything that proves it works (what CI runs)
   e2e [--repeat N] [NAME...]  the browser end-to-end scripts (web/tests/*NAME*.mjs)

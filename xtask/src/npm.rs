@@ -31,7 +31,14 @@ pub fn package(dist: &Path) -> Result<PathBuf, String> {
         let _ = std::fs::remove_file(out.join(generated));
     }
     let src = root().join("web/npm");
-    for file in ["index.js", "index.d.ts", "README.md", "LICENSE"] {
+    for file in [
+        "index.js",
+        "index.d.ts",
+        "component.js",
+        "component.d.ts",
+        "README.md",
+        "LICENSE",
+    ] {
         web::copy(&src.join(file), &out.join(file))?;
     }
     let manifest = std::fs::read_to_string(src.join("package.json"))
@@ -48,6 +55,32 @@ pub fn package(dist: &Path) -> Result<PathBuf, String> {
     std::fs::write(out.join("package.json"), manifest + "\n")
         .map_err(|e| format!("cannot write package.json: {e}"))?;
     Ok(bg)
+}
+
+/// The React example (`web/example/react/app.jsx`, copied into `dist/example/react/`)
+/// bundled with esbuild into `app.js`: React and the page in one file, the package
+/// (`dist/npm/index.js`) left external so its wasm loads from next to it.
+pub fn react_example(dist: &Path) -> Result<(), String> {
+    dev_packages()?;
+    let web = root().join("web");
+    let out = dist.join("example/react");
+    let mut esbuild = Command::new(web.join("node_modules/.bin/esbuild"));
+    esbuild
+        .arg(web.join("example/react/app.jsx"))
+        .args([
+            "--bundle",
+            "--format=esm",
+            "--target=es2022",
+            "--jsx=automatic",
+            "--minify",
+            "--define:process.env.NODE_ENV=\"production\"",
+            "--external:../../npm/index.js",
+            "--log-level=warning",
+        ])
+        .arg(format!("--outfile={}", out.join("app.js").display()));
+    run(esbuild)?;
+    let _ = std::fs::remove_file(out.join("app.jsx"));
+    Ok(())
 }
 
 /// A file's size raw, gzipped (-9) and brotli-compressed (quality 11, with Node's zlib).
@@ -100,9 +133,11 @@ impl fmt::Display for Sizes {
 }
 
 /// What the package must hold, and nothing else.
-const PACKAGE_FILES: [&str; 7] = [
+const PACKAGE_FILES: [&str; 9] = [
     "LICENSE",
     "README.md",
+    "component.d.ts",
+    "component.js",
     "index.d.ts",
     "index.js",
     "kubelive_watcher.js",
@@ -112,9 +147,22 @@ const PACKAGE_FILES: [&str; 7] = [
 
 /// The "npm package" test step.
 pub fn test_step() -> Result<(), String> {
+    suites(&[])
+}
+
+/// `cargo xtask npm [NAME...]`: the npm package step alone (after `cargo xtask dist`),
+/// or only its scripts whose name contains a NAME (the pack, install and type check
+/// always run).
+pub fn run_command(only: &[String]) -> Result<(), String> {
+    web::dist(&[])?;
+    suites(only)
+}
+
+fn suites(only: &[String]) -> Result<(), String> {
+    let wanted = |script: &str| only.is_empty() || only.iter().any(|n| script.contains(n.as_str()));
     setup::browser()?;
     setup::npm_packages()?;
-    typescript()?;
+    dev_packages()?;
     if !web::dist_dir()
         .join("npm/kubelive_watcher_bg.wasm")
         .exists()
@@ -170,13 +218,50 @@ pub fn test_step() -> Result<(), String> {
         ("PKG_URL", format!("http://127.0.0.1:{pkg_port}/pkg/")),
         ("ARTIFACTS", artifacts.display().to_string()),
     ];
-    for script in ["tests/watcher.mjs", "tests/package.mjs"] {
+    for script in [
+        "tests/watcher.mjs",
+        "tests/package.mjs",
+        "tests/watcher-tables.mjs",
+    ] {
+        if !wanted(script) {
+            continue;
+        }
         if let Err(e) = run(web::node_script(script, &env)) {
             failures.push(e);
         }
     }
     drop(kids);
     drop(running);
+
+    // The web component and the React example: a cluster admin (deployments
+    // everywhere), churn, and faults on the way (cuts, splits, 500s, 429s, restarts).
+    let scripts: Vec<&str> = ["tests/component.mjs", "tests/react.mjs"]
+        .into_iter()
+        .filter(|s| wanted(s))
+        .collect();
+    if !scripts.is_empty() {
+        let faulty = Cluster {
+            objects: 60,
+            churn: 10.0,
+            faults: "cut=0.2,split=0.5,500=0.03,429=0.03,restart@40".into(),
+            extra: ["--namespaces", "4", "--watch-cache-window", "6"]
+                .map(String::from)
+                .to_vec(),
+        };
+        let running = web::start_cluster(&faulty, 0, true)?;
+        let env = [
+            (
+                "BASE_URL",
+                format!("http://127.0.0.1:{}", running.proxy_port),
+            ),
+            ("ARTIFACTS", artifacts.display().to_string()),
+        ];
+        for script in scripts {
+            if let Err(e) = run(web::node_script(script, &env)) {
+                failures.push(e);
+            }
+        }
+    }
     if failures.is_empty() {
         Ok(())
     } else {
@@ -184,10 +269,20 @@ pub fn test_step() -> Result<(), String> {
     }
 }
 
-/// TypeScript from npm (a dev dependency of `web/`), installed if missing.
-fn typescript() -> Result<(), String> {
+/// The dev dependencies of `web/` the package's steps use (TypeScript, esbuild,
+/// React), installed from the registry if one is missing.
+fn dev_packages() -> Result<(), String> {
     let web = root().join("web");
-    if web.join("node_modules/typescript/bin/tsc").exists() {
+    let needed = [
+        "typescript/bin/tsc",
+        "esbuild/package.json",
+        "react/package.json",
+        "react-dom/package.json",
+    ];
+    if needed
+        .iter()
+        .all(|p| web.join("node_modules").join(p).exists())
+    {
         return Ok(());
     }
     let mut npm = command("npm", &["install", "--no-audit", "--no-fund"]);

@@ -84,6 +84,7 @@ pub fn dist(_args: &[String]) -> Result<(), String> {
         }
     }
     let package = crate::npm::package(&dist)?;
+    crate::npm::react_example(&dist)?;
     println!("dist: {}", dist.display());
     for wasm in [&bg, &package] {
         println!("  {}", crate::npm::Sizes::of(wasm));

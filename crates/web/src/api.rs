@@ -11,7 +11,10 @@
 //! * `synced(objects, resourceVersion)`, `reset(reason)`, `error(error)`: the
 //!   [`report::Signal`]s;
 //! * `status(urgent)`: the status changed; urgent when the state did (phase, sync,
-//!   connection, error), not just counters.
+//!   connection, error), not just counters;
+//! * table mode: `columns(definitions)` when the columns change, `tablesUnavailable(why)`
+//!   when the server prints none (rows are then made from objects, with the default
+//!   convertor's columns, Name and Created At).
 //!
 //! No borrow is held while a hook runs: a hook may call back (`snapshot()`, `stop()`).
 
@@ -21,8 +24,8 @@ pub mod report;
 
 use crate::driver::{Driver, DriverRef};
 use crate::status::StatusView;
-use kubelive_core::{Event, Object, Restart, Store};
-use options::{ErrorKind, Settings, Value};
+use kubelive_core::{ColumnType, Event, IncludeObject, Object, Restart, Store, TableColumn};
+use options::{ErrorKind, Format, Settings, Value};
 use order::{Op, Order, Plan};
 use report::{Report, Signal, Tracker, Urgency};
 use std::cell::{Cell, RefCell};
@@ -41,6 +44,8 @@ struct Hooks {
     synced: Option<js_sys::Function>,
     reset: Option<js_sys::Function>,
     error: Option<js_sys::Function>,
+    columns: Option<js_sys::Function>,
+    tables_unavailable: Option<js_sys::Function>,
 }
 
 impl Hooks {
@@ -57,6 +62,8 @@ impl Hooks {
             synced: get("synced"),
             reset: get("reset"),
             error: get("error"),
+            columns: get("columns"),
+            tables_unavailable: get("tablesUnavailable"),
         }
     }
 }
@@ -81,6 +88,8 @@ fn call(f: &Option<js_sys::Function>, args: &[JsValue]) {
 /// reused) wait here for the next snapshot.
 #[derive(Default)]
 struct Cache {
+    /// What each value is: the object, or a table row.
+    format: Format,
     fresh: HashMap<usize, (Arc<Object>, JsValue)>,
     order: Order,
     /// The last snapshot and the version it was taken at.
@@ -92,8 +101,80 @@ fn key(o: &Arc<Object>) -> usize {
 }
 
 /// The object's JSON as a JS value (parsed from the stored bytes).
-fn parse(o: &Object) -> JsValue {
+fn parse_object(o: &Object) -> JsValue {
     js_sys::JSON::parse(&o.json_str()).unwrap_or(JsValue::NULL)
+}
+
+/// The value the page sees: the object, or in table mode its row
+/// (`{ cells, metadata }`, and `object` when rows include it).
+fn parse(o: &Object, format: Format) -> JsValue {
+    let Format::Table(include) = format else {
+        return parse_object(o);
+    };
+    let object = parse_object(o);
+    let metadata = js_sys::Reflect::get(&object, &"metadata".into()).unwrap_or(JsValue::NULL);
+    let cells = match o.cells_json() {
+        Some(cells) => js_sys::JSON::parse(cells).unwrap_or_else(|_| js_sys::Array::new().into()),
+        // Not a row: the server stopped printing tables (`tablesUnavailable`); the
+        // cells of `fallback_columns()`.
+        None => {
+            let created =
+                js_sys::Reflect::get(&metadata, &"creationTimestamp".into()).unwrap_or_default();
+            js_sys::Array::of2(&JsValue::from_str(o.name()), &created).into()
+        }
+    };
+    js_sys::Object::freeze(cells.unchecked_ref::<js_sys::Object>());
+    let row = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&row, &k.into(), v);
+    let _ = set("cells", &cells);
+    let _ = set("metadata", &metadata);
+    if include == IncludeObject::Object {
+        let _ = set("object", &object);
+    }
+    row.into()
+}
+
+/// The columns of rows made from objects, when the server prints no tables: those of
+/// the apiserver's default table convertor (`rest/table.go`).
+fn fallback_columns() -> Arc<[TableColumn]> {
+    let column = |name: &str, column_type, format: &str| TableColumn {
+        name: name.into(),
+        column_type,
+        format: format.into(),
+        description: String::new(),
+        priority: 0,
+    };
+    Arc::from([
+        column("Name", ColumnType::String, "name"),
+        column("Created At", ColumnType::Date, ""),
+    ])
+}
+
+/// A column definition as the server sent it (`columnDefinitions[]`).
+fn column_js(c: &TableColumn) -> JsValue {
+    let column_type = match &c.column_type {
+        ColumnType::String => "string",
+        ColumnType::Integer => "integer",
+        ColumnType::Number => "number",
+        ColumnType::Boolean => "boolean",
+        ColumnType::Date => "date",
+        ColumnType::Other(name) => name,
+    };
+    let o = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| js_sys::Reflect::set(&o, &k.into(), &v);
+    let _ = set("name", JsValue::from_str(&c.name));
+    let _ = set("type", JsValue::from_str(column_type));
+    let _ = set("format", JsValue::from_str(&c.format));
+    let _ = set("description", JsValue::from_str(&c.description));
+    let _ = set("priority", JsValue::from_f64(f64::from(c.priority)));
+    js_sys::Object::freeze(&o);
+    o.into()
+}
+
+fn columns_js(columns: &[TableColumn]) -> js_sys::Array {
+    let array: js_sys::Array = columns.iter().map(column_js).collect();
+    js_sys::Object::freeze(&array);
+    array
 }
 
 impl Cache {
@@ -105,7 +186,7 @@ impl Cache {
         }
         self.fresh
             .entry(key(o))
-            .or_insert_with(|| (o.clone(), parse(o)))
+            .or_insert_with(|| (o.clone(), parse(o, self.format)))
             .1
             .clone()
     }
@@ -121,7 +202,7 @@ impl Cache {
     fn take(&mut self, o: &Arc<Object>) -> JsValue {
         match self.fresh.remove(&key(o)) {
             Some((_, v)) => v,
-            None => parse(o),
+            None => parse(o, self.format),
         }
     }
 
@@ -201,11 +282,26 @@ struct Shared {
     /// Inside `Driver::start`: the driver is not the watcher's yet, so its status
     /// cannot be read back; told once it is.
     starting: Cell<bool>,
+    /// Table mode: the columns of the rows held, and their (frozen) JS array.
+    columns: RefCell<Option<(Arc<[TableColumn]>, js_sys::Array)>>,
+    /// Table mode: why the server prints no tables, once it said so.
+    tables_unavailable: RefCell<Option<String>>,
 }
 
 impl Shared {
     fn report(&self, view: &StatusView) -> Report {
         Report::new(view, &self.tracker.borrow())
+    }
+
+    /// New columns: kept (with their JS array) and told.
+    fn set_columns(&self, columns: Arc<[TableColumn]>) {
+        let same = matches!(&*self.columns.borrow(), Some((held, _)) if **held == *columns);
+        if same {
+            return;
+        }
+        let array = columns_js(&columns);
+        *self.columns.borrow_mut() = Some((columns, array.clone()));
+        call(&self.hooks.columns, &[array.into()]);
     }
 
     /// Tells the status if it changed.
@@ -261,7 +357,9 @@ impl Shared {
                 let value = wants.then(|| match kind {
                     // The last snapshot's value when it holds this very object (a
                     // relist's delete), else its last state; not kept for later.
-                    "DELETED" => cache.in_snapshot(o).unwrap_or_else(|| parse(o)),
+                    "DELETED" => cache
+                        .in_snapshot(o)
+                        .unwrap_or_else(|| parse(o, self.settings.format)),
                     _ => cache.value(o),
                 });
                 (kind, value)
@@ -271,6 +369,19 @@ impl Shared {
                     call(&self.hooks.change, &[JsValue::from_str(kind), object]);
                 }
                 continue;
+            }
+            match event {
+                Event::Columns { columns } => {
+                    self.set_columns(columns.clone());
+                    continue;
+                }
+                Event::TablesUnavailable { why } => {
+                    *self.tables_unavailable.borrow_mut() = Some(why.clone());
+                    call(&self.hooks.tables_unavailable, &[JsValue::from_str(why)]);
+                    self.set_columns(fallback_columns());
+                    continue;
+                }
+                _ => {}
             }
             let signal = self.tracker.borrow_mut().note(event, &view, held);
             match signal {
@@ -310,11 +421,16 @@ impl Shared {
     }
 }
 
-/// The status object: the driver's status and the error.
-fn status_js(report: &Report) -> JsValue {
+/// The status object: the driver's status, the error, and in table mode why the
+/// server prints no tables (`null` while it does; absent in object mode).
+fn status_js(report: &Report, tables_unavailable: Option<Option<&str>>) -> JsValue {
     let object = to_js(&report.view);
     let error = report.error.as_ref().map(to_js).unwrap_or(JsValue::NULL);
     let _ = js_sys::Reflect::set(&object, &JsValue::from_str("error"), &error);
+    if let Some(why) = tables_unavailable {
+        let why = why.map(JsValue::from_str).unwrap_or(JsValue::NULL);
+        let _ = js_sys::Reflect::set(&object, &JsValue::from_str("tablesUnavailable"), &why);
+    }
     object
 }
 
@@ -388,13 +504,19 @@ impl WatcherCore {
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, hooks: JsValue) -> Result<WatcherCore, JsValue> {
         let settings = check_options(&options)?;
+        let cache = Cache {
+            format: settings.format,
+            ..Cache::default()
+        };
         Ok(WatcherCore {
             shared: Rc::new(Shared {
                 settings,
                 hooks: Hooks::read(&hooks),
                 wants_changes: Cell::new(false),
                 version: Cell::new(0),
-                cache: RefCell::default(),
+                cache: RefCell::new(cache),
+                columns: RefCell::default(),
+                tables_unavailable: RefCell::default(),
                 tracker: RefCell::default(),
                 told: RefCell::default(),
                 starting: Cell::new(false),
@@ -506,7 +628,19 @@ impl WatcherCore {
     }
 
     pub fn status(&self) -> JsValue {
-        status_js(&self.shared.report(&self.view()))
+        let why = self.shared.tables_unavailable.borrow();
+        let tables =
+            matches!(self.shared.settings.format, Format::Table(_)).then(|| why.as_deref());
+        status_js(&self.shared.report(&self.view()), tables)
+    }
+
+    /// Table mode: the column definitions of the rows (the same frozen array until
+    /// they change), `null` before the first answer and in object mode.
+    pub fn columns(&self) -> JsValue {
+        match &*self.shared.columns.borrow() {
+            Some((_, array)) => array.clone().into(),
+            None => JsValue::NULL,
+        }
     }
 }
 

@@ -9,7 +9,13 @@ import init, {
   type WatcherError,
   type WatcherOptions,
   type WatcherStatus,
+  type TableCell,
+  type TableColumn,
+  type TableRow,
+  type TableRowWithObject,
+  type TableWatcherOptions,
 } from 'kubelive';
+import { KubeliveTable, type KubeliveStatusEvent } from 'kubelive/table';
 // @ts-expect-error: the wasm half is internal
 import { WatcherCore } from 'kubelive';
 // @ts-expect-error: the app is not in the package
@@ -88,8 +94,40 @@ export async function dashboard(): Promise<void> {
   new Watcher({ path: '/api/v1/pods', labelselector: 'app=web' });
   // @ts-expect-error: path is required
   new Watcher({ namespace: 'a' });
-  // @ts-expect-error: table rows are not available yet
-  new Watcher({ path: '/api/v1/pods', format: 'table' });
+  // Table mode: rows of cells and metadata, the server's columns.
+  const table = new Watcher({ path: '/api/v1/pods', format: 'table' });
+  const rows: readonly TableRow[] = table.snapshot();
+  const cell: TableCell | undefined = rows[0]?.cells[0];
+  const rowName: string | undefined = rows[0]?.metadata.name;
+  const columns: readonly TableColumn[] | null = table.columns();
+  const widths: number[] = (columns ?? []).filter((c) => c.priority === 0).map((c) => c.name.length);
+  table.onColumns((cols) => console.log(cols.map((c) => `${c.name}:${c.type}:${c.format}`)));
+  table.onTablesUnavailable((reason: string) => console.log(reason));
+  table.addEventListener('columns', (e) => console.log(e.detail.columns.length));
+  table.addEventListener('change', (e) => console.log(e.detail.object.cells.length));
+  const tableOptions: TableWatcherOptions = { path: '/api/v1/pods', format: 'table', includeObject: 'Metadata' };
+  const why: string | null | undefined = new Watcher(tableOptions).status().tablesUnavailable;
+  console.log(cell, rowName, widths, why);
+  const full = new Watcher<Pod>({ path: '/api/v1/pods', format: 'table', includeObject: 'Object' });
+  const fullRows: readonly TableRowWithObject<Pod>[] = useSyncExternalStore(full.subscribe, full.snapshot);
+  console.log(fullRows[0]?.object.status?.phase);
+  // @ts-expect-error: rows carry no object unless includeObject is 'Object'
+  console.log(rows[0]?.object);
+  // @ts-expect-error: includeObject is for table mode only
+  new Watcher({ path: '/api/v1/pods', includeObject: 'Object' });
+  // @ts-expect-error: no includeObject None (rows could not be keyed)
+  new Watcher({ path: '/api/v1/pods', format: 'table', includeObject: 'None' });
+  // @ts-expect-error: cells are read-only
+  rows[0]?.cells.push('x');
+
+  // The web component: an HTMLElement with typed events.
+  const element: KubeliveTable = document.createElement('kubelive-table');
+  element.setAttribute('resource', '/api/v1/pods');
+  element.addEventListener('kubelive-status', (e: KubeliveStatusEvent) => console.log(e.detail.phase));
+  element.addEventListener('kubelive-change', (e) => console.log(e.detail.version, e.detail.size));
+  const held: number = element.watcher?.size ?? 0;
+  const elementRows: readonly TableRow[] = element.watcher?.snapshot() ?? [];
+  console.log(held, elementRows, element.wide);
   // @ts-expect-error: snapshots are read-only
   w.snapshot().push(snapshot[0]);
   console.log(WatcherCore, startApp, BenchStream);

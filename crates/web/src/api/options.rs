@@ -3,7 +3,7 @@
 //! (`TypeError` for a wrong or missing type or an unknown key, `RangeError` for a value
 //! of the right type that is not allowed). Pure, so its messages are unit-tested.
 
-use kubelive_core::{Collection, Config, Mode};
+use kubelive_core::{Collection, Config, IncludeObject, Mode};
 
 /// A JS value as far as option checking cares.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,11 +56,14 @@ fn range_error(message: String) -> OptionError {
     }
 }
 
-/// What a Watcher delivers. Only objects today; table rows (`'table'`, the server's
-/// columns) come with the core's table mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a Watcher delivers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
+    #[default]
     Objects,
+    /// Rows as the server prints them (its columns, kubectl's), each with its
+    /// metadata, or its whole object (`includeObject: 'Object'`).
+    Table(IncludeObject),
 }
 
 /// The options, checked.
@@ -74,7 +77,7 @@ pub struct Settings {
 }
 
 /// Every option, in the order messages list them.
-pub const OPTIONS: [&str; 10] = [
+pub const OPTIONS: [&str; 11] = [
     "path",
     "namespace",
     "labelSelector",
@@ -85,6 +88,7 @@ pub const OPTIONS: [&str; 10] = [
     "retryOnFailure",
     "stripManagedFields",
     "format",
+    "includeObject",
 ];
 
 /// Checks `entries` (an options object's own keys and values).
@@ -146,7 +150,6 @@ pub fn parse(entries: Vec<(String, Value)>) -> Result<Settings, OptionError> {
     if let Some(v) = get("pageSize") {
         config.page_size = page_size(v)?;
     }
-    config.strip_managed_fields = flag(&get, "stripManagedFields")?;
     let base_url = match get("baseUrl") {
         Some(v) => base_url(&string("baseUrl", v)?)?,
         None => String::new(),
@@ -155,18 +158,38 @@ pub fn parse(entries: Vec<(String, Value)>) -> Result<Settings, OptionError> {
         None => Format::Objects,
         Some(v) => match string("format", v)?.as_str() {
             "objects" => Format::Objects,
-            "table" => {
-                return Err(range_error(
-                    "option format 'table' is not available yet: only 'objects'".into(),
-                ))
-            }
+            "table" => Format::Table(IncludeObject::Metadata),
             other => {
                 return Err(range_error(format!(
-                    "option format must be 'objects', got {other:?}"
+                    "option format must be 'objects' or 'table', got {other:?}"
                 )))
             }
         },
     };
+    let format = match (format, get("includeObject")) {
+        (_, None) => format,
+        (Format::Objects, Some(_)) => {
+            return Err(type_error(
+                "option includeObject needs format: 'table' (objects are always whole)".into(),
+            ))
+        }
+        (Format::Table(_), Some(v)) => match string("includeObject", v)?.as_str() {
+            "Metadata" => Format::Table(IncludeObject::Metadata),
+            "Object" => Format::Table(IncludeObject::Object),
+            other => {
+                return Err(range_error(format!(
+                    "option includeObject must be 'Metadata' or 'Object', got {other:?}"
+                )))
+            }
+        },
+    };
+    if let Format::Table(include) = format {
+        config = config.tables(include);
+    }
+    // Table mode drops managedFields unless asked to keep them (no row shows them).
+    if get("stripManagedFields").is_some() {
+        config.strip_managed_fields = flag(&get, "stripManagedFields")?;
+    }
     Ok(Settings {
         config,
         base_url,
@@ -364,7 +387,7 @@ mod tests {
             err(&[path, ("colour", s("red"))]).1,
             "unknown option colour; the options are path, namespace, labelSelector, \
              fieldSelector, streamingList, pageSize, baseUrl, retryOnFailure, \
-             stripManagedFields, format"
+             stripManagedFields, format, includeObject"
         );
     }
 
@@ -435,18 +458,57 @@ mod tests {
     }
 
     #[test]
-    fn only_objects_are_delivered_today() {
+    fn table_format_and_what_rows_include() {
         let path = ("path", s("/api/v1/pods"));
+        let o = check(&[path.clone(), ("format", s("table"))]).unwrap();
+        assert_eq!(o.format, Format::Table(IncludeObject::Metadata));
         assert_eq!(
-            err(&[path.clone(), ("format", s("table"))]),
+            o.config.format,
+            kubelive_core::Format::Table(IncludeObject::Metadata)
+        );
+        assert!(
+            o.config.strip_managed_fields,
+            "rows drop managedFields by default"
+        );
+        let o = check(&[
+            path.clone(),
+            ("format", s("table")),
+            ("includeObject", s("Object")),
+            ("stripManagedFields", Value::Bool(false)),
+        ])
+        .unwrap();
+        assert_eq!(o.format, Format::Table(IncludeObject::Object));
+        assert!(!o.config.strip_managed_fields, "kept when asked");
+        assert_eq!(
+            err(&[path.clone(), ("format", s("yaml"))]).1,
+            "option format must be 'objects' or 'table', got \"yaml\""
+        );
+        assert_eq!(
+            err(&[path.clone(), ("includeObject", s("Object"))]),
             (
-                ErrorKind::Range,
-                "option format 'table' is not available yet: only 'objects'".into()
+                ErrorKind::Type,
+                "option includeObject needs format: 'table' (objects are always whole)".into()
             )
         );
         assert_eq!(
-            err(&[path, ("format", s("yaml"))]).1,
-            "option format must be 'objects', got \"yaml\""
+            err(&[
+                path.clone(),
+                ("format", s("table")),
+                ("includeObject", s("None"))
+            ]),
+            (
+                ErrorKind::Range,
+                "option includeObject must be 'Metadata' or 'Object', got \"None\"".into()
+            )
+        );
+        assert_eq!(
+            err(&[
+                path,
+                ("format", s("table")),
+                ("includeObject", Value::Bool(true))
+            ])
+            .1,
+            "option includeObject must be a string, got boolean"
         );
     }
 }
