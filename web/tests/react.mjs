@@ -37,6 +37,8 @@ try {
     });
     return { rv: s.resourceVersion, rows, columns: w.columns() };
   }, "the React table equals the server's Table of ns-0 pods");
+  // Renders are judged over a few changes (a calm moment may bring none for a while).
+  await until('a few changes to ns-0 pods', () => page.evaluate(() => window.reactWatcher.version >= 4), 60000).catch(() => {});
   const renders = await page.evaluate(() => ({ versions: window.reactRenders, now: window.reactWatcher.version }));
   const v = renders.versions;
   const repeats = v.filter((x, i) => i > 0 && v[i - 1] === x).length;
