@@ -14,7 +14,7 @@
 //! watch; `--streaming-list`; and the streaming list in table mode) and
 //! @kubernetes/client-node's informer (`benches/node/bill.mjs`).
 
-use crate::util::{have, root, run};
+use crate::util::{have, root};
 use crate::web::{http_get, release_bins};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -291,15 +291,7 @@ pub fn bill_bench(o: &BillOpts) -> Result<String, String> {
         Client::KubeliveStreamingTables,
     ];
     if have("node") {
-        if !node_dir
-            .join("node_modules/@kubernetes/client-node")
-            .exists()
-        {
-            let mut npm = Command::new("npm");
-            npm.args(["ci", "--no-audit", "--no-fund"])
-                .current_dir(&node_dir);
-            run(npm)?;
-        }
+        crate::setup::node_peers()?;
         clients.push(Client::NodeInformer);
     } else {
         eprintln!("node not found: no client-node rows");

@@ -74,6 +74,18 @@ pub fn npm_packages() -> Result<(), String> {
     run(npm)
 }
 
+/// `benches/node`'s packages (@kubernetes/client-node: the peer in benchmarks, and the
+/// informer that must converge against the sim in the e2e step), from its lock file.
+pub fn node_peers() -> Result<(), String> {
+    let dir = root().join("benches/node");
+    if dir.join("node_modules/@kubernetes/client-node").exists() {
+        return Ok(());
+    }
+    let mut npm = command("npm", &["ci", "--no-audit", "--no-fund"]);
+    npm.current_dir(&dir);
+    run(npm)
+}
+
 /// The version of `package` recorded in Cargo.lock.
 pub fn locked_version(package: &str) -> Result<String, String> {
     let lock = std::fs::read_to_string(root().join("Cargo.lock"))

@@ -787,6 +787,31 @@ fn suites() -> Vec<Suite> {
                 )
             },
         ),
+        // Issue 15: client-node's informer (not kubelive) converges against the sim under
+        // faults (cuts, splits, 5xx, 429, HTML, 410s): the sim's fidelity breaks no
+        // correct client. Its CHURN_FOR default (30) is the --churn-for here.
+        Suite::sim(
+            &["../benches/node/informer.mjs"],
+            Cluster {
+                faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@20".into(),
+                ..calm(
+                    300,
+                    30.0,
+                    &[
+                        "--namespaces",
+                        "4",
+                        "--churn-for",
+                        "30",
+                        "--compact-every",
+                        "5",
+                        "--watch-cache-window",
+                        "4",
+                        "--bookmark-every",
+                        "3",
+                    ],
+                )
+            },
+        ),
         // A busy table: thousands of pods churning hundreds of times a second, no faults.
         Suite::sim(
             &["tests/live.mjs"],
@@ -800,6 +825,7 @@ fn suites() -> Vec<Suite> {
 fn e2e_scripts(only: &[String]) -> Result<(), String> {
     setup::browser()?;
     setup::npm_packages()?;
+    setup::node_peers()?;
     if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {
         dist(&[])?;
     }
