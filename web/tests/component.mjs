@@ -3,7 +3,9 @@
 // of ns-0 with a label selector, deployments everywhere, every pod in a short box)
 // load the wasm once, converge to the server's own Table (but for time columns) with
 // kubectl's headers (NAMESPACE first across namespaces); only visible rows are in the
-// DOM; headers sort by type; an attribute change restarts and converges; removing an
+// DOM, keyed (a row in view keeps its element across changes, rows scrolled into view
+// reuse elements, a held click under churn opens the row pressed); headers sort by
+// type; an attribute change restarts and converges; removing an
 // element stops its watcher and aborts its requests; the DOM events bubble out of the
 // shadow root; a selector the server rejects is a kubelive-error with its code; cells
 // are text; the CSS custom properties style it.
@@ -135,8 +137,7 @@ try {
     document.addEventListener('kubelive-select', cancel, { once: true });
     root.querySelector('[part~=row]').click();
     const cancelled = root.querySelector('[part~=detail]').hidden;
-    // Rows are drawn anew on changes: each click finds its row again. The sim injects
-    // 500s and 429s: the detail then says so, and a click asks again.
+    // The sim injects 500s and 429s: the detail then says so, and a click asks again.
     let row;
     for (let i = 0; i < 5; i++) {
       row = root.querySelector('[part~=row]:nth-child(2)');
@@ -218,6 +219,102 @@ try {
     `only visible rows are in the DOM (${all.before} of ${all.held}, box ${all.height}px)`);
   check(allAfter.rows.some((r) => r.includes(lastName)), `scrolled to the end, the last row is rendered (${lastName})`);
   check(Math.abs(allAfter.rowHeight - 30) < 0.5, `--kubelive-row-height styles the rows (${allAfter.rowHeight}px)`);
+
+  // Keyed rows: under the churn, a row whose object stays in view keeps its element and
+  // its cells' elements (tagged here with JS properties) across changes; rows scrolled
+  // into view reuse the elements of rows scrolled out.
+  const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.evaluate(() => {
+    const root = document.getElementById('all').shadowRoot;
+    root.querySelector('[part~=body]').scrollTop = 0;
+  });
+  await frames();
+  const tagged = await page.evaluate(() => {
+    const root = document.getElementById('all').shadowRoot;
+    window.rowElements = new WeakSet();
+    window.changesOfAll = () => window.events.filter((e) => e.type === 'kubelive-change' && e.id === 'all').length;
+    window.changesBefore = window.changesOfAll();
+    window.keysBefore = new Set();
+    for (const row of root.querySelectorAll('[part~=row]')) {
+      row.kubeliveKey = row.dataset.key;
+      window.keysBefore.add(row.dataset.key);
+      row.kubeliveCells = [...row.children];
+      row.kubeliveTexts = row.kubeliveCells.map((c) => c.textContent);
+      window.rowElements.add(row);
+    }
+    return root.querySelectorAll('[part~=row]').length;
+  });
+  await until('ten changes of every pod', () => page.evaluate(() => window.changesOfAll() - window.changesBefore >= 10), 60000);
+  await sleep(1100); // and an Age tick
+  await frames();
+  const identity = await page.evaluate(() => {
+    const root = document.getElementById('all').shadowRoot;
+    const rows = [...root.querySelectorAll('[part~=row]')];
+    // Rows whose object was in view before and still is: each must be the element it was.
+    const stayed = rows.filter((r) => window.keysBefore.has(r.dataset.key));
+    const kept = stayed.filter((r) => r.kubeliveKey === r.dataset.key);
+    return {
+      rows: rows.length,
+      stayed: stayed.length,
+      kept: kept.length,
+      cellsKept: kept.every((r) => r.kubeliveCells.every((c, i) => r.children[i] === c)),
+      textChanged: kept.filter((r) => r.kubeliveCells.some((c, i) => c.textContent !== r.kubeliveTexts[i])).length,
+      changes: window.changesOfAll() - window.changesBefore,
+    };
+  });
+  check(identity.stayed >= 5 && identity.kept === identity.stayed && identity.cellsKept,
+    `rows that stayed in view kept their elements and cells over ${identity.changes} changes (${identity.kept} of ${identity.stayed} of ${tagged}; ${identity.textChanged} with new text)`);
+  const recycled = await page.evaluate(async () => {
+    const root = document.getElementById('all').shadowRoot;
+    const body = root.querySelector('[part~=body]');
+    const before = root.querySelectorAll('[part~=row]').length;
+    body.scrollTop = 20 * 30;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const rows = [...root.querySelectorAll('[part~=row]')];
+    return { before, after: rows.length, reused: rows.filter((r) => window.rowElements.has(r)).length, moved: rows.filter((r) => r.kubeliveKey !== r.dataset.key).length };
+  });
+  check(recycled.after === recycled.before && recycled.reused === recycled.after && recycled.moved > 0,
+    `rows scrolled into view reuse the elements of rows scrolled out (${recycled.reused} of ${recycled.after} reused, ${recycled.moved} now other rows)`);
+
+  // Clicks while the sim churns: a press held as a person holds it (150 ms, renders
+  // between press and release), on ten rows in view; each opens the row pressed.
+  await page.evaluate(() => {
+    const root = document.getElementById('all').shadowRoot;
+    window.presses = [];
+    root.addEventListener('pointerdown', (e) => {
+      window.presses.push({ key: e.target.closest('[data-key]')?.dataset.key, changes: window.changesOfAll(), selected: null });
+    }, true);
+    document.addEventListener('kubelive-select', (e) => {
+      const press = window.presses[window.presses.length - 1];
+      if (press && e.target.id === 'all') press.selected = `${e.detail.row.metadata.namespace}/${e.detail.row.metadata.name}`;
+    });
+  });
+  const opened = [];
+  for (let n = 0; n < 10; n++) {
+    const at = await page.evaluate((n) => {
+      const el = document.getElementById('all');
+      el.scrollIntoView({ block: 'center' });
+      const root = el.shadowRoot;
+      const box = root.querySelector('[part~=body]').getBoundingClientRect();
+      const inView = [...root.querySelectorAll('[part~=row]')].map((r) => r.getBoundingClientRect())
+        .filter((b) => b.top >= box.top && b.bottom <= box.bottom - 16); // above a horizontal scrollbar
+      const b = inView[n % inView.length];
+      return { x: b.left + 40 + 37 * n, y: b.top + b.height / 2 };
+    }, n);
+    await page.mouse.click(at.x, at.y, { delay: 150 });
+    opened.push(await page.evaluate(() => {
+      const root = document.getElementById('all').shadowRoot;
+      const press = window.presses[window.presses.length - 1];
+      const detail = root.querySelector('[part~=detail]');
+      return { pressed: press.key, selected: press.selected, shown: detail.hidden ? null : detail.dataset.key, during: window.changesOfAll() - press.changes };
+    }));
+  }
+  const right = opened.filter((o) => o.pressed && o.selected === o.pressed && o.shown === o.pressed);
+  const raced = opened.filter((o) => o.during > 0).length;
+  check(right.length === 10 && new Set(right.map((o) => o.pressed)).size >= 3,
+    `ten clicks on rows (${new Set(opened.map((o) => o.pressed)).size} different) each opened the row clicked (${right.length}; ${raced} with changes during the press): ${opened.filter((o) => !right.includes(o)).map((o) => `${o.pressed} → ${o.shown}`).join(', ')}`);
+  check(raced >= 3, `the churn changed the table during presses (${raced} of 10)`);
+  await page.evaluate(() => document.getElementById('all').shadowRoot.querySelector('[part~=detail-close]').click());
 
   // Sorting: a header click sorts by the column's type (Available holds numbers, Age
   // sorts by creationTimestamp); again, descending.
