@@ -235,6 +235,15 @@ try {
     window.changesOfAll = () => window.events.filter((e) => e.type === 'kubelive-change' && e.id === 'all').length;
     window.changesBefore = window.changesOfAll();
     window.keysBefore = new Set();
+    // DOM churn over the changes, for the message: elements inserted (or moved) and texts set.
+    window.churn = { added: 0, texts: 0 };
+    window.churnObserver = new MutationObserver((records) => {
+      for (const m of records) {
+        window.churn.added += [...m.addedNodes].filter((n) => n.nodeType === Node.ELEMENT_NODE).length;
+        if (m.type === 'childList' && m.target.getAttribute?.('part') === 'cell') window.churn.texts += 1;
+      }
+    });
+    window.churnObserver.observe(root.querySelector('[part~=rows]'), { childList: true, subtree: true });
     for (const row of root.querySelectorAll('[part~=row]')) {
       row.kubeliveKey = row.dataset.key;
       window.keysBefore.add(row.dataset.key);
@@ -260,10 +269,11 @@ try {
       cellsKept: kept.every((r) => r.kubeliveCells.every((c, i) => r.children[i] === c)),
       textChanged: kept.filter((r) => r.kubeliveCells.some((c, i) => c.textContent !== r.kubeliveTexts[i])).length,
       changes: window.changesOfAll() - window.changesBefore,
+      churn: (window.churnObserver.disconnect(), window.churn),
     };
   });
   check(identity.stayed >= 5 && identity.kept === identity.stayed && identity.cellsKept,
-    `rows that stayed in view kept their elements and cells over ${identity.changes} changes (${identity.kept} of ${identity.stayed} of ${tagged}; ${identity.textChanged} with new text)`);
+    `rows that stayed in view kept their elements and cells over ${identity.changes} changes (${identity.kept} of ${identity.stayed} of ${tagged}; ${identity.textChanged} with new text; DOM: ${identity.churn.added} elements inserted or moved, ${identity.churn.texts} cell texts set)`);
   const recycled = await page.evaluate(async () => {
     const root = document.getElementById('all').shadowRoot;
     const body = root.querySelector('[part~=body]');
