@@ -326,6 +326,28 @@ try {
   check(raced >= 3, `the churn changed the table during presses (${raced} of 10)`);
   await page.evaluate(() => document.getElementById('all').shadowRoot.querySelector('[part~=detail-close]').click());
 
+  // `wide`: kubectl's -o wide columns, each row given the new cells in place (and back).
+  const wideHeaders = kubectlHeader(['get', 'pods', '-A', '-o', 'wide']);
+  const wide = await page.evaluate(async () => {
+    const el = document.getElementById('all');
+    const root = el.shadowRoot;
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const before = [...root.querySelectorAll('[part~=row]')];
+    el.wide = true;
+    await frames();
+    const headers = [...root.querySelectorAll('[part~=header-cell]')].map((h) => h.textContent);
+    const rows = [...root.querySelectorAll('[part~=row]')];
+    const shown = el.shownColumns.length;
+    const cells = rows.map((r) => r.children.length);
+    el.wide = false;
+    await frames();
+    const narrow = [...root.querySelectorAll('[part~=row]')].map((r) => r.children.length);
+    return { headers, shown, cells, kept: rows.filter((r) => before.includes(r)).length, rows: rows.length, narrow, narrowShown: el.shownColumns.length };
+  });
+  check(JSON.stringify(upper(wide.headers)) === JSON.stringify(wideHeaders) && wide.cells.every((n) => n === wide.shown)
+    && wide.kept * 2 >= wide.rows, `wide shows kubectl get -o wide's columns in every row (${wideHeaders.join(' ')}; ${wide.kept} of ${wide.rows} row elements kept)`);
+  check(wide.narrowShown < wide.shown && wide.narrow.every((n) => n === wide.narrowShown), `without wide, every row is back to ${wide.narrowShown} cells`);
+
   // Sorting: a header click sorts by the column's type (Available holds numbers, Age
   // sorts by creationTimestamp); again, descending.
   const click = (id, name) => page.evaluate(async ({ id, name }) => {
