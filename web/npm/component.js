@@ -184,6 +184,14 @@ export class KubeliveTable extends HTMLElement {
   #lastStatus = null;
   /** The shown columns the header was drawn for. */
   #headerFor = '';
+  /** The row elements in view, by key (see `#render`). */
+  #live = new Map();
+  /** Row elements out of view, detached, for rows coming into view. */
+  #spare = [];
+  /** "No resources found.", shown when synced to an empty collection. */
+  #empty = null;
+  /** The row a pointer pressed (key and where), until its click. */
+  #pressed = null;
   #els;
 
   constructor() {
@@ -209,13 +217,16 @@ export class KubeliveTable extends HTMLElement {
       const cell = e.target.closest('[data-index]');
       if (cell) this.#sortBy(Number(cell.dataset.index));
     });
-    rows.addEventListener('click', (e) => {
-      const row = e.target.closest('[data-key]');
-      const found = row && this.#rows.find((r) => key(r) === row.dataset.key);
-      if (!found) return;
-      const select = new CustomEvent('kubelive-select', { detail: { row: found }, bubbles: true, composed: true, cancelable: true });
-      if (this.dispatchEvent(select)) this.#showDetail(found);
+    // Delegated on the scrolling body, resolved by data-key when the click comes: a row
+    // element stays while its object is in view, whatever changes around it.
+    body.addEventListener('pointerdown', (e) => {
+      const row = e.button === 0 ? e.target.closest('[data-key]') : null;
+      this.#pressed = row ? { key: row.dataset.key, x: e.clientX, y: e.clientY } : null;
     });
+    body.addEventListener('pointercancel', () => {
+      this.#pressed = null;
+    });
+    body.addEventListener('click', (e) => this.#select(e));
     detail.addEventListener('click', (e) => {
       if (e.target.closest('[part~=detail-close]')) this.#closeDetail();
     });
@@ -334,6 +345,21 @@ export class KubeliveTable extends HTMLElement {
     this.#ageTimer = setInterval(() => {
       if (this.#columns.some(isAge)) this.#render();
     }, 1000);
+  }
+
+  /** A click on the body: the row pressed, or else the row clicked, is selected. */
+  #select(e) {
+    const pressed = this.#pressed;
+    this.#pressed = null;
+    // Rows can move under a still pointer between press and release (rows inserted
+    // above it, a re-sort): the browser then clicks their common ancestor, or another
+    // row. A click where the press was means the row the user pressed.
+    const still = pressed && e.detail > 0 && Math.hypot(e.clientX - pressed.x, e.clientY - pressed.y) < 4;
+    const which = still ? pressed.key : e.target.closest('[data-key]')?.dataset.key;
+    const found = which !== undefined && this.#ordered().find((r) => key(r) === which);
+    if (!found) return;
+    const select = new CustomEvent('kubelive-select', { detail: { row: found }, bubbles: true, composed: true, cancelable: true });
+    if (this.dispatchEvent(select)) this.#showDetail(found);
   }
 
   /** The object of `row`, as the server has it now (a GET), below the table. */
@@ -494,6 +520,11 @@ export class KubeliveTable extends HTMLElement {
     return h > 0 ? h : 28;
   }
 
+  /**
+   * Draws the rows in view, keyed: a row whose object stays in view keeps its element
+   * and only its changed cells' text is set; elements of rows leaving the view are
+   * reused for rows entering it; elements move only where the order changed.
+   */
   #render() {
     const rows = this.#ordered();
     const template = this.#template();
@@ -505,37 +536,71 @@ export class KubeliveTable extends HTMLElement {
     const visible = Math.ceil((body.clientHeight || 400) / height) + 2 * OVERSCAN;
     const last = Math.min(rows.length, first + visible);
     box.style.transform = `translateY(${first * height}px)`;
+    const inView = new Set();
+    for (let r = first; r < last; r++) inView.add(key(rows[r]));
+    for (const [k, view] of this.#live) {
+      if (inView.has(k)) continue;
+      this.#live.delete(k);
+      view.el.remove();
+      this.#spare.push(view);
+    }
     const shown = this.#shown();
     const now = Date.now();
-    const fragment = document.createDocumentFragment();
+    let at = box.firstChild;
     for (let r = first; r < last; r++) {
       const row = rows[r];
-      const el = div('row', 'row');
-      el.dataset.key = key(row);
-      el.style.gridTemplateColumns = template;
-      for (const i of shown) {
-        const column = this.#column(i);
-        const cell = div('cell', 'cell');
-        let text;
-        if (i === -1) {
-          text = row.metadata.namespace ?? '';
-        } else if (isAge(column) && row.metadata.creationTimestamp) {
-          text = humanDuration((now - Date.parse(row.metadata.creationTimestamp)) / 1000);
-        } else {
-          text = cellText(row.cells[i]);
-        }
-        cell.textContent = text; // text, never markup
-        el.append(cell);
+      const k = key(row);
+      let view = this.#live.get(k);
+      if (!view) {
+        view = this.#spare.pop() ?? { el: div('row', 'row'), texts: [], template: '' };
+        view.el.dataset.key = k;
+        this.#live.set(k, view);
       }
-      fragment.append(el);
+      fill(view, row, shown.map((i) => this.#column(i)), shown, template, now);
+      if (view.el === at) at = at.nextSibling;
+      else box.insertBefore(view.el, at);
     }
     if (rows.length === 0 && this.#isEmpty()) {
-      const empty = div('empty');
-      empty.textContent = 'No resources found.';
-      fragment.append(empty);
+      if (!this.#empty) {
+        this.#empty = div('empty');
+        this.#empty.textContent = 'No resources found.';
+      }
+      if (this.#empty !== at) box.insertBefore(this.#empty, at);
+      at = this.#empty.nextSibling;
     }
-    box.replaceChildren(fragment);
+    while (at) {
+      const next = at.nextSibling;
+      at.remove();
+      at = next;
+    }
   }
+}
+
+/** Sets `view`'s cells to `row`'s, touching only the cells whose text changed. */
+function fill(view, row, columns, shown, template, now) {
+  const { el, texts } = view;
+  if (view.template !== template) {
+    el.style.gridTemplateColumns = template;
+    view.template = template;
+  }
+  while (el.children.length > shown.length) el.lastChild.remove();
+  while (el.children.length < shown.length) el.append(div('cell', 'cell'));
+  texts.length = shown.length;
+  shown.forEach((i, n) => {
+    const column = columns[n];
+    let text;
+    if (i === -1) {
+      text = row.metadata.namespace ?? '';
+    } else if (isAge(column) && row.metadata.creationTimestamp) {
+      text = humanDuration((now - Date.parse(row.metadata.creationTimestamp)) / 1000);
+    } else {
+      text = cellText(row.cells[i]);
+    }
+    if (texts[n] !== text) {
+      el.children[n].textContent = text; // text, never markup
+      texts[n] = text;
+    }
+  });
 }
 
 /** The object's own path: its collection's, with its namespace, then its name. */
