@@ -7,6 +7,7 @@
 //
 // node bill.mjs --server http://127.0.0.1:18080
 import * as k8s from '@kubernetes/client-node';
+import { simClient } from './sim.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -15,14 +16,7 @@ const opt = (name, dflt) => {
 };
 const server = opt('--server', 'http://127.0.0.1:18080');
 
-const kc = new k8s.KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'sim', server, skipTLSVerify: true }],
-  users: [{ name: 'sim' }],
-  contexts: [{ name: 'sim', cluster: 'sim', user: 'sim' }],
-  currentContext: 'sim',
-});
-const api = kc.makeApiClient(k8s.CoreV1Api);
+const { kc, api } = simClient(server);
 const informer = k8s.makeInformer(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
 let errors = 0;
 informer.on('error', (err) => {

@@ -9,6 +9,7 @@
 // Run by `cargo xtask test` (the e2e step) and `cargo xtask e2e informer`; by hand:
 //   BASE_URL=http://127.0.0.1:8001 CHURN_FOR=30 node benches/node/informer.mjs
 import * as k8s from '@kubernetes/client-node';
+import { simClient } from './sim.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 // The suite's `--churn-for` (the sim stops changing pods then).
@@ -20,14 +21,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const t0 = Date.now();
 const log = (s) => console.log(`  [${((Date.now() - t0) / 1000).toFixed(1)}s] ${s}`);
 
-const kc = new k8s.KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'sim', server: BASE, skipTLSVerify: true }],
-  users: [{ name: 'sim' }],
-  contexts: [{ name: 'sim', cluster: 'sim', user: 'sim' }],
-  currentContext: 'sim',
-});
-const api = kc.makeApiClient(k8s.CoreV1Api);
+const { kc, api } = simClient(BASE);
 const informer = k8s.makeInformer(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
 let errors = 0;
 const restart = () => setTimeout(() => informer.start().catch(onError), 2000);

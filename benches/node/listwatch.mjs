@@ -4,6 +4,7 @@
 // node listwatch.mjs --server http://127.0.0.1:18080 --pods 50000 [--runs 5]
 // Prints RESULT lines (tab-separated) for `cargo xtask bench`.
 import * as k8s from '@kubernetes/client-node';
+import { simClient } from './sim.mjs';
 import { readFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
@@ -23,14 +24,7 @@ const version = JSON.parse(
   readFileSync(new URL('./node_modules/@kubernetes/client-node/package.json', import.meta.url)),
 ).version;
 
-const kc = new k8s.KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: 'sim', server, skipTLSVerify: true }],
-  users: [{ name: 'sim' }],
-  contexts: [{ name: 'sim', cluster: 'sim', user: 'sim' }],
-  currentContext: 'sim',
-});
-const api = kc.makeApiClient(k8s.CoreV1Api);
+const { kc, api } = simClient(server);
 
 function syncOnce() {
   return new Promise((resolve, reject) => {

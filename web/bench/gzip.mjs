@@ -10,12 +10,10 @@
 //   SIM_BIN=target/release/kubelive-sim DIST=dist node web/bench/gzip.mjs
 // Env: DIST, SIM_BIN (required), KUBECTL (kubectl), PODS (100000), RUNS (3),
 // STREAM (1: also the streaming list, which is a watch: never compressed), ARTIFACTS.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as netServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { launch, openPage, until } from '../tests/lib.mjs';
+import { median, startCluster } from './cluster.mjs';
 
 const env = process.env;
 const here = new URL('.', import.meta.url).pathname;
@@ -26,59 +24,17 @@ const PODS = Number(env.PODS || 100000);
 const RUNS = Number(env.RUNS || 3);
 const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
 const log = (s) => console.error(`[gzip] ${s}`);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = netServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
-
-const children = [];
-function start(cmd, args) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  child.stderr.on('data', () => {});
-  children.push(child);
-  return child;
-}
-const kill = (c) => { try { c.kill('SIGKILL'); } catch (_) { /* gone */ } };
-process.on('exit', () => children.forEach(kill));
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
-
-async function waitHttp(url, secs, what) {
-  await until(`${what} (${url})`, async () => {
-    const r = await fetch(url).catch(() => null);
-    return r && r.ok;
-  }, secs * 1000, 200);
-}
 
 /** The sim (compressing or not) behind kubectl proxy serving the dist. */
-async function cluster(compression) {
-  if (!SIM_BIN) throw new Error('SIM_BIN: the kubelive-sim binary is needed');
-  const simPort = await freePort();
-  const args = ['serve', '--port', String(simPort), '--objects', String(PODS), '--churn', '0', '--namespaces', '20', '--no-leases'];
-  if (!compression) args.push('--no-compression');
-  const sim = start(SIM_BIN, args);
-  await waitHttp(`http://127.0.0.1:${simPort}/api/v1/pods?limit=1`, 600, 'kubelive-sim');
-  const tmp = mkdtempSync(join(tmpdir(), 'kubelive-gzip-'));
-  const kubeconfig = join(tmp, 'kubeconfig');
-  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: sim\n  cluster:\n    server: http://127.0.0.1:${simPort}\n`
-    + 'contexts:\n- name: sim\n  context:\n    cluster: sim\n    user: sim\ncurrent-context: sim\nusers:\n- name: sim\n  user: {}\n');
-  const proxyPort = await freePort();
-  const proxy = start(KUBECTL, ['proxy', '--port', String(proxyPort), '--www', DIST, '--www-prefix', '/ui/', '--kubeconfig', kubeconfig]);
-  const base = `http://127.0.0.1:${proxyPort}`;
-  await waitHttp(`${base}/api`, 30, 'kubectl proxy');
-  return { base, stop() { kill(proxy); kill(sim); rmSync(tmp, { recursive: true, force: true }); } };
-}
+const cluster = (compression) => startCluster({
+  simBin: SIM_BIN,
+  kubectl: KUBECTL,
+  dist: DIST,
+  objects: PODS,
+  churn: 0,
+  extra: ['--no-leases', ...(compression ? [] : ['--no-compression'])],
+  log,
+});
 
 /** One fresh page to Synced: its time, and what the pods LIST pages cost. */
 async function syncOnce(browser, base, streaming) {

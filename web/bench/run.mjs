@@ -27,13 +27,11 @@
 // first frames run, written to $ARTIFACTS/frames.cpuprofile and summarised; build the
 // dist with function names for it to say much), TRACE (1: a browser-wide trace of the
 // first frames run; TRACE_BASELINE=1 traces the first static-page run instead).
-import { spawn } from 'node:child_process';
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createServer as netServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { launch, openPage, until } from '../tests/lib.mjs';
+import { median, sleep, startCluster as startSim } from './cluster.mjs';
 
 const env = process.env;
 const here = new URL('.', import.meta.url).pathname;
@@ -59,80 +57,11 @@ const PROFILE = env.PROFILE === '1';
 // summarised by thread and event, in $ARTIFACTS/frames.trace.json.
 const TRACE = env.TRACE === '1';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const n = s.length;
-  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-};
 const spread = (xs, f = (x) => x.toFixed(0)) => `${f(Math.min(...xs))}..${f(Math.max(...xs))}`;
 const log = (s) => console.error(`[bench] ${s}`);
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = netServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on('error', rej);
-  });
-}
-
-/** Child processes, killed on exit (by their own pid, never by name). */
-const children = [];
-function start(cmd, args) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.on('data', () => {});
-  children.push(child);
-  child.on('exit', (code, sig) => {
-    if (!child.stopping) log(`${cmd} exited (${code ?? sig})`);
-  });
-  return child;
-}
-function stop(child) {
-  child.stopping = true;
-  try { child.kill('SIGKILL'); } catch (_) { /* gone */ }
-}
-process.on('exit', () => children.forEach(stop));
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
-
-async function waitHttp(url, secs, what) {
-  await until(`${what} (${url})`, async () => {
-    const r = await fetch(url).catch(() => null);
-    return r && r.ok;
-  }, secs * 1000, 200);
-}
-
 /** kubelive-sim with `objects` pods churning `churn`/s, behind kubectl proxy. */
-async function startCluster(objects, churn) {
-  if (!SIM_BIN) throw new Error('SIM_BIN: the kubelive-sim binary is needed');
-  const simPort = await freePort();
-  const sim = start(SIM_BIN, ['serve', '--port', String(simPort), '--objects', String(objects), '--churn', String(churn), '--namespaces', '20']);
-  sim.stdout.on('data', () => {});
-  const t0 = Date.now();
-  // The sim populates in the background and holds requests until it is done.
-  await waitHttp(`http://127.0.0.1:${simPort}/api/v1/pods?limit=1`, 600, 'kubelive-sim');
-  log(`kubelive-sim: ${objects} pods, churn ${churn}/s, ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  const tmp = mkdtempSync(join(tmpdir(), 'kubelive-bench-'));
-  const kubeconfig = join(tmp, 'kubeconfig');
-  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: sim\n  cluster:\n    server: http://127.0.0.1:${simPort}\n`
-    + 'contexts:\n- name: sim\n  context:\n    cluster: sim\n    user: sim\ncurrent-context: sim\nusers:\n- name: sim\n  user: {}\n');
-  const proxyPort = await freePort();
-  const proxy = start(KUBECTL, ['proxy', '--port', String(proxyPort), '--www', DIST, '--www-prefix', '/ui/', '--kubeconfig', kubeconfig]);
-  proxy.stdout.on('data', () => {});
-  const base = `http://127.0.0.1:${proxyPort}`;
-  await waitHttp(`${base}/api`, 30, 'kubectl proxy');
-  await waitHttp(`${base}/ui/`, 10, 'kubectl proxy --www');
-  return {
-    base,
-    stop() {
-      stop(proxy);
-      stop(sim);
-      rmSync(tmp, { recursive: true, force: true });
-    },
-  };
-}
+const startCluster = (objects, churn) => startSim({ simBin: SIM_BIN, kubectl: KUBECTL, dist: DIST, objects, churn, log });
 
 /** A static server of the dist, with the stream file at /bench/watch.jsonl. */
 function staticServer() {
