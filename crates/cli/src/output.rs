@@ -2,6 +2,7 @@
 
 use kubelive_core::{Cell, Columns, Event, Object, Phase, Status, Store, TableColumn};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// `ns/name`, or `name` for cluster-scoped objects.
 pub fn key(o: &Object) -> String {
@@ -296,10 +297,40 @@ fn layout(rows: &[Vec<String>]) -> String {
     out
 }
 
+/// Which rows a table shows: every one (a pipe, the last table), or the first that fit
+/// a terminal (a live redraw formats a screenful, not the whole collection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    All,
+    First(usize),
+}
+
+impl Shown {
+    fn objects(self, store: &Store) -> Vec<&Arc<Object>> {
+        match self {
+            Shown::All => store.sorted(),
+            Shown::First(n) => store.first_sorted(n),
+        }
+    }
+
+    /// The line that says what was left out, if anything was.
+    fn footer(self, store: &Store, out: &mut String) {
+        if let Shown::First(n) = self {
+            if store.len() > n {
+                let _ = writeln!(
+                    out,
+                    "... and {} more (the first {n} by namespace and name; a pipe or -o events shows every row)",
+                    store.len() - n
+                );
+            }
+        }
+    }
+}
+
 /// The table of the current state, like `kubectl get` (with NAMESPACE when the
 /// objects span namespaces).
-pub fn table(store: &Store, wall_now: i64, with_namespace: bool) -> String {
-    let objects = store.sorted();
+pub fn table(store: &Store, wall_now: i64, with_namespace: bool, shown: Shown) -> String {
+    let objects = shown.objects(store);
     let kind = objects.first().map(|o| o.columns());
     let ns = |o: &Object| -> Vec<String> {
         if with_namespace {
@@ -366,7 +397,9 @@ pub fn table(store: &Store, wall_now: i64, with_namespace: bool) -> String {
             }
         }
     }
-    layout(&rows)
+    let mut out = layout(&rows);
+    shown.footer(store, &mut out);
+    out
 }
 
 /// The table of the current state as the server prints it (`columns`: the Table's
@@ -379,6 +412,7 @@ pub fn server_table(
     wall_now: i64,
     with_namespace: bool,
     wide: bool,
+    rows_shown: Shown,
 ) -> String {
     let shown: Vec<usize> = (0..columns.len())
         .filter(|&i| wide || columns[i].priority == 0)
@@ -390,7 +424,7 @@ pub fn server_table(
     }
     header.extend(shown.iter().map(|&i| columns[i].name.to_uppercase()));
     rows.push(header);
-    for o in store.sorted() {
+    for o in rows_shown.objects(store) {
         let mut r: Vec<String> = Vec::with_capacity(shown.len() + 1);
         if with_namespace {
             r.push(o.namespace().to_string());
@@ -407,7 +441,9 @@ pub fn server_table(
         }
         rows.push(r);
     }
-    layout(&rows)
+    let mut out = layout(&rows);
+    rows_shown.footer(store, &mut out);
+    out
 }
 
 /// One line saying where the engine stands.

@@ -19,6 +19,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -27,7 +28,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Consecutive `Failed` events (401/403) before giving up.
 const MAX_FAILED: u32 = 3;
-const TABLE_MIN_INTERVAL: Duration = Duration::from_millis(100);
+/// A live table is redrawn at most 4 times a second while it changes (each redraw
+/// selects a screenful from the whole store: O(objects)), and every second for ages.
+const TABLE_MIN_INTERVAL: Duration = Duration::from_millis(250);
 const TABLE_REFRESH: Duration = Duration::from_secs(1);
 
 /// What I/O threads (and the signal thread) tell the main loop.
@@ -494,6 +497,7 @@ pub fn watch(w: WatchArgs) -> i32 {
         failed_in_a_row: 0,
         fatal: None,
         table_dirty: true,
+        terminal: Terminal::default(),
         last_draw: None,
         clock,
     };
@@ -584,9 +588,10 @@ pub fn watch(w: WatchArgs) -> i32 {
         }
         Output::Table => {
             if driver.tty {
+                // The last table stays in the terminal's scrollback: every row.
                 driver.maybe_draw(true);
             } else {
-                let table = driver.table();
+                let table = driver.table(output::Shown::All);
                 let _ = driver.out.write_all(table.as_bytes());
             }
         }
@@ -630,6 +635,7 @@ struct Driver {
     /// Set when the driver gives up: the message to exit 1 with.
     fatal: Option<String>,
     table_dirty: bool,
+    terminal: Terminal,
     last_draw: Option<Instant>,
     clock: Clock,
 }
@@ -806,14 +812,14 @@ impl Driver {
     /// The table: the server's columns while it prints, else kubelive's own.
     /// NAMESPACE shows when the view spans namespaces and the kind has them (kubectl
     /// prints none for nodes, even with -A).
-    fn table(&self) -> String {
+    fn table(&self, shown: output::Shown) -> String {
         let store = self.engine.store();
         let with_namespace = self.with_namespace && store.iter().any(|o| !o.namespace().is_empty());
         match self.engine.columns() {
             Some(columns) => {
-                output::server_table(store, columns, wall_now(), with_namespace, self.wide)
+                output::server_table(store, columns, wall_now(), with_namespace, self.wide, shown)
             }
-            None => output::table(store, wall_now(), with_namespace),
+            None => output::table(store, wall_now(), with_namespace, shown),
         }
     }
 
@@ -836,13 +842,56 @@ impl Driver {
         if !force && self.next_draw().is_some_and(|t| now < t) {
             return;
         }
+        // A live redraw formats what fits the terminal (a collection of 100,000 is
+        // not re-printed 10 times a second); the last one (`force`) prints every row.
+        let shown = match (force, self.terminal.rows(now)) {
+            (false, Some(rows)) => output::Shown::First(rows.saturating_sub(4).max(1)),
+            _ => output::Shown::All,
+        };
         let mut screen = String::from("\x1b[H\x1b[2J");
         screen.push_str(&output::status_line(&self.engine.status(), now));
         screen.push_str("\n\n");
-        screen.push_str(&self.table());
+        screen.push_str(&self.table(shown));
         let _ = self.out.write_all(screen.as_bytes());
         let _ = self.out.flush();
         self.last_draw = Some(now);
         self.table_dirty = false;
     }
+}
+
+/// The terminal's height in rows, for live tables: asked of `stty size` on `/dev/tty`
+/// (the workspace has no unsafe `ioctl`), at most every 2 s so that a resized window is
+/// followed; `LINES` if that fails; `None` if neither says.
+#[derive(Default)]
+struct Terminal {
+    rows: Option<usize>,
+    asked: Option<Instant>,
+}
+
+impl Terminal {
+    const EVERY: Duration = Duration::from_secs(2);
+
+    fn rows(&mut self, now: Instant) -> Option<usize> {
+        if self.asked.is_none_or(|t| now >= t + Self::EVERY) {
+            self.asked = Some(now);
+            self.rows = stty_rows().or_else(|| std::env::var("LINES").ok()?.parse().ok());
+        }
+        self.rows
+    }
+}
+
+fn stty_rows() -> Option<usize> {
+    let tty = std::fs::File::open("/dev/tty").ok()?;
+    let out = Command::new("stty")
+        .arg("size")
+        .stdin(tty)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    text.split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+        .filter(|&r| r > 0)
 }

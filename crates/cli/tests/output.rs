@@ -1,6 +1,8 @@
 //! Output formatting: event lines, progress lines, snapshot, table, ages.
 
-use kubelive::output::{event_line, human_age, parse_timestamp, progress, snapshot, table, Line};
+use kubelive::output::{
+    event_line, human_age, parse_timestamp, progress, snapshot, table, Line, Shown,
+};
 use kubelive_core::{
     Collection, ColumnKind, Config, Engine, Event, Instant, Object, ParseOptions, RelistReason,
     ResourceVersion,
@@ -154,15 +156,27 @@ fn pod_table() {
     ];
     let e = engine_with("/api/v1/pods", &items);
     let now = parse_timestamp("2024-01-01T00:03:05Z").unwrap();
-    let t = table(e.store(), now, true);
+    let t = table(e.store(), now, true, Shown::All);
     assert_eq!(
         t,
         "NAMESPACE   NAME    READY   STATUS    RESTARTS   AGE    NODE\n\
          a           web-1   1/2     Running   3          3m5s   node-1\n\
          b           db-0    1/2     Pending   3          3m5s   node-1\n"
     );
-    let t = table(e.store(), now, false);
+    let t = table(e.store(), now, false, Shown::All);
     assert!(t.starts_with("NAME    READY"), "{t}");
+    // A live redraw in a small terminal: the first rows by namespace and name, widths
+    // from those alone, and a line for the rest.
+    assert_eq!(
+        table(e.store(), now, true, Shown::First(1)),
+        "NAMESPACE   NAME    READY   STATUS    RESTARTS   AGE    NODE\n\
+         a           web-1   1/2     Running   3          3m5s   node-1\n\
+         ... and 1 more (the first 1 by namespace and name; a pipe or -o events shows every row)\n"
+    );
+    assert_eq!(
+        table(e.store(), now, true, Shown::First(2)),
+        table(e.store(), now, true, Shown::All)
+    );
 }
 
 #[test]
@@ -171,13 +185,13 @@ fn deployment_and_generic_tables() {
     let e = engine_with("/apis/apps/v1/deployments", &[d.to_string()]);
     let now = parse_timestamp("2024-01-02T01:00:00Z").unwrap();
     assert_eq!(
-        table(e.store(), now, true),
+        table(e.store(), now, true, Shown::All),
         "NAMESPACE   NAME   READY   UP-TO-DATE   AVAILABLE   AGE\na           web    2/3     3            2           25h\n"
     );
     let w = r#"{"kind":"Widget","metadata":{"name":"w1","namespace":"a","uid":"u","resourceVersion":"1"}}"#;
     let e = engine_with("/apis/example.com/v1/widgets", &[w.to_string()]);
     assert_eq!(
-        table(e.store(), now, true),
+        table(e.store(), now, true, Shown::All),
         "NAMESPACE   NAME   AGE\na           w1     <unknown>\n"
     );
 }
@@ -274,13 +288,20 @@ fn server_tables_and_event_lines_show_cells_as_kubectl_prints_them() {
     let columns = e.columns().unwrap().clone();
     let wall = parse_timestamp("2024-01-01T01:02:03Z").unwrap();
     assert_eq!(
-        kubelive::output::server_table(e.store(), &columns, wall, false, false),
+        kubelive::output::server_table(
+            e.store(),
+            &columns,
+            wall,
+            false,
+            false,
+            kubelive::output::Shown::All
+        ),
         "NAME    READY   STATUS             RESTARTS     AGE\n\
          web-1   0/1     CrashLoopBackOff   3 (5m ago)   62m\n\
          web-2   0/1     CrashLoopBackOff   0            62m\n"
     );
     assert_eq!(
-        kubelive::output::server_table(e.store(), &columns, wall, true, true),
+        kubelive::output::server_table(e.store(), &columns, wall, true, true, kubelive::output::Shown::All),
         "NAMESPACE   NAME    READY   STATUS             RESTARTS     AGE   NOMINATED NODE   PORTS\n\
          default     web-1   0/1     CrashLoopBackOff   3 (5m ago)   62m   <none>           7\n\
          default     web-2   0/1     CrashLoopBackOff   0            62m   <none>           7\n"
