@@ -162,7 +162,8 @@ try {
   // Cells the server printed are text too, and so are its column names and
   // descriptions (titles); a cell cannot add a class of its own either.
   await page.goto(`${BASE}/ui/#r=v1/configmaps`);
-  await until('the printed rows', () => page.evaluate((n) => document.querySelectorAll('.row').length >= n, XSS_COUNT), 20000).catch(() => {});
+  // The configmaps' own rows (the pods view's rows may still be on screen for a moment).
+  await until('the printed rows', () => page.evaluate((n) => document.querySelectorAll('.row[data-key^="default/cm-"]').length >= n, XSS_COUNT), 20000).catch(() => {});
   const printed = await page.evaluate(() => ({
     headers: [...document.querySelectorAll('.th .th-name')].map((h) => h.textContent),
     titles: [...document.querySelectorAll('.th')].map((h) => h.title),
