@@ -241,8 +241,15 @@ try {
     status: 403, contentType: 'application/json',
     body: JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'pods "x" is forbidden: User "dev" cannot get resource "pods"', reason: 'Forbidden', code: 403 }),
   }));
-  await page.goto(`${BASE}/ui/#r=v1/pods&sel=${encodeURIComponent(pod)}&open=1`);
-  const err = await until('the GET error in the panel', () => page.evaluate(() => document.getElementById('detail-error')?.textContent), 30000).catch(() => '');
+  // The pod opened above may be gone by now (the churn deletes pods): the oldest one
+  // now on the server is opened, again if it went in the meantime.
+  let err = '';
+  for (let attempt = 0; attempt < 4 && !err; attempt++) {
+    const now = (await getJson(`${BASE}/api/v1/pods`)).items
+      .sort((a, b) => Date.parse(a.metadata.creationTimestamp) - Date.parse(b.metadata.creationTimestamp))[0];
+    await page.goto(`${BASE}/ui/#r=v1/pods&sel=${encodeURIComponent(`${now.metadata.namespace}/${now.metadata.name}`)}&open=1`);
+    err = await until('the GET error in the panel', () => page.evaluate(() => document.getElementById('detail-error')?.textContent), 15000).catch(() => '');
+  }
   check(err.includes('403') && err.includes('forbidden'), `a refused GET is said in the panel (${err})`);
   await page.unroute('**/api/v1/namespaces/*/pods/*');
 
