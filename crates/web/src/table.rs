@@ -595,24 +595,54 @@ pub fn cell(col: &Column, o: &Object, now: f64) -> String {
 /// Appends the text of one cell to `out`. Ages count on from the object's
 /// creationTimestamp (the server's text is as old as the row).
 pub fn write_cell(col: &Column, o: &Object, now: f64, out: &mut String) {
-    use std::fmt::Write;
+    let server = match col.source {
+        Source::Cell(i) => o.cell(i),
+        _ => None,
+    };
+    write_cell_given(col, o, server, now, out);
+}
+
+/// The texts of a row's shown cells, in `cols` order: the server's cells are read once
+/// for the row (reading cell `i` alone rescans the cells before it).
+pub fn row_texts(cols: &[Column], o: &Object, now: f64) -> Vec<String> {
+    let server: Vec<Cell<'_>> = o.cells().map(Iterator::collect).unwrap_or_default();
+    cols.iter()
+        .map(|c| {
+            let mut out = String::new();
+            let given = match c.source {
+                Source::Cell(i) => server.get(i).cloned(),
+                _ => None,
+            };
+            write_cell_given(c, o, given, now, &mut out);
+            out
+        })
+        .collect()
+}
+
+/// [`write_cell`] with the server's cell for `col` (if it is one) already read.
+fn write_cell_given(
+    col: &Column,
+    o: &Object,
+    server: Option<Cell<'_>>,
+    now: f64,
+    out: &mut String,
+) {
     match &col.source {
         Source::Namespace => out.push_str(o.namespace()),
         Source::Known(k) => write_known(*k, o, now, out),
-        Source::Cell(i) => {
+        Source::Cell(_) => {
             if col.sort_as == SortAs::Age {
                 if let Some(t) = o.creation_timestamp().and_then(parse_rfc3339) {
                     out.push_str(&human_duration(now - t));
                     return;
                 }
             }
-            match o.cell(*i) {
+            match server {
                 Some(c) => write_server_cell(&c, out),
                 // Not a row (the server stopped printing): its name at least.
                 None if col.is_name => out.push_str(o.name()),
                 None => {}
             }
-            let _ = out.write_str("");
         }
     }
 }

@@ -4,7 +4,7 @@
 use crate::access::Verdict;
 use crate::events::EventRow;
 use crate::status::StatusView;
-use crate::table::{cell, key_of, status_class, tone, Column, RowState};
+use crate::table::{key_of, row_texts, status_class, tone, Column, RowState};
 use crate::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
 use kubelive_core::Object;
 use std::collections::HashSet;
@@ -163,8 +163,7 @@ pub fn row(p: &RowProps) -> Html {
     html! {
         <div class={class} data-key={AttrValue::from(p.id.clone())} style={format!("{};top:{}px", p.template, p.slot as f64 * super::ROW_HEIGHT)}
              onclick={select} ondblclick={open} role="row">
-            { for p.cols.iter().map(|c| {
-                let text = cell(c, o, p.now);
+            { for p.cols.iter().zip(row_texts(&p.cols, o, p.now)).map(|(c, text)| {
                 let class = classes!(
                     "td",
                     c.numeric.then_some("num"),
