@@ -120,7 +120,8 @@ try {
   // Open the first hostile object: labels, annotations and JSON in the detail panel.
   await page.click(`.row[data-key="default/${XSS[0].replace(/"/g, '\\"')}"]`);
   await page.keyboard.press('Enter');
-  await page.waitForSelector('#detail');
+  // The row holds identity metadata only: labels and annotations come with the GET.
+  await page.waitForSelector('#detail-text');
   await page.waitForTimeout(300);
   const detail = await page.evaluate(() => document.getElementById('detail').textContent);
   check(detail.includes('<img src=y onerror=alert(6)>'), 'a label holding markup is shown as text (after a live MODIFIED)');
