@@ -101,6 +101,7 @@ pub fn decoders(data: &[u8]) {
         max_document_bytes: max,
     };
     let opts = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: input.byte().is_multiple_of(2),
         columns: kubelive_core::ColumnKind::for_resource("pods"),
     };

@@ -36,6 +36,7 @@ const XSS_COUNT = XSS.length;
 const sneaky = pod('sneaky-status', 7, 30);
 sneaky.status.phase = 'x st-running';
 pods.push(sneaky);
+const current = new Map(pods.map((p) => [p.metadata.name, p]));
 const json = (res, code, body) => {
   res.writeHead(code, { 'Content-Type': 'application/json' });
   res.end(JSON.stringify(body));
@@ -77,6 +78,12 @@ const server = http.createServer((req, res) => {
     if (!watch) return res.end(JSON.stringify({ kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '300' }, columnDefinitions, rows }));
     return;
   }
+  // One pod, as the detail panel GETs it: the version last sent on the watch.
+  const one = p.match(/^\/api\/v1\/namespaces\/default\/pods\/([^/]+)$/);
+  if (one) {
+    const found = current.get(decodeURIComponent(one[1]));
+    return found ? json(res, 200, found) : json(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
+  }
   if (p === '/api/v1/namespaces' || p === '/api/v1/pods') {
     const items = p.endsWith('pods') ? pods : [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: XSS[1], uid: 'ns1', resourceVersion: '5' } }];
     if (!watch) return json(res, 200, { kind: 'List', apiVersion: 'v1', metadata: { resourceVersion: '100' }, items });
@@ -85,9 +92,13 @@ const server = http.createServer((req, res) => {
       // A live change of a hostile object, then bookmarks; the stream stays open.
       const changed = pod(XSS[0], 0, 101);
       changed.metadata.labels.changed = '<img src=y onerror=alert(6)>';
-      setTimeout(() => res.write(JSON.stringify({ type: 'MODIFIED', object: changed }) + '\n'), 300);
+      const send = (type, object) => {
+        current.set(object.metadata.name, object);
+        res.write(JSON.stringify({ type, object }) + '\n');
+      };
+      setTimeout(() => send('MODIFIED', changed), 300);
       const added = pod('<marquee>added</marquee>', 9, 102);
-      setTimeout(() => res.write(JSON.stringify({ type: 'ADDED', object: added }) + '\n'), 500);
+      setTimeout(() => send('ADDED', added), 500);
     }
     const t = setInterval(() => res.write(JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '102' } } }) + '\n'), 1000);
     req.on('close', () => clearInterval(t));
@@ -120,7 +131,8 @@ try {
   // Open the first hostile object: labels, annotations and JSON in the detail panel.
   await page.click(`.row[data-key="default/${XSS[0].replace(/"/g, '\\"')}"]`);
   await page.keyboard.press('Enter');
-  await page.waitForSelector('#detail');
+  // The row holds identity metadata only: labels and annotations come with the GET.
+  await page.waitForSelector('#detail-text');
   await page.waitForTimeout(300);
   const detail = await page.evaluate(() => document.getElementById('detail').textContent);
   check(detail.includes('<img src=y onerror=alert(6)>'), 'a label holding markup is shown as text (after a live MODIFIED)');

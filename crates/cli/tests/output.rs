@@ -20,6 +20,7 @@ fn object(json: &str, columns: ColumnKind) -> Arc<Object> {
         Object::parse(
             json.as_bytes(),
             &ParseOptions {
+                metadata: kubelive_core::KeptMetadata::All,
                 strip_managed_fields: false,
                 columns,
             },

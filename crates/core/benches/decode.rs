@@ -182,6 +182,7 @@ fn bench(c: &mut Criterion) {
         stream.len() / events
     );
     let pods = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: false,
         columns: ColumnKind::Pod,
     };

@@ -11,7 +11,7 @@
 #[path = "common/tables.rs"]
 mod tables;
 
-use kubelive_core::{Collection, Config, Engine, IncludeObject, Instant, Object};
+use kubelive_core::{Collection, Config, Engine, IncludeObject, Instant, KeptMetadata, Object};
 use kubelive_sim::printers::IncludeObject as Rows;
 use serde_json::Value;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -132,7 +132,7 @@ fn main() {
     }
 
     type Case<'a> = (&'a str, &'a [u8], fn(Config) -> Config);
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         ("objects, with managedFields", &plain, |c| c),
         ("objects, managedFields stripped", &plain, |c| Config {
             strip_managed_fields: true,
@@ -153,6 +153,14 @@ fn main() {
             &table,
             |c| Config {
                 strip_managed_fields: false,
+                ..c.tables(IncludeObject::Metadata)
+            },
+        ),
+        (
+            "table rows, Metadata, identity metadata only (the app's table)",
+            &table,
+            |c| Config {
+                metadata: KeptMetadata::Identity,
                 ..c.tables(IncludeObject::Metadata)
             },
         ),

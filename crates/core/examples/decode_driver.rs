@@ -77,6 +77,7 @@ fn main() {
         return;
     }
     let opts = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: mode == "strip",
         columns: ColumnKind::Pod,
     };

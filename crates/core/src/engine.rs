@@ -6,7 +6,7 @@
 
 use crate::backoff::{Backoff, BackoffConfig, Rng};
 use crate::decode::{DecodeError, Limits, ListDecoder, WatchDecoder, WatchFrame};
-use crate::object::{ColumnKind, Object, ParseOptions};
+use crate::object::{ColumnKind, KeptMetadata, Object, ParseOptions};
 use crate::request::{Collection, Query, Request, RequestId, RequestKind};
 use crate::rv::ResourceVersion;
 use crate::status::{self, ApiError, ApiErrorKind};
@@ -47,6 +47,8 @@ pub struct Config {
     /// Objects (the default) or server-side tables; see [`Config::tables`].
     pub format: Format,
     pub strip_managed_fields: bool,
+    /// Which members of each object's metadata are stored (all by default).
+    pub metadata: KeptMetadata,
     /// When the engine gives up on a silent connection (head, body progress, watch
     /// timeout, idle watch).
     pub deadlines: Deadlines,
@@ -72,6 +74,7 @@ impl Config {
             limits: Limits::default(),
             format: Format::Objects,
             strip_managed_fields: false,
+            metadata: KeptMetadata::All,
             deadlines: Deadlines::default(),
             too_large_retries: 3,
             backoff: BackoffConfig::default(),
@@ -458,6 +461,7 @@ impl Engine {
         let parse = ParseOptions {
             strip_managed_fields: config.strip_managed_fields,
             columns: ColumnKind::for_resource(config.collection.resource()),
+            metadata: config.metadata,
         };
         let mut engine = Engine {
             parse,

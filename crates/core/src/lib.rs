@@ -30,7 +30,7 @@ pub use decode::{DecodeError, Limits};
 pub use engine::{
     Config, Engine, Event, Mode, Phase, RelistReason, Restart, Status, TransportError,
 };
-pub use object::{ColumnKind, Columns, Object, ParseOptions};
+pub use object::{ColumnKind, Columns, KeptMetadata, Object, ParseOptions};
 pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;
 pub use status::{retry_after, ApiError, ApiErrorKind};

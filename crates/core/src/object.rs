@@ -35,6 +35,40 @@ pub struct ParseOptions {
     /// Drop `metadata.managedFields` on the way in (saves ~30% of a typical pod).
     pub strip_managed_fields: bool,
     pub columns: ColumnKind,
+    /// Which other members of `metadata` are stored.
+    pub metadata: KeptMetadata,
+}
+
+/// Which members of an object's `metadata` are stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeptMetadata {
+    /// Every member (managedFields as `strip_managed_fields` says).
+    #[default]
+    All,
+    /// Only what names, versions and dates the object: name, namespace, uid,
+    /// resourceVersion, creationTimestamp, deletionTimestamp. For views that show the
+    /// server's cells and fetch the whole object when asked (the app's table): labels,
+    /// annotations, ownerReferences and the rest are most of a row's bytes.
+    Identity,
+}
+
+impl KeptMetadata {
+    /// Whether the member `key` of `metadata` is left out of the stored copy.
+    #[inline]
+    fn drops(self, key: &[u8], strip_managed_fields: bool) -> bool {
+        match self {
+            KeptMetadata::All => strip_managed_fields && key == b"managedFields",
+            KeptMetadata::Identity => !matches!(
+                key,
+                b"name"
+                    | b"namespace"
+                    | b"uid"
+                    | b"resourceVersion"
+                    | b"creationTimestamp"
+                    | b"deletionTimestamp"
+            ),
+        }
+    }
 }
 
 /// Display columns, extracted at decode time so rendering never re-parses JSON.
@@ -439,7 +473,7 @@ struct Extract {
     resource_version: Option<StrSpan>,
     creation_timestamp: Option<StrSpan>,
     deletion_timestamp: Option<StrSpan>,
-    /// Byte ranges to drop from the stored copy (managedFields), in order.
+    /// Byte ranges to drop from the stored copy (dropped metadata members), in order.
     cuts: Vec<(usize, usize)>,
     // Pod columns.
     containers: u16,
@@ -525,11 +559,11 @@ fn walk(
             (b"metadata", _) => {
                 if sc.ws() == b'{' {
                     let at = sc.i;
-                    metadata(sc, ex, opts.strip_managed_fields)?;
+                    metadata(sc, ex, opts)?;
                     tk.metadata = Some((at, sc.i));
                     tk.partial += u32::from(member == 2 && tk.partial == 2);
                 } else {
-                    metadata(sc, ex, opts.strip_managed_fields)?;
+                    metadata(sc, ex, opts)?;
                 }
             }
             (b"spec", ColumnKind::Pod) => pod_spec(sc, ex)?,
@@ -1062,7 +1096,8 @@ fn sat(v: u64) -> u32 {
     v.min(u64::from(u32::MAX)) as u32
 }
 
-/// A pending managedFields cut: where its key starts, where its value ends, and
+/// A pending cut of dropped members (managedFields, or all but the identity ones):
+/// where the first one's key starts, where its value ends, and
 /// where the previous member's value ended (None if it is the first member).
 struct PendingCut {
     key_start: usize,
@@ -1070,7 +1105,7 @@ struct PendingCut {
     prev_end: Option<usize>,
 }
 
-fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, strip: bool) -> JResult<()> {
+fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, opts: &ParseOptions) -> JResult<()> {
     if !sc.object_start()? {
         return Ok(());
     }
@@ -1081,9 +1116,9 @@ fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, strip: bool) -> JResult<()> 
     while let Some(k) = sc.next_key(&mut first)? {
         let key_start = k.start - 1;
         let kb = key(b, k);
-        let is_mf = strip && kb.as_ref() == b"managedFields";
+        let drop = opts.metadata.drops(kb.as_ref(), opts.strip_managed_fields);
         if let Some(p) = pending.take() {
-            if is_mf {
+            if drop {
                 pending = Some(p);
             } else {
                 ex.cuts.push((p.key_start, key_start));
@@ -1102,7 +1137,7 @@ fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, strip: bool) -> JResult<()> 
             Some(slot) => *slot = sc.opt_string()?,
             None => sc.value()?,
         }
-        if is_mf {
+        if drop {
             match &mut pending {
                 Some(p) => p.value_end = sc.i,
                 None => {
@@ -1405,6 +1440,92 @@ mod tests {
             .collect()
     }
 
+    /// `KeptMetadata::Identity` keeps exactly the identity members, wherever the
+    /// dropped ones stand (first, last, in runs, all of them) and in either strip mode.
+    #[test]
+    fn identity_metadata_keeps_only_identity_members_in_any_order() {
+        let members = [
+            r#""name":"web-1""#,
+            r#""namespace":"ns""#,
+            r#""uid":"u-1""#,
+            r#""resourceVersion":"42""#,
+            r#""creationTimestamp":"2026-01-01T00:00:00Z""#,
+            r#""deletionTimestamp":"2026-01-02T00:00:00Z""#,
+            r#""labels":{"app":"web","tier":"a,b"}"#,
+            r#""annotations":{"k8s.io/x":"{\"y\":[1,2]}"}"#,
+            r#""ownerReferences":[{"kind":"ReplicaSet","name":"rs"}]"#,
+            r#""generateName":"web-""#,
+            r#""managedFields":[{"manager":"m","fieldsV1":{"f:a":{}}}]"#,
+            r#""finalizers":["x"]"#,
+        ];
+        let mut seed = 7u64;
+        for round in 0..300 {
+            let mut order: Vec<usize> = (0..members.len()).collect();
+            for i in (1..order.len()).rev() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                order.swap(i, (seed >> 33) as usize % (i + 1));
+            }
+            // Some rounds have only some members, down to the two required ones.
+            let keep = if round % 3 == 0 {
+                order.len()
+            } else {
+                1 + round % order.len()
+            };
+            // name and resourceVersion are required of every object.
+            let mut kept: Vec<usize> = order[..keep].to_vec();
+            for must in [0, 3] {
+                if !kept.contains(&must) {
+                    kept.insert(round % (kept.len() + 1), must);
+                }
+            }
+            let meta: Vec<&str> = kept.iter().map(|&i| members[i]).collect();
+            let doc = format!(
+                r#"{{"kind":"Pod","metadata":{{{}}},"spec":{{"nodeName":"n1"}}}}"#,
+                meta.join(",")
+            );
+            for strip in [false, true] {
+                let opts = ParseOptions {
+                    metadata: KeptMetadata::Identity,
+                    strip_managed_fields: strip,
+                    columns: ColumnKind::Pod,
+                };
+                let stream = format!("{{\"type\":\"ADDED\",\"object\":{doc}}}\n");
+                let o = objects_of(&stream, opts).remove(0);
+                let mut want: serde_json::Value = serde_json::from_str(&doc).unwrap();
+                want["metadata"].as_object_mut().unwrap().retain(|k, _| {
+                    matches!(
+                        k.as_str(),
+                        "name"
+                            | "namespace"
+                            | "uid"
+                            | "resourceVersion"
+                            | "creationTimestamp"
+                            | "deletionTimestamp"
+                    )
+                });
+                let got: serde_json::Value = serde_json::from_slice(&o.json()).unwrap();
+                assert_eq!(got, want, "{doc}");
+                assert_eq!(o.name(), want["metadata"]["name"].as_str().unwrap_or(""));
+                assert_eq!(o.uid(), want["metadata"]["uid"].as_str().unwrap_or(""));
+                assert!(o.labels().is_empty() && o.annotations().is_empty());
+                assert_eq!(
+                    o.columns(),
+                    Object::parse(
+                        doc.as_bytes(),
+                        &ParseOptions {
+                            metadata: KeptMetadata::All,
+                            ..opts
+                        }
+                    )
+                    .unwrap()
+                    .columns()
+                );
+            }
+        }
+    }
+
     /// Gaps of every length around the sixteen-byte copy step between dictionary
     /// keys (one- and two-byte tokens), between a key and the end, and objects of
     /// very different sizes one after the other through the same reused buffer.
@@ -1412,6 +1533,7 @@ mod tests {
     fn stored_copy_round_trips_at_every_gap() {
         for strip in [false, true] {
             let opts = ParseOptions {
+                metadata: crate::object::KeptMetadata::All,
                 strip_managed_fields: strip,
                 columns: ColumnKind::Pod,
             };

@@ -16,6 +16,7 @@ fn sim_pod(seed: u64, index: u64, rv: u64) -> Value {
 }
 
 const PODS: ParseOptions = ParseOptions {
+    metadata: kubelive_core::KeptMetadata::All,
     strip_managed_fields: false,
     columns: ColumnKind::Pod,
 };
@@ -578,6 +579,7 @@ fn strip_managed_fields_keeps_valid_json() {
         ),
     ];
     let strip = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: true,
         columns: ColumnKind::Generic,
     };
@@ -725,6 +727,7 @@ fn pod_columns_like_kubectl() {
 #[test]
 fn deployment_columns() {
     let opts = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: false,
         columns: ColumnKind::for_resource("deployments"),
     };
@@ -820,6 +823,7 @@ fn arbitrary_bytes_and_mutations_never_panic_and_stay_bounded() {
         for opts in [
             PODS,
             ParseOptions {
+                metadata: kubelive_core::KeptMetadata::All,
                 strip_managed_fields: true,
                 columns: ColumnKind::Pod,
             },
@@ -942,6 +946,7 @@ fn stored_json_round_trips_generated_objects() {
         ..PODS
     };
     let deployments = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: false,
         columns: ColumnKind::Deployment,
     };
@@ -968,6 +973,7 @@ fn stored_json_round_trips_generated_objects() {
             .unwrap()
             .remove("managedFields");
         let generic = ParseOptions {
+            metadata: kubelive_core::KeptMetadata::All,
             strip_managed_fields: true,
             columns: ColumnKind::Generic,
         };
@@ -1111,6 +1117,7 @@ fn stored_json_round_trips_adversarial_documents() {
     let mut rng = Rng::new(0xc0de);
     let generic = ParseOptions::default();
     let strip = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: true,
         columns: ColumnKind::Pod,
     };

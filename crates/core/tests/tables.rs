@@ -17,10 +17,12 @@ use serde_json::Value;
 use support::{now_ms, Printer};
 
 const GENERIC: ParseOptions = ParseOptions {
+    metadata: kubelive_core::KeptMetadata::All,
     strip_managed_fields: false,
     columns: ColumnKind::Generic,
 };
 const STRIP: ParseOptions = ParseOptions {
+    metadata: kubelive_core::KeptMetadata::All,
     strip_managed_fields: true,
     columns: ColumnKind::Pod,
 };
@@ -227,6 +229,7 @@ fn a_row_holds_far_fewer_bytes_than_the_object() {
         pods.join(",")
     );
     let opts = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: false,
         columns: ColumnKind::Pod,
     };
@@ -239,6 +242,75 @@ fn a_row_holds_far_fewer_bytes_than_the_object() {
         held(&rows),
         held(&objects)
     );
+}
+
+/// `KeptMetadata::Identity` (the app's table): a row keeps its cells and the members
+/// that name, version and date it; labels, annotations, ownerReferences, generateName
+/// and managedFields are not stored, in lists and in watch events, at every split.
+#[test]
+fn identity_rows_keep_cells_and_identity_only() {
+    let pods = pods(6);
+    let p = Printer::pods(IncludeObject::Metadata);
+    let identity = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::Identity,
+        ..STRIP
+    };
+    let list = p.list(500, "", None, &pods);
+    let (rows, columns, meta) = list_all(list.as_bytes(), identity);
+    meta.unwrap();
+    assert_eq!(columns.unwrap().len(), 9);
+    let (full, _, _) = list_all(list.as_bytes(), STRIP);
+    let mut w = p.watch();
+    let watch: String = pods.iter().map(|pod| w.event("ADDED", pod)).collect();
+    let events: Vec<Object> = watch_all(watch.as_bytes(), identity)
+        .into_iter()
+        .filter_map(|f| match f {
+            WatchFrame::Added(o) => Some(o),
+            WatchFrame::Columns(_) => None,
+            f => panic!("{f:?}"),
+        })
+        .collect();
+    assert_eq!(events.len(), pods.len());
+    for ((row, event), (pod, whole)) in rows.iter().zip(&events).zip(pods.iter().zip(&full)) {
+        let m = &serde_json::from_str::<Value>(pod).unwrap()["metadata"];
+        let mut want = serde_json::Map::new();
+        for k in [
+            "name",
+            "namespace",
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+        ] {
+            want.insert(k.into(), m[k].clone());
+        }
+        let want = serde_json::json!({
+            "kind": "PartialObjectMetadata",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": want,
+        });
+        for o in [row, event] {
+            assert_eq!(serde_json::from_slice::<Value>(&o.json()).unwrap(), want);
+            assert_eq!(o.cells_json(), whole.cells_json());
+            assert_eq!(
+                (o.name(), o.namespace(), o.uid(), o.resource_version()),
+                (
+                    whole.name(),
+                    whole.namespace(),
+                    whole.uid(),
+                    whole.resource_version()
+                )
+            );
+            assert!(o.labels().is_empty() && !whole.labels().is_empty());
+            // The figures are in BENCHMARKS.md; here only that these pods' labels,
+            // annotations, ownerReferences and generateName (~360 bytes) are not held.
+            assert!(
+                o.heap_bytes() + 200 < whole.heap_bytes(),
+                "{} against {}",
+                o.heap_bytes(),
+                whole.heap_bytes()
+            );
+        }
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use crate::driver::Driver;
 use kubelive_core::table::IncludeObject;
-use kubelive_core::{Collection, Config, Engine, Event, Instant, Mode, RequestId};
+use kubelive_core::{Collection, Config, Engine, Event, Instant, KeptMetadata, Mode, RequestId};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -114,7 +114,8 @@ pub struct BenchSync {
 #[wasm_bindgen]
 impl BenchSync {
     /// `path`: a collection path (`/api/v1/pods`); `streaming`: a streaming list
-    /// instead of pages of 500; `tables`: server-side tables (`includeObject=Metadata`).
+    /// instead of pages of 500; `tables`: server-side tables (`includeObject=Metadata`,
+    /// identity metadata only).
     #[wasm_bindgen(constructor)]
     pub fn new(
         base_url: &str,
@@ -129,7 +130,9 @@ impl BenchSync {
             config.mode = Mode::StreamingList;
         }
         if tables {
+            // As the app: the rows keep identity metadata only.
             config = config.tables(IncludeObject::Metadata);
+            config.metadata = KeptMetadata::Identity;
         }
         let seen = Rc::new(RefCell::new(SyncSeen::default()));
         let sink_seen = seen.clone();

@@ -3,7 +3,7 @@
 //! (`TypeError` for a wrong or missing type or an unknown key, `RangeError` for a value
 //! of the right type that is not allowed). Pure, so its messages are unit-tested.
 
-use kubelive_core::{Collection, Config, IncludeObject, Mode};
+use kubelive_core::{Collection, Config, IncludeObject, KeptMetadata, Mode};
 
 /// A JS value as far as option checking cares.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,7 +77,7 @@ pub struct Settings {
 }
 
 /// Every option, in the order messages list them.
-pub const OPTIONS: [&str; 11] = [
+pub const OPTIONS: [&str; 12] = [
     "path",
     "namespace",
     "labelSelector",
@@ -89,6 +89,7 @@ pub const OPTIONS: [&str; 11] = [
     "stripManagedFields",
     "format",
     "includeObject",
+    "metadata",
 ];
 
 /// Checks `entries` (an options object's own keys and values).
@@ -189,6 +190,17 @@ pub fn parse(entries: Vec<(String, Value)>) -> Result<Settings, OptionError> {
     // Table mode drops managedFields unless asked to keep them (no row shows them).
     if get("stripManagedFields").is_some() {
         config.strip_managed_fields = flag(&get, "stripManagedFields")?;
+    }
+    if let Some(v) = get("metadata") {
+        config.metadata = match string("metadata", v)?.as_str() {
+            "all" => KeptMetadata::All,
+            "identity" => KeptMetadata::Identity,
+            other => {
+                return Err(range_error(format!(
+                    "option metadata must be 'all' or 'identity', got {other:?}"
+                )))
+            }
+        };
     }
     Ok(Settings {
         config,
@@ -387,7 +399,7 @@ mod tests {
             err(&[path, ("colour", s("red"))]).1,
             "unknown option colour; the options are path, namespace, labelSelector, \
              fieldSelector, streamingList, pageSize, baseUrl, retryOnFailure, \
-             stripManagedFields, format, includeObject"
+             stripManagedFields, format, includeObject, metadata"
         );
     }
 
@@ -509,6 +521,33 @@ mod tests {
             ])
             .1,
             "option includeObject must be a string, got boolean"
+        );
+    }
+
+    #[test]
+    fn metadata_keeps_all_or_identity_members() {
+        let path = ("path", s("/api/v1/pods"));
+        let o = check(std::slice::from_ref(&path)).unwrap();
+        assert_eq!(o.config.metadata, KeptMetadata::All, "all by default");
+        for format in ["objects", "table"] {
+            let o = check(&[
+                path.clone(),
+                ("format", s(format)),
+                ("metadata", s("identity")),
+            ])
+            .unwrap();
+            assert_eq!(o.config.metadata, KeptMetadata::Identity);
+        }
+        assert_eq!(
+            err(&[path.clone(), ("metadata", s("labels"))]),
+            (
+                ErrorKind::Range,
+                "option metadata must be 'all' or 'identity', got \"labels\"".into()
+            )
+        );
+        assert_eq!(
+            err(&[path, ("metadata", Value::Bool(true))]).1,
+            "option metadata must be a string, got boolean"
         );
     }
 }

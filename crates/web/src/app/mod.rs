@@ -28,7 +28,7 @@ use crate::url::{check_resource, ViewState};
 use discovery::{Found, ResourceType};
 use kubelive_core::{
     ApiError, ApiErrorKind, Collection, ColumnKind, Config, Event as CoreEvent, IncludeObject,
-    Object, TableColumn,
+    KeptMetadata, Object, TableColumn,
 };
 use parts::{
     Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem, RelatedView, Rows, ShownRow,
@@ -422,6 +422,9 @@ impl App {
         let mut config = Config::new(Collection::new(&prefix, ns.as_deref(), &rt.plural))
             .tables(IncludeObject::Metadata);
         config.strip_managed_fields = true;
+        // A row shows the server's cells; the detail panel GETs the whole object, so
+        // labels, annotations and owners need not be held for every row.
+        config.metadata = KeptMetadata::Identity;
         let q = &self.view.query;
         config.label_selector = (!q.label.is_empty()).then(|| q.label.clone());
         config.field_selector = (!q.field.is_empty()).then(|| q.field.clone());

@@ -200,6 +200,21 @@ impl PartialEq for Fetched {
     }
 }
 
+/// `metadata.<field>` of the fetched object as pairs; `None` before it is fetched (a
+/// row holds its own labels and annotations only when the view keeps all metadata).
+fn meta_pairs(fetched: &Fetched, field: &str) -> Option<Vec<(String, String)>> {
+    let Fetched::Loaded(v) = fetched else {
+        return None;
+    };
+    let map = v["metadata"][field].as_object();
+    Some(
+        map.into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+            .collect(),
+    )
+}
+
 #[derive(Properties, PartialEq)]
 pub struct DetailProps {
     /// The row: its metadata.
@@ -327,9 +342,9 @@ pub fn detail(p: &DetailProps) -> Html {
             <div class="detail-body">
                 <RelatedEvents view={p.events.clone()} now={p.now} />
                 <h4>{"Labels"}</h4>
-                { pairs(o.labels()) }
+                { pairs(meta_pairs(&p.fetched, "labels").unwrap_or_else(|| o.labels())) }
                 <h4>{"Annotations"}</h4>
-                { pairs(o.annotations()) }
+                { pairs(meta_pairs(&p.fetched, "annotations").unwrap_or_else(|| o.annotations())) }
                 <h4 class="detail-format">
                     {"Object"}
                     <span class="switch" role="group" aria-label="Format">
