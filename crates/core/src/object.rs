@@ -383,7 +383,7 @@ impl Object {
 
     /// A table row's cells in column order, typed by value; `None` for an object.
     pub fn cells(&self) -> Option<Cells<'_>> {
-        self.cells_json().map(|j| Cells::new(j.as_bytes()))
+        self.cells_json().map(Cells::new)
     }
 
     /// Cell `i` of a table row.
@@ -1100,6 +1100,7 @@ fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, strip: bool) -> JResult<()> 
         };
         match slot {
             Some(slot) => *slot = sc.opt_string()?,
+            None if is_mf => sc.value_dropped()?,
             None => sc.value()?,
         }
         if is_mf {
