@@ -1,7 +1,7 @@
 // What the browser benchmarks share: child processes killed on exit, free ports, and a
 // kubelive-sim behind the real `kubectl proxy --www DIST --www-prefix /ui/`.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,18 @@ export function stop(child) {
 process.on('exit', () => children.forEach(stop));
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
 
+/** CPU seconds (user + system) a process has used, from /proc (NaN elsewhere). */
+export function cpuSeconds(pid) {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are 14 and 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch (_) {
+    return NaN;
+  }
+}
+
 export async function waitHttp(url, secs, what) {
   await until(`${what} (${url})`, async () => {
     const r = await fetch(url).catch(() => null);
@@ -69,15 +81,27 @@ export async function startCluster({ simBin, kubectl = 'kubectl', dist, objects,
   const kubeconfig = join(tmp, 'kubeconfig');
   writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: sim\n  cluster:\n    server: http://127.0.0.1:${simPort}\n`
     + 'contexts:\n- name: sim\n  context:\n    cluster: sim\n    user: sim\ncurrent-context: sim\nusers:\n- name: sim\n  user: {}\n');
-  const proxyPort = await freePort();
-  const proxy = start(kubectl, ['proxy', '--port', String(proxyPort), '--www', dist, '--www-prefix', '/ui/', '--kubeconfig', kubeconfig], log);
-  const base = `http://127.0.0.1:${proxyPort}`;
-  await waitHttp(`${base}/api`, 30, 'kubectl proxy');
-  await waitHttp(`${base}/ui/`, 10, 'kubectl proxy --www');
+  const proxies = [];
+  /** Another `kubectl proxy --www dir` in front of the same sim (another build). */
+  const proxyFor = async (www) => {
+    const proxyPort = await freePort();
+    const proxy = start(kubectl, ['proxy', '--port', String(proxyPort), '--www', www, '--www-prefix', '/ui/', '--kubeconfig', kubeconfig], log);
+    proxies.push(proxy);
+    const base = `http://127.0.0.1:${proxyPort}`;
+    await waitHttp(`${base}/api`, 30, 'kubectl proxy');
+    await waitHttp(`${base}/ui/`, 10, 'kubectl proxy --www');
+    return {
+      base,
+      /** CPU seconds (user + system) used so far by the sim and by this kubectl proxy. */
+      cpu: () => ({ sim: cpuSeconds(sim.pid), proxy: cpuSeconds(proxy.pid) }),
+    };
+  };
+  const first = await proxyFor(dist);
   return {
-    base,
+    ...first,
+    proxyFor,
     stop() {
-      stop(proxy);
+      proxies.forEach(stop);
       stop(sim);
       rmSync(tmp, { recursive: true, force: true });
     },

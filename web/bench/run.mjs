@@ -26,12 +26,19 @@
 // ONLY (decode,sync,frames: a subset), ARTIFACTS, PROFILE (1: a CPU profile of the
 // first frames run, written to $ARTIFACTS/frames.cpuprofile and summarised; build the
 // dist with function names for it to say much), TRACE (1: a browser-wide trace of the
-// first frames run; TRACE_BASELINE=1 traces the first static-page run instead).
-import { createReadStream, mkdirSync, statSync, writeFileSync } from 'node:fs';
+// first frames run; TRACE_BASELINE=1 traces the first static-page run instead; with
+// PROFILE_SYNC, of the first sync of each mode too), PROFILE_SYNC (1: a CPU profile of
+// the first sync of each mode), SETTLE_MS (3000: a fresh window's wait before the app).
+//
+//  5. syncab (not in the default ONLY): the syncs of (2) for two builds, BEFORE=dir and
+//     DIST, alternating run by run against one sim, each behind its own kubectl proxy;
+//     with the CPU the sim and the proxy spent until Synced.
+import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { launch, openPage, until } from '../tests/lib.mjs';
-import { median, sleep, startCluster as startSim } from './cluster.mjs';
+import { freePort, median, sleep, start, startCluster as startSim, stop } from './cluster.mjs';
 
 const env = process.env;
 const here = new URL('.', import.meta.url).pathname;
@@ -53,6 +60,15 @@ const STORE_MODES = (env.STORE_MODES || 'list-objects,stream-objects,list-tables
 const STORE_RUNS = Number(env.STORE_RUNS || 3);
 const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
 const PROFILE = env.PROFILE === '1';
+// PROFILE_SYNC=1: a CPU profile of the page (its main thread) during the first sync of
+// each mode, in $ARTIFACTS/sync-list.cpuprofile and sync-stream.cpuprofile, summarised.
+const PROFILE_SYNC = env.PROFILE_SYNC === '1';
+// ms between opening a fresh window and navigating it to the app (sync runs).
+const SETTLE_MS = Number(env.SETTLE_MS ?? 3000);
+// ONLY=syncab: the dist directory of the build to compare DIST with.
+const BEFORE = env.BEFORE && resolve(env.BEFORE);
+// NO_DEVTOOLS=1 (syncab): each sync in its own Chromium without Playwright (see syncOnceNoDevtools).
+const NO_DEVTOOLS = env.NO_DEVTOOLS === '1';
 // TRACE=1: a browser-wide trace of the first frames run (all processes and threads),
 // summarised by thread and event, in $ARTIFACTS/frames.trace.json.
 const TRACE = env.TRACE === '1';
@@ -123,11 +139,28 @@ function marks() {
   obs.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-synced'] });
 }
 
-async function syncOnce(browser, base, streaming = false) {
+async function syncOnce(browser, cluster, streaming = false, profile = null) {
   const { context, page, problems } = await openPage(browser);
+  // A new headless window loads the browser's own UI pages (the omnibox popup's WebUI
+  // renderer: ~3 s of CPU on a loaded 2-core machine) in its first seconds; a user's
+  // browser has done that long before opening the app. Let it settle first.
+  await page.goto('about:blank');
+  await sleep(SETTLE_MS);
   await page.addInitScript(marks);
-  await page.goto(`${base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}`);
+  let cdp = null;
+  if (profile) {
+    cdp = await context.newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+    await cdp.send('Profiler.start');
+  }
+  const tracing = profile && TRACE ? await startTrace(browser, `${profile}.trace.json`) : null;
+  const cpu0 = cluster.cpu();
+  await page.goto(`${cluster.base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}`);
   await until('Synced', () => page.evaluate(() => window.__kubeliveMarks?.synced !== null), 10 * 60 * 1000, 100);
+  const cpu1 = cluster.cpu();
+  if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile, profile);
+  if (tracing) await tracing.stop();
   await until('rows painted', () => page.evaluate(() => window.__kubeliveMarks?.rowsPainted !== null), 10000, 50);
   const r = await page.evaluate(() => {
     const pages = performance.getEntriesByType('resource').filter((e) => /\/api\/v1\/pods\?.*limit=/.test(e.name));
@@ -141,10 +174,91 @@ async function syncOnce(browser, base, streaming = false) {
       total: Number(document.getElementById('total-count').textContent),
     };
   });
+  // CPU seconds the sim and kubectl proxy spent until Synced (polled: up to 100 ms late).
+  r.simCpu = cpu1.sim - cpu0.sim;
+  r.proxyCpu = cpu1.proxy - cpu0.proxy;
   failOnProblems(problems, 'app (sync)');
   await context.close();
   if (r.total !== PODS) throw new Error(`synced with ${r.total} objects, expected ${PODS}`);
   return r;
+}
+
+/**
+ * `syncOnce` in a Chromium that no Playwright drives (NO_DEVTOOLS=1): Playwright enables
+ * the DevTools Network domain on every page, and with it the renderer keeps a text copy
+ * of every fetch response for `Network.getResponseBody` (each 1.4 MB LIST page decoded
+ * as text, ~8 ms a page here), which a user's browser never does. Here a fresh Chromium
+ * per run is driven over its own DevTools socket with the Page and Runtime domains only.
+ * Needs a WebSocket (Node 22, or node --experimental-websocket).
+ */
+async function syncOnceNoDevtools(cluster, streaming) {
+  if (typeof WebSocket === 'undefined') throw new Error('NO_DEVTOOLS=1 needs a WebSocket: Node 22, or node --experimental-websocket');
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'kubelive-chromium-'));
+  const args = [
+    '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+    '--disable-component-update', '--no-first-run', '--window-size=1400,900',
+    `--remote-debugging-port=${port}`, `--user-data-dir=${dir}`, 'about:blank',
+  ];
+  if (process.getuid && process.getuid() === 0) args.unshift('--no-sandbox');
+  const chrome = start(env.CHROMIUM || '/usr/bin/chromium', args, log);
+  let ws = null;
+  try {
+    const target = await until('chromium', async () => {
+      const r = await fetch(`http://127.0.0.1:${port}/json/list`).catch(() => null);
+      return r && (await r.json()).find((t) => t.type === 'page');
+    }, 30000, 100);
+    ws = new WebSocket(target.webSocketDebuggerUrl);
+    await new Promise((res, rej) => { ws.onopen = res; ws.onerror = rej; });
+    let id = 0;
+    const pending = new Map();
+    ws.onmessage = (m) => {
+      const d = JSON.parse(m.data);
+      if (pending.has(d.id)) {
+        pending.get(d.id)(d);
+        pending.delete(d.id);
+      }
+    };
+    const send = (method, params = {}) => new Promise((res, rej) => {
+      id += 1;
+      pending.set(id, (d) => (d.error ? rej(new Error(`${method}: ${d.error.message}`)) : res(d.result)));
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+    const evaluate = async (expression) => {
+      const r = await send('Runtime.evaluate', { expression, returnByValue: true });
+      if (r.exceptionDetails) throw new Error(`evaluate: ${JSON.stringify(r.exceptionDetails).slice(0, 300)}`);
+      return r.result.value;
+    };
+    await sleep(SETTLE_MS);
+    await send('Page.enable');
+    await send('Page.addScriptToEvaluateOnNewDocument', { source: `(${marks})()` });
+    const cpu0 = cluster.cpu();
+    await send('Page.navigate', { url: `${cluster.base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}` });
+    await until('Synced', () => evaluate('window.__kubeliveMarks?.synced != null'), 10 * 60 * 1000, 100);
+    const cpu1 = cluster.cpu();
+    await until('rows painted', () => evaluate('window.__kubeliveMarks?.rowsPainted != null'), 10000, 50);
+    const r = await evaluate(`(() => {
+      const pages = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/v1/pods?') && e.name.includes('limit='));
+      const first = pages[0];
+      return {
+        ...window.__kubeliveMarks,
+        firstPageStart: first && first.responseStart,
+        firstPageEnd: first && first.responseEnd,
+        firstPageBytes: first && first.encodedBodySize,
+        pages: pages.length,
+        total: Number(document.getElementById('total-count').textContent),
+      };
+    })()`);
+    r.simCpu = cpu1.sim - cpu0.sim;
+    r.proxyCpu = cpu1.proxy - cpu0.proxy;
+    if (r.total !== PODS) throw new Error(`synced with ${r.total} objects, expected ${PODS}`);
+    return r;
+  } finally {
+    if (ws) ws.close();
+    stop(chrome);
+    await sleep(200);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // 4. driver + store, no app ---------------------------------------------------------
@@ -283,7 +397,7 @@ async function frames(browser, base, baseline = false) {
 
 /** Starts a browser-wide trace; `stop()` writes it and logs busy time by thread and the
  *  main events of the busiest threads. */
-async function startTrace(browser) {
+async function startTrace(browser, file = 'frames.trace.json') {
   const cdp = await browser.newBrowserCDPSession();
   const events = [];
   cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
@@ -297,7 +411,7 @@ async function startTrace(browser) {
       await cdp.send('Tracing.end');
       await finished;
       mkdirSync(ARTIFACTS, { recursive: true });
-      writeFileSync(join(ARTIFACTS, 'frames.trace.json'), JSON.stringify(events));
+      writeFileSync(join(ARTIFACTS, file), JSON.stringify(events));
       const names = new Map();
       for (const e of events) if (e.ph === 'M' && e.name === 'thread_name') names.set(`${e.pid}:${e.tid}`, e.args.name);
       const procs = new Map();
@@ -312,7 +426,7 @@ async function startTrace(browser) {
         const k = `${thread} ${e.name}`;
         byEvent.set(k, (byEvent.get(k) || 0) + e.dur / 1000);
       }
-      log(`trace (${FRAME_SECS} s, all processes): busy ms by thread (top-level tasks):`);
+      log(`trace (${file}, all processes): busy ms by thread (top-level tasks):`);
       [...busy.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12)
         .forEach(([t, ms]) => log(`  ${ms.toFixed(0).padStart(7)} ms  ${t}`));
       log('inclusive ms by thread and event:');
@@ -323,9 +437,9 @@ async function startTrace(browser) {
 }
 
 /** Writes a CPU profile and logs the functions with the most self time. */
-function summariseProfile(profile) {
+function summariseProfile(profile, name = 'frames') {
   mkdirSync(ARTIFACTS, { recursive: true });
-  writeFileSync(join(ARTIFACTS, 'frames.cpuprofile'), JSON.stringify(profile));
+  writeFileSync(join(ARTIFACTS, `${name}.cpuprofile`), JSON.stringify(profile));
   const self = new Map();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const dt = profile.timeDeltas;
@@ -360,7 +474,7 @@ try {
     try {
       const runs = [];
       for (let i = 0; i < RUNS; i++) {
-        const r = await syncOnce(browser, cluster.base);
+        const r = await syncOnce(browser, cluster, false, PROFILE_SYNC && i === 0 ? 'sync-list' : null);
         log(`sync ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
         runs.push(r);
       }
@@ -378,12 +492,50 @@ try {
       lines.push(`| navigation -> Synced (${PODS.toLocaleString('en')} objects) | ${median(synced).toFixed(0)} | ${spread(synced)} |`);
       const streamed = [];
       for (let i = 0; i < RUNS; i++) {
-        const r = await syncOnce(browser, cluster.base, true);
+        const r = await syncOnce(browser, cluster, true, PROFILE_SYNC && i === 0 ? 'sync-stream' : null);
         log(`sync (streaming list) ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
-        streamed.push(r.synced);
+        streamed.push(r);
       }
       out.syncStreaming = streamed;
-      lines.push(`| navigation -> Synced, streaming list (\`#r=v1/pods&stream=1\`) | ${median(streamed).toFixed(0)} | ${spread(streamed)} |`);
+      const streamedMs = streamed.map((r) => r.synced);
+      lines.push(`| navigation -> Synced, streaming list (\`#r=v1/pods&stream=1\`) | ${median(streamedMs).toFixed(0)} | ${spread(streamedMs)} |`);
+      const cpuRow = (what, rs, f) => `| ${what} | ${(1000 * median(rs.map(f))).toFixed(0)} | ${spread(rs.map(f), (x) => (1000 * x).toFixed(0))} |`;
+      lines.push(cpuRow('CPU ms of kubelive-sim until Synced, list-then-watch', runs, (r) => r.simCpu));
+      lines.push(cpuRow('CPU ms of kubectl proxy until Synced, list-then-watch', runs, (r) => r.proxyCpu));
+      lines.push(cpuRow('CPU ms of kubelive-sim until Synced, streaming list', streamed, (r) => r.simCpu));
+      lines.push(cpuRow('CPU ms of kubectl proxy until Synced, streaming list', streamed, (r) => r.proxyCpu));
+      lines.push('');
+    } finally {
+      cluster.stop();
+    }
+  }
+  if (ONLY.has('syncab')) {
+    // The same syncs for two builds, BEFORE (a dist directory) and DIST, alternating
+    // run by run against one sim (each build behind its own kubectl proxy).
+    if (!BEFORE) throw new Error('syncab: BEFORE (the dist directory of the build to compare with) is needed');
+    const cluster = await startCluster(PODS, 0);
+    try {
+      const builds = [['before', await cluster.proxyFor(BEFORE)], ['after', cluster]];
+      const res = {};
+      for (const streaming of [false, true]) {
+        for (let i = 0; i < RUNS; i++) {
+          for (const [name, proxy] of (i % 2 ? [...builds].reverse() : builds)) {
+            const r = NO_DEVTOOLS ? await syncOnceNoDevtools(proxy, streaming) : await syncOnce(browser, proxy, streaming);
+            const mode = streaming ? 'streaming list' : 'list-then-watch';
+            log(`syncab ${name} ${mode} ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
+            ((res[mode] ||= {})[name] ||= []).push(r);
+          }
+        }
+      }
+      out.syncab = res;
+      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy, navigation -> Synced, before = ${BEFORE}, after = ${DIST}, alternating, ${NO_DEVTOOLS ? 'a Chromium without Playwright (no DevTools Network domain) per run' : 'Playwright, a fresh context per run'}, medians of ${RUNS} (min..max):`, '');
+      lines.push('| mode | before ms | after ms | after / before | navigation -> first rows painted, before / after ms | sim CPU ms before / after | proxy CPU ms before / after |', '|---|---:|---:|---:|---|---|---|');
+      for (const [mode, by] of Object.entries(res)) {
+        const m = (name, f) => median(by[name].map(f));
+        const s = (name) => by[name].map((r) => r.synced);
+        const painted = (r) => r.rowsPainted;
+        lines.push(`| ${mode} | ${m('before', (r) => r.synced).toFixed(0)} (${spread(s('before'))}) | ${m('after', (r) => r.synced).toFixed(0)} (${spread(s('after'))}) | ${(m('after', (r) => r.synced) / m('before', (r) => r.synced)).toFixed(2)} | ${m('before', painted).toFixed(0)} / ${m('after', painted).toFixed(0)} | ${(1000 * m('before', (r) => r.simCpu)).toFixed(0)} / ${(1000 * m('after', (r) => r.simCpu)).toFixed(0)} | ${(1000 * m('before', (r) => r.proxyCpu)).toFixed(0)} / ${(1000 * m('after', (r) => r.proxyCpu)).toFixed(0)} |`);
+      }
       lines.push('');
     } finally {
       cluster.stop();

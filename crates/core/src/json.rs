@@ -162,11 +162,12 @@ fn note_ws(hits: &mut Vec<KeyHit>, from: usize, to: usize) {
     }
 }
 
-/// [`nonws`] that notes the whitespace it skips.
+/// [`nonws`] that notes the whitespace it skips (unless `NOTE` is false: a value
+/// that is dropped needs no notes).
 #[inline(always)]
-fn skip_ws(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> (usize, u8) {
+fn skip_ws<const NOTE: bool>(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> (usize, u8) {
     let (j, c) = nonws(b, i);
-    if j > i {
+    if NOTE && j > i {
         note_ws(hits, i, j);
     }
     (j, c)
@@ -337,7 +338,7 @@ impl<'a> Scanner<'a> {
 
     #[inline(never)]
     fn ws_slow(&mut self) -> u8 {
-        let (j, c) = skip_ws(self.b, self.i, &mut self.hits);
+        let (j, c) = skip_ws::<true>(self.b, self.i, &mut self.hits);
         self.i = j;
         c
     }
@@ -451,7 +452,7 @@ impl<'a> Scanner<'a> {
     #[inline]
     pub fn next_key(&mut self, first: &mut bool) -> JResult<Option<StrSpan>> {
         let b = self.b;
-        let (mut i, mut c) = skip_ws(b, self.i, &mut self.hits);
+        let (mut i, mut c) = skip_ws::<true>(b, self.i, &mut self.hits);
         if c == b'}' {
             self.i = i + 1;
             return Ok(None);
@@ -461,7 +462,7 @@ impl<'a> Scanner<'a> {
                 self.i = i;
                 return Err(self.err("expected ',' or '}' in an object"));
             }
-            (i, c) = skip_ws(b, i + 1, &mut self.hits);
+            (i, c) = skip_ws::<true>(b, i + 1, &mut self.hits);
         }
         *first = false;
         if c != b'"' {
@@ -469,7 +470,7 @@ impl<'a> Scanner<'a> {
             return Err(self.err("expected a key string"));
         }
         let (end, escaped, after) =
-            key_string(b, i, &mut self.hits).inspect_err(|e| self.i = e.offset)?;
+            key_string::<true>(b, i, &mut self.hits).inspect_err(|e| self.i = e.offset)?;
         self.i = after;
         Ok(Some(StrSpan {
             start: i + 1,
@@ -511,7 +512,20 @@ impl<'a> Scanner<'a> {
     /// Skips (and validates) one value of any kind, iteratively.
     #[inline]
     pub fn value(&mut self) -> JResult<()> {
-        match skip_value(self.b, self.i, &mut self.hits) {
+        self.skip::<true>()
+    }
+
+    /// Skips (and validates) one value that the caller drops from what it stores
+    /// (`metadata.managedFields` when stripped): no key or whitespace notes, which
+    /// would be thrown away with it.
+    #[inline]
+    pub fn value_dropped(&mut self) -> JResult<()> {
+        self.skip::<false>()
+    }
+
+    #[inline(always)]
+    fn skip<const NOTE: bool>(&mut self) -> JResult<()> {
+        match skip_value::<NOTE>(self.b, self.i, &mut self.hits) {
             Ok(i) => {
                 self.i = i;
                 Ok(())
@@ -605,11 +619,11 @@ fn nonws(b: &[u8], mut i: usize) -> (usize, u8) {
 
 /// After a key: optional whitespace, `:`; returns the index after the colon.
 #[inline(always)]
-fn colon(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
+fn colon<const NOTE: bool>(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
     if b.get(i) == Some(&b':') {
         return Ok(i + 1);
     }
-    match skip_ws(b, i, hits) {
+    match skip_ws::<NOTE>(b, i, hits) {
         (j, b':') => Ok(j + 1),
         (j, _) => Err(error_at(b, j, "expected ':' after a key")),
     }
@@ -617,19 +631,23 @@ fn colon(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
 
 /// A key string at `i` (after whitespace) then its colon; returns the index after it.
 #[inline(always)]
-fn key_colon(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
-    let (i, c) = skip_ws(b, i, hits);
+fn key_colon<const NOTE: bool>(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
+    let (i, c) = skip_ws::<NOTE>(b, i, hits);
     if c != b'"' {
         return Err(error_at(b, i, "expected a key string"));
     }
-    Ok(key_string(b, i, hits)?.2)
+    Ok(key_string::<NOTE>(b, i, hits)?.2)
 }
 
 /// The key string whose opening quote is at `q`, then its colon: returns the index of
 /// the closing quote, whether the key has escapes, and the index after the colon.
 /// Notes the key if it is in the dictionary and directly followed by its colon.
 #[inline(always)]
-fn key_string(b: &[u8], q: usize, hits: &mut Vec<KeyHit>) -> JResult<(usize, bool, usize)> {
+fn key_string<const NOTE: bool>(
+    b: &[u8],
+    q: usize,
+    hits: &mut Vec<KeyHit>,
+) -> JResult<(usize, bool, usize)> {
     let s = q + 1;
     // Fast path: a key of up to sixteen bytes without escapes, directly followed by
     // its colon, looked up from the sixteen bytes already loaded for the scan.
@@ -656,6 +674,9 @@ fn key_string(b: &[u8], q: usize, hits: &mut Vec<KeyHit>) -> JResult<(usize, boo
         };
         let end = s + n;
         if b.get(end) == Some(&b'"') && b.get(end + 1) == Some(&b':') {
+            if !NOTE {
+                return Ok((end, false, end + 2));
+            }
             if let Some(idx) = short_key_index(w0, w1, n) {
                 // Positions past 4 GiB are never compacted (see `object::build`).
                 hits.push(compact::hit(q as u32, idx));
@@ -668,10 +689,12 @@ fn key_string(b: &[u8], q: usize, hits: &mut Vec<KeyHit>) -> JResult<(usize, boo
     }
     let (end, escaped) = string_end(b, from)?;
     if b.get(end + 1) == Some(&b':') {
-        note_key(b, q, end, hits);
+        if NOTE {
+            note_key(b, q, end, hits);
+        }
         return Ok((end, escaped, end + 2));
     }
-    Ok((end, escaped, colon(b, end + 1, hits)?))
+    Ok((end, escaped, colon::<NOTE>(b, end + 1, hits)?))
 }
 
 #[inline]
@@ -732,7 +755,7 @@ fn literal_end(b: &[u8], i: usize, lit: &'static [u8]) -> JResult<usize> {
 
 /// Skips (and validates) one value starting at `i` (whitespace allowed before it);
 /// returns the index after it. Iterative: nesting depth costs no stack.
-fn skip_value(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
+fn skip_value<const NOTE: bool>(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> {
     // One bit per open container: 1 = object, 0 = array.
     let mut stack = [0u64; MAX_DEPTH / 64];
     let mut depth = 0usize;
@@ -744,7 +767,7 @@ fn skip_value(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> 
         match c {
             b'"' => i = string_end(b, i + 1)?.0 + 1,
             b'{' | b'[' => {
-                let (j, d) = skip_ws(b, i + 1, hits);
+                let (j, d) = skip_ws::<NOTE>(b, i + 1, hits);
                 if d == c + 2 {
                     // `{}` or `[]`
                     i = j + 1;
@@ -756,7 +779,7 @@ fn skip_value(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> 
                     let bit = 1u64 << (depth % 64);
                     if in_obj {
                         stack[depth / 64] |= bit;
-                        i = key_colon(b, j, hits)?;
+                        i = key_colon::<NOTE>(b, j, hits)?;
                     } else {
                         stack[depth / 64] &= !bit;
                         i = j;
@@ -770,7 +793,7 @@ fn skip_value(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> 
             b'n' => i = literal_end(b, i, b"null")?,
             b'-' | b'0'..=b'9' => i = number_end(b, i)?,
             b' ' | b'\t' | b'\n' | b'\r' => {
-                i = skip_ws(b, i, hits).0;
+                i = skip_ws::<NOTE>(b, i, hits).0;
                 continue 'value;
             }
             _ => return Err(error_at(b, i, "expected a value")),
@@ -786,7 +809,7 @@ fn skip_value(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> 
             match c {
                 b',' => {
                     i = if in_obj {
-                        key_colon(b, i + 1, hits)?
+                        key_colon::<NOTE>(b, i + 1, hits)?
                     } else {
                         i + 1
                     };
@@ -800,7 +823,7 @@ fn skip_value(b: &[u8], mut i: usize, hits: &mut Vec<KeyHit>) -> JResult<usize> 
                         in_obj = stack[top / 64] & (1 << (top % 64)) != 0;
                     }
                 }
-                b' ' | b'\t' | b'\n' | b'\r' => i = skip_ws(b, i, hits).0,
+                b' ' | b'\t' | b'\n' | b'\r' => i = skip_ws::<NOTE>(b, i, hits).0,
                 _ if in_obj => return Err(error_at(b, i, "expected ',' or '}' in an object")),
                 _ => return Err(error_at(b, i, "expected ',' or ']' in an array")),
             }

@@ -417,7 +417,7 @@ impl Object {
 
     /// A table row's cells in column order, typed by value; `None` for an object.
     pub fn cells(&self) -> Option<Cells<'_>> {
-        self.cells_json().map(|j| Cells::new(j.as_bytes()))
+        self.cells_json().map(Cells::new)
     }
 
     /// Cell `i` of a table row.
@@ -1135,6 +1135,7 @@ fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, opts: &ParseOptions) -> JRes
         };
         match slot {
             Some(slot) => *slot = sc.opt_string()?,
+            None if is_mf => sc.value_dropped()?,
             None => sc.value()?,
         }
         if drop {

@@ -188,16 +188,17 @@ impl fmt::Display for Cell<'_> {
 /// The cells of a row, in column order, read from the stored JSON array without a DOM.
 #[derive(Clone)]
 pub struct Cells<'a> {
-    json: &'a [u8],
+    json: &'a str,
     i: usize,
     first: bool,
     done: bool,
 }
 
 impl<'a> Cells<'a> {
-    /// `json` is a validated JSON array (the stored copy of a row's `cells`).
-    pub(crate) fn new(json: &'a [u8]) -> Cells<'a> {
-        let mut sc = Scanner::at(json, 0, Scratch::default());
+    /// `json` is a validated JSON array (the stored copy of a row's `cells`). Cells
+    /// are slices of it: split at ASCII delimiters, they need no UTF-8 check again.
+    pub(crate) fn new(json: &'a str) -> Cells<'a> {
+        let mut sc = Scanner::at(json.as_bytes(), 0, Scratch::default());
         let done = !matches!(sc.array_start(), Ok(true));
         Cells {
             json,
@@ -215,7 +216,7 @@ impl<'a> Iterator for Cells<'a> {
         if self.done {
             return None;
         }
-        let b = self.json;
+        let b = self.json.as_bytes();
         let mut sc = Scanner::at(b, self.i, Scratch::default());
         if !matches!(sc.next_elem(&mut self.first), Ok(true)) {
             self.done = true;
@@ -229,15 +230,22 @@ impl<'a> Iterator for Cells<'a> {
             return None;
         }
         self.i = sc.i;
-        let raw = b.get(start..sc.i)?;
+        let text = self.json.get(start..sc.i)?;
+        let raw = text.as_bytes();
         Some(match c {
-            b'"' => Cell::Str(unescape(raw.get(1..raw.len().saturating_sub(1))?)),
+            b'"' => {
+                let content = text.get(1..text.len().saturating_sub(1))?;
+                if content.as_bytes().contains(&b'\\') {
+                    Cell::Str(unescape(content.as_bytes()))
+                } else {
+                    Cell::Str(Cow::Borrowed(content))
+                }
+            }
             b't' => Cell::Bool(true),
             b'f' => Cell::Bool(false),
             b'n' => Cell::Null,
-            b'{' | b'[' => Cell::Json(std::str::from_utf8(raw).ok()?),
+            b'{' | b'[' => Cell::Json(text),
             _ => {
-                let text = std::str::from_utf8(raw).ok()?;
                 let integral = !raw.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
                 match (integral, text.parse::<i64>()) {
                     (true, Ok(i)) => Cell::Int(i),
@@ -254,10 +262,9 @@ mod tests {
 
     #[test]
     fn cells_are_typed_values() {
-        let cells: Vec<Cell> = Cells::new(
-            br#"["web-1","1/1",0,2.5,true,null,"a\"b",[1],-3,1e3,12345678901234567890]"#,
-        )
-        .collect();
+        let cells: Vec<Cell> =
+            Cells::new(r#"["web-1","1/1",0,2.5,true,null,"a\"b",[1],-3,1e3,12345678901234567890]"#)
+                .collect();
         assert_eq!(
             cells,
             vec![
@@ -277,8 +284,18 @@ mod tests {
         assert_eq!(cells[5].to_string(), "<none>");
         assert_eq!(cells[6].to_string(), "a\"b");
         assert_eq!(cells[2].as_f64(), Some(0.0));
-        assert_eq!(Cells::new(b"[]").count(), 0);
-        assert_eq!(Cells::new(b"null").count(), 0);
+        assert_eq!(Cells::new("[]").count(), 0);
+        assert_eq!(Cells::new("null").count(), 0);
+        // Multi-byte text comes back as sliced, escaped or not.
+        let cells: Vec<Cell> = Cells::new(r#"["größe","\u00e9t\u00e9 ü",1]"#).collect();
+        assert_eq!(
+            cells,
+            vec![
+                Cell::Str("größe".into()),
+                Cell::Str("été ü".into()),
+                Cell::Int(1)
+            ]
+        );
     }
 
     #[test]

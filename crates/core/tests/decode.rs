@@ -627,6 +627,43 @@ fn strip_managed_fields_keeps_valid_json() {
     assert!(o.heap_bytes() < text.len());
 }
 
+#[test]
+fn stripped_managed_fields_are_still_validated() {
+    // Dropped managedFields are skipped without compaction notes, not without checks:
+    // whatever is malformed in them is the same error as when they are kept.
+    let strip = ParseOptions {
+        strip_managed_fields: true,
+        columns: ColumnKind::Generic,
+    };
+    for bad in [
+        r#"[{"manager":tru}]"#,
+        r#"[{"manager" "x"}]"#,
+        r#"[{"manager":"a\qb"}]"#,
+        "[{\"manager\":\"a\u{1}b\"}]",
+        r#"[{"fieldsV1":{"f:a":{},}}]"#,
+        r#"[{"fieldsV1":{"f:a":{}]}"#,
+        r#"[{"fieldsV1":{"f:a":01}}]"#,
+    ] {
+        let v =
+            format!(r#"{{"metadata":{{"name":"a","managedFields":{bad},"resourceVersion":"1"}}}}"#);
+        let stripped = Object::parse(v.as_bytes(), &strip).map(|o| o.json().into_owned());
+        let kept =
+            Object::parse(v.as_bytes(), &ParseOptions::default()).map(|o| o.json().into_owned());
+        assert!(
+            matches!(stripped, Err(DecodeError::Malformed { .. })),
+            "{v}: {stripped:?}"
+        );
+        assert_eq!(stripped, kept, "{v}");
+    }
+    // Pretty-printed managedFields leave no trace, nor does their whitespace.
+    let pretty = "{\"metadata\": {\n  \"name\": \"a\",\n  \"managedFields\": [\n    {\"manager\": \"k\", \"fieldsV1\": {\"f:x\": { }}}\n  ],\n  \"resourceVersion\": \"1\"\n}}";
+    let o = Object::parse(pretty.as_bytes(), &strip).unwrap();
+    assert_eq!(
+        o.json().as_ref(),
+        br#"{"metadata":{"name":"a","resourceVersion":"1"}}"#
+    );
+}
+
 // ---------------------------------------------------------------- columns
 
 /// Pod columns, owned: (ready, containers, restarts, status, node).

@@ -222,8 +222,11 @@ fn drain(shared: &Rc<Shared>, inner: &mut Inner) -> Vec<Event> {
         ));
     }
     let mut events = Vec::new();
+    // One clock read for the batch: a chunk of a list brings hundreds of events, and
+    // each read is three calls into JS.
+    let now = time::now();
     while let Some(event) = inner.engine.poll_event() {
-        inner.notes.note(&event, time::now());
+        inner.notes.note(&event, now);
         events.push(event);
     }
     rearm(shared, inner);

@@ -21,6 +21,8 @@ pub const FLASH_MS: f64 = 1200.0;
 /// Batches larger than this (and than 2% of the rows) are not applied row by row: the
 /// index is rebuilt (or, for new objects only, merged).
 const INCREMENTAL_MAX: usize = 256;
+/// Before the first sync, batches larger than this are merged, not applied row by row.
+const INITIAL_INCREMENTAL_MAX: usize = 16;
 /// Minimum time between two rebuilds of a large index.
 const REBUILD_EVERY_MS: f64 = 250.0;
 
@@ -942,8 +944,12 @@ impl TableModel {
         // Row by row costs a binary search and at worst a move of the rows after it;
         // a rebuild sorts them all: up to a batch of 2% of the rows, row by row is
         // cheaper (a long frame under churn must not turn the next one into a rebuild).
+        // Before the first Synced (the initial list streaming in) a batch is all new
+        // objects: merged (keys read once) rather than inserted one binary search and
+        // one move of the rows after it at a time.
         let incremental = !self.stale
-            && (objects <= INCREMENTAL_MAX.max(self.rows.len() / 50) || self.rows.len() < 2000);
+            && (objects <= INCREMENTAL_MAX.max(self.rows.len() / 50) || self.rows.len() < 2000)
+            && (self.live || objects <= INITIAL_INCREMENTAL_MAX);
         if !incremental && !self.stale && self.fading.is_empty() && objects > 0 {
             // A large batch of new objects only (a LIST page): merged in, no rebuild.
             let added: Option<Vec<Arc<Object>>> = events
@@ -1047,13 +1053,22 @@ impl TableModel {
         let filter = &self.filter;
         let added: Vec<Arc<Object>> = added.into_iter().filter(|o| filter.matches(o)).collect();
         let sort = &self.sort;
-        let added = sorted(&added, sort);
-        let mut at = Vec::with_capacity(added.len());
+        // Each new object's key is read once (a server cell's key is parsed from the
+        // row's cells); only the shown rows' keys are read per comparison.
+        let mut keyed: Vec<(SortKey<'_>, &Arc<Object>)> = added
+            .iter()
+            .map(|o| (SortKey::of(&sort.col, o), o))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.compare(&b.0, sort.desc));
+        let mut at = Vec::with_capacity(keyed.len());
         let mut from = 0;
-        for o in &added {
-            from += self.rows[from..].partition_point(|p| sort.compare(p, o) == Ordering::Less);
+        for (key, _) in &keyed {
+            from += self.rows[from..].partition_point(|p| {
+                SortKey::of(&sort.col, p).compare(key, sort.desc) == Ordering::Less
+            });
             at.push(from);
         }
+        let added: Vec<Arc<Object>> = keyed.into_iter().map(|(_, o)| o.clone()).collect();
         let old = std::mem::take(&mut self.rows);
         let mut rows = Vec::with_capacity(old.len() + added.len());
         let mut old = old.into_iter().enumerate().peekable();
