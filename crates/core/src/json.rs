@@ -516,8 +516,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Skips (and validates) one value that the caller drops from what it stores
-    /// (`metadata.managedFields` when stripped): no key or whitespace notes, which
-    /// would be thrown away with it.
+    /// (managedFields when stripped, or the members identity metadata leaves out): no
+    /// key or whitespace notes, which would be thrown away with it.
     #[inline]
     pub fn value_dropped(&mut self) -> JResult<()> {
         self.skip::<false>()

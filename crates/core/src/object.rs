@@ -1135,7 +1135,7 @@ fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, opts: &ParseOptions) -> JRes
         };
         match slot {
             Some(slot) => *slot = sc.opt_string()?,
-            None if is_mf => sc.value_dropped()?,
+            None if drop => sc.value_dropped()?,
             None => sc.value()?,
         }
         if drop {

@@ -629,11 +629,17 @@ fn strip_managed_fields_keeps_valid_json() {
 
 #[test]
 fn stripped_managed_fields_are_still_validated() {
-    // Dropped managedFields are skipped without compaction notes, not without checks:
-    // whatever is malformed in them is the same error as when they are kept.
+    // Dropped managedFields (and members identity metadata leaves out) are skipped
+    // without compaction notes, not without checks: whatever is malformed in them is
+    // the same error as when they are kept.
     let strip = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::All,
         strip_managed_fields: true,
         columns: ColumnKind::Generic,
+    };
+    let identity = ParseOptions {
+        metadata: kubelive_core::KeptMetadata::Identity,
+        ..strip
     };
     for bad in [
         r#"[{"manager":tru}]"#,
@@ -654,6 +660,13 @@ fn stripped_managed_fields_are_still_validated() {
             "{v}: {stripped:?}"
         );
         assert_eq!(stripped, kept, "{v}");
+        // So are labels and the like left out of identity metadata.
+        let labels = v.replace("managedFields", "labels");
+        let dropped = Object::parse(labels.as_bytes(), &identity).map(|o| o.json().into_owned());
+        let kept = Object::parse(labels.as_bytes(), &ParseOptions::default())
+            .map(|o| o.json().into_owned());
+        assert!(matches!(dropped, Err(DecodeError::Malformed { .. })));
+        assert_eq!(dropped, kept, "{labels}");
     }
     // Pretty-printed managedFields leave no trace, nor does their whitespace.
     let pretty = "{\"metadata\": {\n  \"name\": \"a\",\n  \"managedFields\": [\n    {\"manager\": \"k\", \"fieldsV1\": {\"f:x\": { }}}\n  ],\n  \"resourceVersion\": \"1\"\n}}";
