@@ -106,6 +106,8 @@ enum How {
         server: String,
         streaming: bool,
         tables: bool,
+        /// LIST pages pipelined (the default); off: `--no-pipeline`, the baseline.
+        pipeline: bool,
     },
     Kubectl {
         context: &'static str,
@@ -126,6 +128,7 @@ fn time_kubelive(
     server: &str,
     streaming: bool,
     tables: bool,
+    pipeline: bool,
     n: usize,
 ) -> Result<f64, String> {
     let mut cmd = Command::new(cli);
@@ -137,6 +140,9 @@ fn time_kubelive(
     ]);
     if streaming {
         cmd.arg("--streaming-list");
+    }
+    if !pipeline {
+        cmd.arg("--no-pipeline");
     }
     if !tables {
         cmd.arg("--server-print=false");
@@ -321,6 +327,19 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
             server: server.to_string(),
             streaming,
             tables,
+            pipeline: true,
+        },
+        secs: Vec::new(),
+    };
+    // The same list-then-watch with each page asked for after the previous ended.
+    let unpipelined = |path, label, server: &str, tables| Contender {
+        path,
+        label,
+        how: How::Kubelive {
+            server: server.to_string(),
+            streaming: false,
+            tables,
+            pipeline: false,
         },
         secs: Vec::new(),
     };
@@ -347,6 +366,12 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
                 false,
                 false,
             ),
+            unpipelined(
+                path,
+                "kubelive, list-then-watch (page 500), --no-pipeline",
+                server,
+                false,
+            ),
             kubelive(path, "kubelive, streaming list", server, true, false),
             kubectl(path, context, false),
             kubelive(
@@ -354,6 +379,12 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
                 "kubelive tables, list-then-watch (page 500)",
                 server,
                 false,
+                true,
+            ),
+            unpipelined(
+                path,
+                "kubelive tables, list-then-watch (page 500), --no-pipeline",
+                server,
                 true,
             ),
             kubelive(path, "kubelive tables, streaming list", server, true, true),
@@ -370,7 +401,8 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
                     server,
                     streaming,
                     tables,
-                } => time_kubelive(cli, server, *streaming, *tables, n)?,
+                    pipeline,
+                } => time_kubelive(cli, server, *streaming, *tables, *pipeline, n)?,
                 How::Kubectl { context, tables } => {
                     time_kubectl(&config, &cache, context, *tables)?
                 }
