@@ -238,7 +238,13 @@ fn thousands(x: f64) -> String {
 }
 
 /// Runs every contender `runs` times, interleaved, against N pods.
-fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contender>, String> {
+fn bench_n(
+    sim: &Path,
+    cli: &Path,
+    n: usize,
+    runs: usize,
+    with_kubectl: bool,
+) -> Result<Vec<Contender>, String> {
     let tmp = Tmp::new(n)?;
     let mut kids = Kids::default();
     let args = [
@@ -391,6 +397,9 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
             kubectl(path, context, true),
         ]);
     }
+    if !with_kubectl {
+        all.retain(|c| !matches!(c.how, How::Kubectl { .. }));
+    }
     for run in 1..=runs {
         for c in &mut all {
             if let Some(e) = kids.exited() {
@@ -420,7 +429,7 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
 /// Time to synced of the `kubelive` CLI for each N in `pods`, through `kubectl proxy`
 /// and direct, against `kubectl get` on the same paths: a markdown table (medians of
 /// `runs`).
-pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
+pub fn cli_sync_bench(pods: &[usize], runs: usize, kubectl: bool) -> Result<String, String> {
     let runs = runs.max(1);
     let (sim, cli) = build()?;
     let mut s = format!(
@@ -429,7 +438,7 @@ pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
          |---:|---|---|---:|---|---:|---:|\n"
     );
     for &n in pods {
-        let all = bench_n(&sim, &cli, n, runs)?;
+        let all = bench_n(&sim, &cli, n, runs, kubectl)?;
         for c in &all {
             let m = median(&c.secs);
             // Against kubectl asking for the same representation.
@@ -447,13 +456,17 @@ pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
                 .unwrap_or(f64::NAN);
             let min = c.secs.iter().copied().fold(f64::INFINITY, f64::min);
             let max = c.secs.iter().copied().fold(0.0, f64::max);
+            let vs = if kubectl.is_nan() {
+                "-".to_string()
+            } else {
+                format!("{:.1}x", kubectl / m)
+            };
             s.push_str(&format!(
-                "| {} | {} | {} | {m:.2} | {min:.2}..{max:.2} | {} | {:.1}x |\n",
+                "| {} | {} | {} | {m:.2} | {min:.2}..{max:.2} | {} | {vs} |\n",
                 thousands(n as f64),
                 c.path,
                 c.label,
                 thousands(n as f64 / m),
-                kubectl / m,
             ));
         }
     }
