@@ -350,7 +350,7 @@ struct Ahead {
 enum AheadEnd {
     Clean,
     Error(TransportError),
-    /// It sent more than [`Ahead::MAX_BYTES`]: the engine cancelled it and dropped
+    /// It sent more than its bound (`Ahead::max_bytes`): the engine cancelled it and dropped
     /// what it held; the page is asked for again in its turn (and then streams).
     Dropped,
 }
