@@ -17,7 +17,7 @@ ROOT=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 WORK=${WORK:-${TMPDIR:-/tmp}/kubelive-mutants}
 SEEDS=${SEEDS:-10000}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$WORK/target}
-ALL=(relist-on-410 streaming-added-version synthesized-delete empty-resume-version escalate-despite-progress no-watch-deadline)
+ALL=(relist-on-410 streaming-added-version synthesized-delete empty-resume-version escalate-despite-progress no-watch-deadline leak-page-ahead)
 MUTANTS=("${@:-${ALL[@]}}")
 
 mutate() { # $1 mutant, $2 engine.rs
@@ -61,6 +61,12 @@ edits = {
   "no-watch-deadline": [(
     "    fn expire(&mut self, timer: Timer, now: Instant) {\n",
     "    fn expire(&mut self, timer: Timer, now: Instant) {\n        if matches!(timer, Timer::WatchEnd | Timer::Idle) {\n            return;\n        }\n",
+  )],
+  # 7. Forget the page ahead without cancelling it when the list moves on (a failure,
+  #    a relist, a stop): its connection is left open.
+  "leak-page-ahead": [(
+    "            if !matches!(ahead.end, Some(AheadEnd::Dropped)) {\n                self.cancel(ahead.request);\n            }",
+    "            let _ = ahead;",
   )],
 }[name]
 for old, new in edits:

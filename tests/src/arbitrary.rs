@@ -8,7 +8,7 @@
 use kubelive_core::decode::{ListDecoder, WatchDecoder, WatchFrame};
 use kubelive_core::{
     Collection, Config, Engine, Event, IncludeObject, Instant, Limits, Mode, Object, ParseOptions,
-    RequestId, TransportError,
+    Phase, Request, RequestId, RequestKind, TransportError,
 };
 use kubelive_sim::Rng;
 
@@ -313,7 +313,8 @@ const STATUSES: [u16; 15] = [
 
 /// The engine fed an arbitrary sequence of responses, bodies, ends, errors and time
 /// (object or table mode, Table bodies and plain ones mixed): no panic; the draining
-/// rule holds (at most one request in flight); every backoff respects the 800 ms floor;
+/// rule holds (one request in flight, and at most one more: the next LIST page, asked
+/// for only while listing, with a continue token); every backoff respects the 800 ms floor;
 /// the store and the status agree; memory stays bounded (the store never holds more
 /// objects than distinct names fed); while the engine serves tables its store holds
 /// rows only and it asks with the Table Accept header.
@@ -343,16 +344,15 @@ pub fn engine(data: &[u8]) {
     config.seed = u64::from(input.u16());
     let mut now = 1_000u64;
     let mut engine = Engine::new(config, Instant::from_millis(now));
-    let mut in_flight: Option<RequestId> = None;
+    // What the driver has in flight, oldest first.
+    let mut in_flight: Vec<Request> = Vec::new();
     let mut stale: Vec<RequestId> = Vec::new();
     let mut rv = 10u64;
     let mut steps = 0;
 
-    let drain = |engine: &mut Engine, now: u64, in_flight: &mut Option<RequestId>| {
+    let drain = |engine: &mut Engine, now: u64, in_flight: &mut Vec<Request>| {
         while let Some(id) = engine.poll_cancel() {
-            if *in_flight == Some(id) {
-                *in_flight = None;
-            }
+            in_flight.retain(|r| r.id != id);
         }
         while let Some(ev) = engine.poll_event() {
             match ev {
@@ -386,11 +386,20 @@ pub fn engine(data: &[u8]) {
                 "Accept {} while tables={tables}",
                 req.accept
             );
-            assert!(
-                in_flight.is_none(),
-                "a new request while {in_flight:?} is in flight"
-            );
-            *in_flight = Some(req.id);
+            if let Some(current) = in_flight.first() {
+                // Only the next LIST page may be asked for while another is in flight.
+                let page_ahead = in_flight.len() == 1
+                    && matches!(current.kind, RequestKind::List { .. })
+                    && matches!(req.kind, RequestKind::List { .. })
+                    && (req.path.contains("?continue=") || req.path.contains("&continue="))
+                    && matches!(engine.status().phase, Phase::Listing { .. });
+                assert!(
+                    page_ahead,
+                    "{req} while {:?} is in flight",
+                    in_flight.iter().map(|r| r.to_string()).collect::<Vec<_>>()
+                );
+            }
+            in_flight.push(req);
         }
         assert_eq!(engine.status().objects, engine.store().len());
         // Names are p0..p255 in one namespace.
@@ -401,10 +410,18 @@ pub fn engine(data: &[u8]) {
     while !input.is_empty() && steps < 2_000 {
         steps += 1;
         let op = input.byte();
-        // Mostly the current request; sometimes a stale or unknown id.
-        let id = match (op >> 5, in_flight) {
+        // Mostly a request in flight (either, when two are); sometimes a stale or
+        // unknown id.
+        let id = match (op >> 5, in_flight.as_slice()) {
             (7, _) => stale.last().copied().unwrap_or(RequestId(999)),
-            (_, Some(id)) => id,
+            (_, [only]) => only.id,
+            (_, [first, second, ..]) => {
+                if op & 8 == 0 {
+                    first.id
+                } else {
+                    second.id
+                }
+            }
             _ => RequestId(u64::from(op)),
         };
         let t = Instant::from_millis(now);
@@ -451,9 +468,9 @@ pub fn engine(data: &[u8]) {
             }
             5 => {
                 engine.handle_end(id, t);
-                if in_flight == Some(id) {
+                if in_flight.iter().any(|r| r.id == id) {
                     stale.push(id);
-                    in_flight = None;
+                    in_flight.retain(|r| r.id != id);
                 }
             }
             6 => {
@@ -463,9 +480,9 @@ pub fn engine(data: &[u8]) {
                     TransportError::Connect("refused".into())
                 };
                 engine.handle_error(id, e, t);
-                if in_flight == Some(id) {
+                if in_flight.iter().any(|r| r.id == id) {
                     stale.push(id);
-                    in_flight = None;
+                    in_flight.retain(|r| r.id != id);
                 }
             }
             _ => {

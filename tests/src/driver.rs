@@ -166,7 +166,8 @@ impl Summary {
             "{} seeds in {:.1} s ({:.0} seeds/s): {:.1} simulated hours, {} changes, {} requests, \
              {} events, {} relists, {} 410s and {} other failures served; staleness p50 {} ms, \
              p99 {} ms, max {} ms; under fresh faults at most {} ms beyond excused waits; \
-             {} silent connections given up; {} watch chunks of several events",
+             {} silent connections given up; {} watch chunks of several events; \
+             {} LIST pages asked for ahead, {} of them answered or broken before their turn",
             self.seeds,
             self.elapsed.as_secs_f64(),
             self.seeds_per_sec(),
@@ -183,6 +184,8 @@ impl Summary {
             s.fresh_excess_max,
             s.silences_noticed,
             s.multi_event_chunks,
+            s.pages_ahead,
+            s.pages_ahead_early,
         )
     }
 }

@@ -73,6 +73,10 @@ pub struct Stats {
     pub silences_noticed: u64,
     /// Watch chunks that reached the engine holding several events.
     pub multi_event_chunks: u64,
+    /// LIST pages asked for ahead of the current one (pipelined pages).
+    pub pages_ahead: u64,
+    /// Pages ahead that answered in full (or broke) before their turn.
+    pub pages_ahead_early: u64,
 }
 
 impl Stats {
@@ -88,6 +92,8 @@ impl Stats {
         self.fresh_excess_max = self.fresh_excess_max.max(o.fresh_excess_max);
         self.silences_noticed += o.silences_noticed;
         self.multi_event_chunks += o.multi_event_chunks;
+        self.pages_ahead += o.pages_ahead;
+        self.pages_ahead_early += o.pages_ahead_early;
     }
 }
 
@@ -123,6 +129,8 @@ enum ConnPhase {
         resp: Response,
         cut: Option<(usize, bool)>,
         too_large: bool,
+        /// Delivered in pieces over time (`list-trickle`).
+        trickle: Option<Trickle>,
     },
     /// A watch whose head arrives at `at`.
     Head {
@@ -138,6 +146,18 @@ enum ConnPhase {
         bound: u64,
     },
 }
+
+/// A LIST answer delivered in pieces: `fed` body bytes so far; the next pieces end at
+/// `ends` (the last piece runs to the end of the body).
+#[derive(Debug)]
+struct Trickle {
+    fed: usize,
+    ends: Vec<usize>,
+}
+
+/// A silent connection's bound while it is the page ahead: no deadline watches it
+/// before its turn.
+const NEVER: u64 = u64::MAX / 2;
 
 #[derive(Debug)]
 struct Conn {
@@ -418,6 +438,16 @@ pub struct Run<'a> {
     synced_in_drain: bool,
     /// Table mode: the column definitions the engine announced.
     columns: Option<std::sync::Arc<[kubelive_core::TableColumn]>>,
+    /// The LIST page the engine asked for ahead of the current one, until its turn.
+    ahead: Option<u64>,
+    /// The page ahead ended before its turn: how, classified only when the engine
+    /// takes it up (it then treats it as sent at that moment).
+    ahead_ended: Option<(Conn, How)>,
+    /// The current LIST page ended cleanly: unless the engine cancels the page ahead
+    /// in this feed, that page takes its turn.
+    list_ended: bool,
+    /// The current LIST page failed: the engine must cancel the page ahead.
+    list_failed: bool,
     trace: Option<VecDeque<String>>,
     stats: Stats,
 }
@@ -517,6 +547,7 @@ impl<'a> Run<'a> {
             config = config.tables(include);
         }
         config.seed = scn.seed ^ 0xE9;
+        config.pipeline_pages = scn.pipeline_pages;
         let start = 1_000;
         let engine = Engine::new(config, Instant::from_millis(start));
 
@@ -571,6 +602,10 @@ impl<'a> Run<'a> {
             drains: 0,
             synced_in_drain: false,
             columns: None,
+            ahead: None,
+            ahead_ended: None,
+            list_ended: false,
+            list_failed: false,
             trace: trace.then(VecDeque::new),
             stats: Stats::default(),
         };
@@ -951,7 +986,7 @@ impl<'a> Run<'a> {
 
     // ----- the network -----
 
-    fn send(&mut self, req: Request) -> Result<(), Violation> {
+    fn send(&mut self, req: Request, ahead: bool) -> Result<(), Violation> {
         let now = self.now;
         self.stats.requests += 1;
         let latency = self
@@ -986,6 +1021,7 @@ impl<'a> Run<'a> {
                 resp,
                 cut: None,
                 too_large: true,
+                trickle: None,
             };
         } else {
             // The representation as the apiserver negotiates the request's Accept.
@@ -1003,6 +1039,7 @@ impl<'a> Run<'a> {
                         resp,
                         cut,
                         too_large: false,
+                        trickle: None,
                     };
                 }
                 Reply::Delayed { at_ms, response } => {
@@ -1012,6 +1049,7 @@ impl<'a> Run<'a> {
                         resp: response,
                         cut: None,
                         too_large,
+                        trickle: None,
                     };
                 }
                 Reply::Watch(wid) => {
@@ -1038,7 +1076,8 @@ impl<'a> Run<'a> {
                 _ => WATCH_HEAD_MS,
             };
             self.log(|| format!("   #{}: its head will never come", req.id.0));
-            conn.phase = ConnPhase::Silent { bound: now + limit };
+            let bound = if ahead { NEVER } else { now + limit };
+            conn.phase = ConnPhase::Silent { bound };
         } else if let ConnPhase::Reply {
             resp, cut: None, ..
         } = &conn.phase
@@ -1052,9 +1091,38 @@ impl<'a> Run<'a> {
                 conn.stall_at = Some(self.frng.below(resp.body.len() as u64) as usize);
             }
         }
+        self.maybe_trickle(&req, &mut conn);
         self.log(|| format!("-> #{} {}", req.id.0, req.path));
         self.conns.insert(req.id.0, conn);
         Ok(())
+    }
+
+    /// `list-trickle`: a LIST answer (not stalled) arrives in 2-5 pieces, up to 2 s apart.
+    fn maybe_trickle(&mut self, req: &Request, conn: &mut Conn) {
+        let p = match self.scn.fault("list-trickle") {
+            Some(Fault::ListTrickle(p)) if !self.quiet => *p,
+            _ => return,
+        };
+        if !matches!(req.kind, RequestKind::List { .. }) || conn.stall_at.is_some() {
+            return;
+        }
+        let ConnPhase::Reply {
+            resp, cut, trickle, ..
+        } = &mut conn.phase
+        else {
+            return;
+        };
+        let len = cut.map_or(resp.body.len(), |(n, _)| n);
+        if len < 2 || !self.frng.chance(p) {
+            return;
+        }
+        let n = self.frng.range(1, 4);
+        let mut ends: Vec<usize> = (0..n)
+            .map(|_| 1 + self.frng.below(len as u64 - 1) as usize)
+            .collect();
+        ends.sort_unstable();
+        ends.dedup();
+        *trickle = Some(Trickle { fed: 0, ends });
     }
 
     /// Draws a fault with a probability parameter: whether it strikes this time.
@@ -1206,10 +1274,7 @@ impl<'a> Run<'a> {
 
     fn deliver_reply(&mut self, id: u64) -> Result<(), Violation> {
         let Some(ConnPhase::Reply {
-            resp,
-            cut,
-            too_large: _,
-            ..
+            resp, cut, trickle, ..
         }) = self.conns.get(&id).map(|c| &c.phase)
         else {
             return Ok(());
@@ -1221,50 +1286,93 @@ impl<'a> Run<'a> {
             None => resp.body.clone(),
         };
         let full_len = resp.body.len();
-        self.log(|| {
-            format!(
-                "<- #{id} {status} {full_len} bytes{}",
-                match cut {
-                    Some((n, abrupt)) => format!(" cut at {n} (abrupt {abrupt})"),
-                    None => String::new(),
-                }
-            )
-        });
-        let h: Vec<(&str, &str)> = headers
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
+        // This delivery's share of the body: all of it, or the next trickled piece.
+        let (from, to) = match trickle {
+            Some(t) => (t.fed, t.ends.first().copied().unwrap_or(body.len())),
+            None => (0, body.len()),
+        };
+        let first = self.conns.get(&id).is_some_and(|c| c.head_at.is_none());
         let now = self.now;
-        let mut stall_at = None;
-        if let Some(c) = self.conns.get_mut(&id) {
-            c.head_at = Some(now);
-            c.last_byte = now;
-            stall_at = c.stall_at;
-        }
-        self.engine
-            .handle_response(RequestId(id), status, &h, self.at());
-        self.drain()?;
-        if let Some(n) = stall_at {
-            // The body stops here and the connection stays open.
-            self.log(|| format!("<- #{id} stalls after {n} bytes"));
-            if !self.conns.contains_key(&id) || !self.feed_body(id, &body[..n])? {
+        if first {
+            self.log(|| {
+                format!(
+                    "<- #{id} {status} {full_len} bytes{}{}",
+                    match cut {
+                        Some((n, abrupt)) => format!(" cut at {n} (abrupt {abrupt})"),
+                        None => String::new(),
+                    },
+                    if to < body.len() { " (trickled)" } else { "" }
+                )
+            });
+            let h: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let mut stall_at = None;
+            if let Some(c) = self.conns.get_mut(&id) {
+                c.head_at = Some(now);
+                c.last_byte = now;
+                stall_at = c.stall_at;
+            }
+            self.engine
+                .handle_response(RequestId(id), status, &h, self.at());
+            self.drain()?;
+            if let Some(n) = stall_at {
+                // The body stops here and the connection stays open.
+                self.log(|| format!("<- #{id} stalls after {n} bytes"));
+                if !self.conns.contains_key(&id) || !self.feed_body(id, &body[..n])? {
+                    return Ok(());
+                }
+                let ahead = self.ahead == Some(id);
+                if let Some(c) = self.conns.get_mut(&id) {
+                    let bound = if ahead { NEVER } else { c.last_byte + STALL_MS };
+                    c.phase = ConnPhase::Silent { bound };
+                }
                 return Ok(());
             }
-            if let Some(c) = self.conns.get_mut(&id) {
-                c.phase = ConnPhase::Silent {
-                    bound: c.last_byte + STALL_MS,
-                };
-            }
+        } else {
+            self.log(|| format!("<- #{id} bytes {from}..{to} of {}", body.len()));
+        }
+        if !self.conns.contains_key(&id) || !self.feed_body(id, &body[from..to])? {
             return Ok(());
         }
-        if !self.conns.contains_key(&id) || !self.feed_body(id, &body)? {
+        if to < body.len() {
+            // More pieces later, while other requests go on.
+            let pause = self.frng.range(1, 2_000);
+            if let Some(ConnPhase::Reply { at, trickle, .. }) =
+                self.conns.get_mut(&id).map(|c| &mut c.phase)
+            {
+                *at = now + pause;
+                if let Some(t) = trickle {
+                    t.fed = to;
+                    if !t.ends.is_empty() {
+                        t.ends.remove(0);
+                    }
+                }
+            }
             return Ok(());
         }
         let Some(conn) = self.conns.remove(&id) else {
             return Ok(());
         };
         let abrupt = cut.is_some_and(|(_, a)| a);
-        self.finalize(&conn, if abrupt { How::Abort } else { How::End });
+        let how = if abrupt { How::Abort } else { How::End };
+        let kind = conn.kind;
+        if self.ahead == Some(id) {
+            // The engine holds what the page ahead answered until its turn: what it
+            // means is classified then.
+            self.log(|| format!("   #{id} (the page ahead) ended: held for its turn"));
+            self.ahead_ended = Some((conn, how));
+        } else {
+            self.finalize(&conn, how);
+            if matches!(kind, RequestKind::List { .. }) {
+                if abrupt {
+                    self.list_failed = true;
+                } else {
+                    self.list_ended = true;
+                }
+            }
+        }
         if abrupt {
             self.engine.handle_error(
                 RequestId(id),
@@ -1276,7 +1384,7 @@ impl<'a> Run<'a> {
         }
         self.drain()?;
         self.check_relists()?;
-        if status == 200 && cut.is_none() && matches!(conn.kind, RequestKind::List { .. }) {
+        if status == 200 && cut.is_none() && matches!(kind, RequestKind::List { .. }) {
             let (_, more) = scan::list_meta(&body);
             let p = match self.scn.fault("compact-mid-list") {
                 Some(Fault::CompactMidList(p)) if !self.quiet => *p,
@@ -1603,6 +1711,15 @@ impl<'a> Run<'a> {
                 }
                 return;
             }
+            if status == 200 && !quick {
+                // A body cut short is unreadable, not the server's error: an attempt
+                // that lived past 1 s (a trickled answer) is resumed at once.
+                self.at_once = Some((
+                    now,
+                    format!("a 200 cut at {cut:?} after {} ms", now - conn.sent_at),
+                ));
+                return;
+            }
             self.excuse(conn.sent_at, now);
             self.set_failure(
                 BACKOFF_FLOOR_MS.max(ra_ms),
@@ -1669,7 +1786,23 @@ impl<'a> Run<'a> {
     fn drain(&mut self) -> Result<(), Violation> {
         self.drains += 1;
         while let Some(id) = self.engine.poll_cancel() {
+            if self.ahead == Some(id.0) {
+                // Dropped with the current page (or the list): never the engine's to
+                // classify.
+                self.ahead = None;
+                self.ahead_ended = None;
+                if let Some(c) = self.conns.remove(&id.0) {
+                    if let ConnPhase::Head { wid, .. } | ConnPhase::Watch { wid, .. } = c.phase {
+                        self.cluster.close_watch(wid);
+                    }
+                }
+                self.log(|| format!("cancel #{} (the page ahead)", id.0));
+                continue;
+            }
             if let Some(c) = self.conns.remove(&id.0) {
+                if matches!(c.kind, RequestKind::List { .. }) {
+                    self.list_failed = true;
+                }
                 if let ConnPhase::Head { wid, .. } | ConnPhase::Watch { wid, .. } = c.phase {
                     self.cluster.close_watch(wid);
                 }
@@ -1677,15 +1810,87 @@ impl<'a> Run<'a> {
                 self.finalize(&c, How::Cancelled);
             }
         }
+        if std::mem::take(&mut self.list_failed) {
+            if let Some(a) = self.ahead {
+                return fail(
+                    self.now,
+                    format!("the current LIST page failed and page ahead #{a} was not cancelled"),
+                );
+            }
+        }
+        if std::mem::take(&mut self.list_ended) {
+            if let Some(a) = self.ahead.take() {
+                self.take_turn(a);
+            }
+        }
         while let Some(ev) = self.engine.poll_event() {
             self.stats.events += 1;
             self.check_event(ev)?;
         }
         while let Some(req) = self.engine.poll_request() {
-            self.check_request(&req)?;
-            self.send(req)?;
+            let ahead = self.is_ahead(&req);
+            if ahead {
+                self.check_ahead(&req)?;
+            } else {
+                self.check_request(&req)?;
+            }
+            self.send(req, ahead)?;
         }
         self.check_store()
+    }
+
+    /// A LIST request for the page after the one the engine is listing: asked for
+    /// ahead, while that page streams.
+    fn is_ahead(&self, req: &Request) -> bool {
+        match (req.kind, self.engine.status().phase) {
+            (RequestKind::List { page }, Phase::Listing { page: current }) => page == current + 1,
+            _ => false,
+        }
+    }
+
+    /// The rule for a second request in flight: only the next LIST page, one at most,
+    /// only with a continue token, only when pipelining is on.
+    fn check_ahead(&mut self, req: &Request) -> Result<(), Violation> {
+        let now = self.now;
+        if !self.scn.pipeline_pages {
+            return fail(now, format!("a page ahead with pipelining off: {req}"));
+        }
+        if let Some(a) = self.ahead {
+            return fail(now, format!("a second page ahead while #{a} is: {req}"));
+        }
+        if scan::query_param(&req.path, "continue").is_none() {
+            return fail(now, format!("a page ahead without a continue token: {req}"));
+        }
+        self.ahead = Some(req.id.0);
+        self.stats.pages_ahead += 1;
+        self.log(|| format!("   #{} is the page ahead", req.id.0));
+        Ok(())
+    }
+
+    /// The page ahead's turn: from now on the engine treats it as sent now. If it
+    /// already ended, what that means is classified now; if it is silent, its deadline
+    /// runs from now.
+    fn take_turn(&mut self, id: u64) {
+        let now = self.now;
+        self.log(|| format!("   #{id} takes its turn"));
+        if let Some((mut conn, how)) = self.ahead_ended.take() {
+            self.stats.pages_ahead_early += 1;
+            conn.sent_at = now;
+            self.finalize(&conn, how);
+            return;
+        }
+        if let Some(c) = self.conns.get_mut(&id) {
+            c.sent_at = now;
+            if let ConnPhase::Silent { bound } = &mut c.phase {
+                c.last_byte = now;
+                *bound = now
+                    + if c.head_at.is_some() {
+                        STALL_MS
+                    } else {
+                        LIST_HEAD_MS
+                    };
+            }
+        }
     }
 
     fn check_request(&mut self, req: &Request) -> Result<(), Violation> {

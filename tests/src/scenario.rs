@@ -64,6 +64,10 @@ pub enum Fault {
     /// Harness: a flaky proxy cuts every watch abruptly 1-1.6 s after it was sent:
     /// mid-document, after an HTML error page, or after a truncated line.
     FlakyProxy,
+    /// Harness: a LIST answer arrives in pieces over time (head, then body pieces
+    /// up to 2 s apart), so the page asked for ahead answers, fails or stalls while
+    /// the current page still streams.
+    ListTrickle(f64),
 }
 
 impl Fault {
@@ -91,6 +95,7 @@ impl Fault {
             Fault::NoHead(_) => "no-head",
             Fault::ListStall(_) => "list-stall",
             Fault::FlakyProxy => "flaky-proxy",
+            Fault::ListTrickle(_) => "list-trickle",
         }
     }
 }
@@ -99,7 +104,7 @@ impl Fault {
 pub const TABLE_SHARE: f64 = 0.3;
 
 /// Every fault name, for `--without` and the docs.
-pub const FAULT_NAMES: [&str; 22] = [
+pub const FAULT_NAMES: [&str; 23] = [
     "cut",
     "abort",
     "split",
@@ -122,6 +127,7 @@ pub const FAULT_NAMES: [&str; 22] = [
     "no-head",
     "list-stall",
     "flaky-proxy",
+    "list-trickle",
 ];
 
 /// The faults under which staleness is bounded (TESTING.md, invariant 9): connections
@@ -160,6 +166,8 @@ pub struct Scenario {
     pub watch_timeout_secs: (u32, u32),
     /// Server-side tables (`Config::tables`) with rows carrying this, or objects.
     pub tables: Option<IncludeObject>,
+    /// `Config::pipeline_pages`: the next LIST page asked for while one streams.
+    pub pipeline_pages: bool,
     // The server.
     pub compact_every_ms: u64,
     pub watch_cache_window_ms: u64,
@@ -318,6 +326,11 @@ impl Scenario {
                 IncludeObject::Metadata
             }
         });
+        // Drawn after the tables, so every earlier draw of a seed stays what it was.
+        if rng.chance(0.3 * intensity) {
+            faults.push(Fault::ListTrickle(prob(&mut rng, 0.2, 1.0)));
+        }
+        let pipeline_pages = rng.chance(0.85);
         Scenario {
             seed,
             mode,
@@ -328,6 +341,7 @@ impl Scenario {
             initial_list_any_version,
             watch_timeout_secs,
             tables,
+            pipeline_pages,
             compact_every_ms,
             watch_cache_window_ms,
             bookmark_every_ms,
@@ -399,7 +413,7 @@ impl fmt::Display for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "seed {} {:?}{} {}{}{} page={} any-version-first={} watch-timeout={:?}s \
+            "seed {} {:?}{} {}{}{} page={}{} any-version-first={} watch-timeout={:?}s \
              compact-every={}ms cache-window={}ms bookmarks-every={}ms {:?} ns={} pods={} \
              workload={}ms gap={}ms latency={:?}ms faults=[",
             self.seed,
@@ -418,6 +432,11 @@ impl fmt::Display for Scenario {
                 .map(|s| format!(" fields={s:?}"))
                 .unwrap_or_default(),
             self.page_size,
+            if self.pipeline_pages {
+                " pipelined"
+            } else {
+                ""
+            },
             self.initial_list_any_version,
             self.watch_timeout_secs,
             self.compact_every_ms,

@@ -23,7 +23,8 @@
 // Env: DIST, SIM_BIN, STREAM (required), KUBECTL (kubectl), PODS (100000),
 // CHURN (1000), RUNS (5: decode rounds and syncs), FRAME_SECS (10), FRAME_RUNS (3),
 // SCROLL_RUNS (2: frames while scrolling), SCROLL_SPEEDS (5600,16800 px/s, in turn),
-// ONLY (decode,sync,frames: a subset), ARTIFACTS, PROFILE (1: a CPU profile of the
+// ONLY (decode,sync,frames: a subset), AB_PIPELINE (1: each sync run is followed by
+// one with `&pipeline=0`, LIST pages asked for one at a time, the baseline), ARTIFACTS, PROFILE (1: a CPU profile of the
 // first frames run, written to $ARTIFACTS/frames.cpuprofile and summarised; build the
 // dist with function names for it to say much), TRACE (1: a browser-wide trace of the
 // first frames run; TRACE_BASELINE=1 traces the first static-page run instead; with
@@ -56,6 +57,7 @@ const SCROLL_RUNS = Number(env.SCROLL_RUNS || 2);
 // and a fling (600 rows/s, 10 rows a frame).
 const SCROLL_SPEEDS = (env.SCROLL_SPEEDS || '5600,16800').split(',').map(Number);
 const ONLY = new Set((env.ONLY || 'decode,sync,frames').split(','));
+const AB_PIPELINE = env.AB_PIPELINE === '1';
 const STORE_MODES = (env.STORE_MODES || 'list-objects,stream-objects,list-tables,stream-tables').split(',');
 const STORE_RUNS = Number(env.STORE_RUNS || 3);
 const ARTIFACTS = env.ARTIFACTS || join(here, '../../artifacts');
@@ -139,7 +141,7 @@ function marks() {
   obs.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-synced'] });
 }
 
-async function syncOnce(browser, cluster, streaming = false, profile = null) {
+async function syncOnce(browser, cluster, streaming = false, profile = null, pipeline = true) {
   const { context, page, problems } = await openPage(browser);
   // A new headless window loads the browser's own UI pages (the omnibox popup's WebUI
   // renderer: ~3 s of CPU on a loaded 2-core machine) in its first seconds; a user's
@@ -156,7 +158,7 @@ async function syncOnce(browser, cluster, streaming = false, profile = null) {
   }
   const tracing = profile && TRACE ? await startTrace(browser, `${profile}.trace.json`) : null;
   const cpu0 = cluster.cpu();
-  await page.goto(`${cluster.base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}`);
+  await page.goto(`${cluster.base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}${pipeline ? '' : '&pipeline=0'}`);
   await until('Synced', () => page.evaluate(() => window.__kubeliveMarks?.synced !== null), 10 * 60 * 1000, 100);
   const cpu1 = cluster.cpu();
   if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile, profile);
@@ -165,8 +167,11 @@ async function syncOnce(browser, cluster, streaming = false, profile = null) {
   const r = await page.evaluate(() => {
     const pages = performance.getEntriesByType('resource').filter((e) => /\/api\/v1\/pods\?.*limit=/.test(e.name));
     const first = pages[0];
+    // Pipelined pages: a page asked for before the previous one had fully arrived.
+    const ahead = pages.filter((e, i) => i > 0 && e.startTime < pages[i - 1].responseEnd).length;
     return {
       ...window.__kubeliveMarks,
+      ahead,
       firstPageStart: first && first.responseStart,
       firstPageEnd: first && first.responseEnd,
       firstPageBytes: first && first.encodedBodySize,
@@ -473,12 +478,19 @@ try {
     const cluster = await startCluster(PODS, 0);
     try {
       const runs = [];
+      const oneAtATime = [];
       for (let i = 0; i < RUNS; i++) {
         const r = await syncOnce(browser, cluster, false, PROFILE_SYNC && i === 0 ? 'sync-list' : null);
         log(`sync ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
         runs.push(r);
+        if (AB_PIPELINE) {
+          const b = await syncOnce(browser, cluster, false, null, false);
+          log(`sync, pages one at a time ${i + 1}/${RUNS}: ${JSON.stringify(b)}`);
+          oneAtATime.push(b.synced);
+        }
       }
       out.sync = runs;
+      out.syncOneAtATime = oneAtATime;
       const col = (f) => runs.map(f);
       const firstRows = col((r) => r.rows - r.firstPageEnd);
       const firstPainted = col((r) => r.rowsPainted - r.firstPageEnd);
@@ -490,6 +502,9 @@ try {
       lines.push(`| first page arrived -> first rows in the DOM | ${median(firstRows).toFixed(0)} | ${spread(firstRows)} |`);
       lines.push(`| first page arrived -> first rows painted | ${median(firstPainted).toFixed(0)} | ${spread(firstPainted)} |`);
       lines.push(`| navigation -> Synced (${PODS.toLocaleString('en')} objects) | ${median(synced).toFixed(0)} | ${spread(synced)} |`);
+      if (AB_PIPELINE) {
+        lines.push(`| navigation -> Synced, pages one at a time (\`&pipeline=0\`) | ${median(oneAtATime).toFixed(0)} | ${spread(oneAtATime)} |`);
+      }
       const streamed = [];
       for (let i = 0; i < RUNS; i++) {
         const r = await syncOnce(browser, cluster, true, PROFILE_SYNC && i === 0 ? 'sync-stream' : null);

@@ -8,7 +8,8 @@
 //! `--events N` (watch stream, default 100000), `--pods N` (memory and sync, default
 //! 50000), `--runs N` (default 7), `--scale 1000,10000,...`, `--no-node`, `--no-browser`,
 //! `--only cli` (only the CLI's time to synced against kubelive-sim, objects and tables,
-//! for `--pods N`), `--only bill` (what one viewer costs the apiserver per hour:
+//! pipelined LIST pages and not, for `--pods N`; `--no-kubectl` leaves `kubectl get`
+//! out, which takes minutes a run at 100,000 pods), `--only bill` (what one viewer costs the apiserver per hour:
 //! `xtask/src/billbench.rs`; `--pods N` (10000), `--churn PER_SEC` (10), `--secs S`
 //! (600, after the sync), `--faults SPEC` (the flaky setup, `proxy-cut-every=60000`)),
 //! `--only gzip` (the app's time to Synced and bytes with and without compression
@@ -32,6 +33,8 @@ struct Opts {
     quick: bool,
     /// `--only cli`: only the CLI end-to-end sync bench.
     only_cli: bool,
+    /// `--only cli`: time `kubectl get` too (off: `--no-kubectl`).
+    kubectl: bool,
     /// `--only gzip`: only the browser's lists with and without compression.
     only_gzip: bool,
 }
@@ -48,6 +51,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             browser: true,
             quick,
             only_cli: false,
+            kubectl: true,
             only_gzip: false,
         }
     } else {
@@ -60,6 +64,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             browser: true,
             quick,
             only_cli: false,
+            kubectl: true,
             only_gzip: false,
         }
     };
@@ -74,6 +79,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--quick" => {}
             "--no-node" => o.node = false,
             "--no-browser" => o.browser = false,
+            "--no-kubectl" => o.kubectl = false,
             "--events" => o.events = num(&value(a)?)?,
             "--pods" => o.pods = num(&value(a)?)?,
             "--runs" => o.runs = num(&value(a)?)?,
@@ -254,7 +260,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         };
         println!(
             "{}",
-            crate::e2ebench::cli_sync_bench(&sizes, o.runs.min(3))?
+            crate::e2ebench::cli_sync_bench(&sizes, o.runs.min(3), o.kubectl)?
         );
         return Ok(());
     }
@@ -324,7 +330,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     } else {
         &[10_000, 100_000]
     };
-    let e2e = crate::e2ebench::cli_sync_bench(sizes, o.runs.min(3))?;
+    let e2e = crate::e2ebench::cli_sync_bench(sizes, o.runs.min(3), o.kubectl)?;
     println!("{e2e}");
     if o.browser {
         crate::webbench::browser_bench()?;

@@ -106,6 +106,8 @@ enum How {
         server: String,
         streaming: bool,
         tables: bool,
+        /// LIST pages pipelined (the default); off: `--no-pipeline`, the baseline.
+        pipeline: bool,
     },
     Kubectl {
         context: &'static str,
@@ -126,6 +128,7 @@ fn time_kubelive(
     server: &str,
     streaming: bool,
     tables: bool,
+    pipeline: bool,
     n: usize,
 ) -> Result<f64, String> {
     let mut cmd = Command::new(cli);
@@ -137,6 +140,9 @@ fn time_kubelive(
     ]);
     if streaming {
         cmd.arg("--streaming-list");
+    }
+    if !pipeline {
+        cmd.arg("--no-pipeline");
     }
     if !tables {
         cmd.arg("--server-print=false");
@@ -232,7 +238,13 @@ fn thousands(x: f64) -> String {
 }
 
 /// Runs every contender `runs` times, interleaved, against N pods.
-fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contender>, String> {
+fn bench_n(
+    sim: &Path,
+    cli: &Path,
+    n: usize,
+    runs: usize,
+    with_kubectl: bool,
+) -> Result<Vec<Contender>, String> {
     let tmp = Tmp::new(n)?;
     let mut kids = Kids::default();
     let args = [
@@ -321,6 +333,19 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
             server: server.to_string(),
             streaming,
             tables,
+            pipeline: true,
+        },
+        secs: Vec::new(),
+    };
+    // The same list-then-watch with each page asked for after the previous ended.
+    let unpipelined = |path, label, server: &str, tables| Contender {
+        path,
+        label,
+        how: How::Kubelive {
+            server: server.to_string(),
+            streaming: false,
+            tables,
+            pipeline: false,
         },
         secs: Vec::new(),
     };
@@ -347,6 +372,12 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
                 false,
                 false,
             ),
+            unpipelined(
+                path,
+                "kubelive, list-then-watch (page 500), --no-pipeline",
+                server,
+                false,
+            ),
             kubelive(path, "kubelive, streaming list", server, true, false),
             kubectl(path, context, false),
             kubelive(
@@ -356,9 +387,18 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
                 false,
                 true,
             ),
+            unpipelined(
+                path,
+                "kubelive tables, list-then-watch (page 500), --no-pipeline",
+                server,
+                true,
+            ),
             kubelive(path, "kubelive tables, streaming list", server, true, true),
             kubectl(path, context, true),
         ]);
+    }
+    if !with_kubectl {
+        all.retain(|c| !matches!(c.how, How::Kubectl { .. }));
     }
     for run in 1..=runs {
         for c in &mut all {
@@ -370,7 +410,8 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
                     server,
                     streaming,
                     tables,
-                } => time_kubelive(cli, server, *streaming, *tables, n)?,
+                    pipeline,
+                } => time_kubelive(cli, server, *streaming, *tables, *pipeline, n)?,
                 How::Kubectl { context, tables } => {
                     time_kubectl(&config, &cache, context, *tables)?
                 }
@@ -388,7 +429,7 @@ fn bench_n(sim: &Path, cli: &Path, n: usize, runs: usize) -> Result<Vec<Contende
 /// Time to synced of the `kubelive` CLI for each N in `pods`, through `kubectl proxy`
 /// and direct, against `kubectl get` on the same paths: a markdown table (medians of
 /// `runs`).
-pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
+pub fn cli_sync_bench(pods: &[usize], runs: usize, kubectl: bool) -> Result<String, String> {
     let runs = runs.max(1);
     let (sim, cli) = build()?;
     let mut s = format!(
@@ -397,7 +438,7 @@ pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
          |---:|---|---|---:|---|---:|---:|\n"
     );
     for &n in pods {
-        let all = bench_n(&sim, &cli, n, runs)?;
+        let all = bench_n(&sim, &cli, n, runs, kubectl)?;
         for c in &all {
             let m = median(&c.secs);
             // Against kubectl asking for the same representation.
@@ -415,13 +456,17 @@ pub fn cli_sync_bench(pods: &[usize], runs: usize) -> Result<String, String> {
                 .unwrap_or(f64::NAN);
             let min = c.secs.iter().copied().fold(f64::INFINITY, f64::min);
             let max = c.secs.iter().copied().fold(0.0, f64::max);
+            let vs = if kubectl.is_nan() {
+                "-".to_string()
+            } else {
+                format!("{:.1}x", kubectl / m)
+            };
             s.push_str(&format!(
-                "| {} | {} | {} | {m:.2} | {min:.2}..{max:.2} | {} | {:.1}x |\n",
+                "| {} | {} | {} | {m:.2} | {min:.2}..{max:.2} | {} | {vs} |\n",
                 thousands(n as f64),
                 c.path,
                 c.label,
                 thousands(n as f64 / m),
-                kubectl / m,
             ));
         }
     }

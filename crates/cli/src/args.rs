@@ -32,6 +32,9 @@ pub struct WatchArgs {
     pub field_selector: Option<String>,
     pub streaming_list: bool,
     pub page_size: u32,
+    /// Ask for the next LIST page while the current one streams (on by default;
+    /// `--no-pipeline` turns it off, for comparing).
+    pub pipeline_pages: bool,
     pub output: Output,
     /// `-o wide`: the table with every column the server prints (priority > 0 too).
     pub wide: bool,
@@ -96,6 +99,9 @@ OPTIONS:
                              sendInitialEvents=true); falls back to LIST+WATCH if the
                              server cannot do it.
     --page-size N            Items per LIST page [default: 500]; 0 lists in one response.
+    --no-pipeline            Ask for each LIST page only after the previous one ended
+                             (by default the next page is asked for as soon as the
+                             current page's continue token is read).
     -o, --output FORMAT      events   one line per change on stdout (default), with the
                                       server's cells; progress on stderr
                              table    a live table of the server's columns (as
@@ -163,6 +169,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         field_selector: None,
         streaming_list: false,
         page_size: 500,
+        pipeline_pages: true,
         output: Output::Events,
         wide: false,
         server_print: true,
@@ -220,6 +227,10 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
             "--streaming-list" => {
                 no_value(&inline)?;
                 w.streaming_list = true;
+            }
+            "--no-pipeline" => {
+                no_value(&inline)?;
+                w.pipeline_pages = false;
             }
             "--page-size" => {
                 let v = value(flag)?;

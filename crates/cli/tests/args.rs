@@ -45,8 +45,11 @@ fn wide_and_server_print() {
 fn every_option() {
     let w = watch(
         "watch /api/v1/pods --server http://h:1 -n kube-system -l app=web --field-selector=spec.nodeName=n1 \
-         --streaming-list --page-size 7 -o snapshot --duration 2.5 --watch-timeout 20 --strip-managed-fields -v",
+         --streaming-list --page-size 7 --no-pipeline -o snapshot --duration 2.5 --watch-timeout 20 \
+         --strip-managed-fields -v",
     );
+    assert!(!w.pipeline_pages);
+    assert!(watch("watch pods").pipeline_pages);
     assert_eq!(w.resource, "/api/v1/pods");
     assert_eq!(w.server, "http://h:1");
     assert_eq!(w.namespaces, Namespaces::One("kube-system".into()));
@@ -134,6 +137,7 @@ fn binary_help_and_version() {
     for word in [
         "--streaming-list",
         "--page-size",
+        "--no-pipeline",
         "--output",
         "wide",
         "--server-print",

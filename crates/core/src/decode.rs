@@ -791,6 +791,17 @@ impl ListDecoder {
     pub fn buffered(&self) -> usize {
         self.buf.len()
     }
+
+    /// `metadata.continue`, as soon as the list's metadata was read: the apiserver
+    /// writes it before the items (or rows), so the next page can be asked for while
+    /// this one streams. `None` before that, for a last page, a `Status` body, and
+    /// after [`ListDecoder::finish`].
+    pub fn continue_token(&self) -> Option<&str> {
+        if self.kind_is_status == Some(true) {
+            return None;
+        }
+        self.meta.continue_token.as_deref()
+    }
 }
 
 fn parse_list_meta(sc: &mut Scanner<'_>, meta: &mut ListMeta) -> Result<(), DecodeError> {

@@ -1,8 +1,12 @@
 //! The list/watch state machine.
 //!
-//! One request is in flight at a time. The engine holds exactly what its current
-//! state needs ([`State`]), decides every protocol question (which version to resume
-//! from, when to relist, how long to back off) and tells consumers what changed.
+//! One request is current at a time. While listing, the next LIST page may be asked
+//! for as soon as the current page's continue token is read (one page ahead at most,
+//! [`Config::pipeline_pages`]): what it answers is held and replayed when its turn
+//! comes, so every rule treats it as if it had been sent then. The engine holds
+//! exactly what its current state needs ([`State`]), decides every protocol question
+//! (which version to resume from, when to relist, how long to back off) and tells
+//! consumers what changed.
 
 use crate::backoff::{Backoff, BackoffConfig, Rng};
 use crate::decode::{DecodeError, Limits, ListDecoder, WatchDecoder, WatchFrame};
@@ -60,6 +64,11 @@ pub struct Config {
     /// Seeds jitter and watch timeouts; the driver picks it (random in production,
     /// fixed in simulations).
     pub seed: u64,
+    /// Ask for the next LIST page as soon as the current page's continue token is
+    /// read (it comes before the items), so the server's work, the transfer and the
+    /// decoding of consecutive pages overlap. Two requests are then in flight while
+    /// listing. On by default; off asks for each page after the previous one ended.
+    pub pipeline_pages: bool,
 }
 
 impl Config {
@@ -80,6 +89,7 @@ impl Config {
             backoff: BackoffConfig::default(),
             watch_timeout_secs: (300, 600),
             seed: 0,
+            pipeline_pages: true,
         }
     }
 
@@ -319,6 +329,42 @@ struct Listing {
     continue_token: Option<String>,
     body: Body<ListDecoder>,
     sent_at: Instant,
+    /// The next page, asked for before this one ended (boxed: rare next to the
+    /// decoder, and it keeps `State` small).
+    ahead: Option<Box<Ahead>>,
+}
+
+/// The next LIST page, asked for while the current page still streams. What it
+/// answers is held, untouched, and replayed in order when the current page ends
+/// (its turn): the engine then handles it exactly as if it had been sent at that
+/// moment (its `sent_at` and deadlines start then; bytes already held count as
+/// progress, so the stall deadline starts then too). If the current page fails, it
+/// is cancelled and dropped. Until its turn no deadline watches it: the current
+/// page's deadlines already do the waiting.
+struct Ahead {
+    request: RequestId,
+    continue_token: String,
+    /// The response head: status and Retry-After.
+    head: Option<(u16, Option<Duration>)>,
+    body: Vec<u8>,
+    end: Option<AheadEnd>,
+}
+
+enum AheadEnd {
+    Clean,
+    Error(TransportError),
+    /// It sent more than its bound (`Ahead::max_bytes`): the engine cancelled it and dropped
+    /// what it held; the page is asked for again in its turn (and then streams).
+    Dropped,
+}
+
+impl Ahead {
+    /// Most bytes held for a page ahead: one document's limit (a default page of
+    /// 500 full pods is a few MiB). Memory stays bounded; a bigger page is simply
+    /// fetched again when its turn comes.
+    fn max_bytes(limits: &Limits) -> usize {
+        limits.max_document_bytes
+    }
 }
 
 enum StreamKind {
@@ -609,8 +655,22 @@ impl Engine {
         headers: &[(&str, &str)],
         now: Instant,
     ) {
-        let ok = (200..300).contains(&status);
         let retry_after = status::retry_after(headers);
+        if let Some(ahead) = self.ahead_mut(id) {
+            ahead.head.get_or_insert((status, retry_after));
+            return;
+        }
+        self.response_head(id, status, retry_after, now);
+    }
+
+    fn response_head(
+        &mut self,
+        id: RequestId,
+        status: u16,
+        retry_after: Option<Duration>,
+        now: Instant,
+    ) {
+        let ok = (200..300).contains(&status);
         fn error_body<D>(status: u16, retry_after: Option<Duration>) -> Body<D> {
             Body::Error {
                 status,
@@ -661,6 +721,10 @@ impl Engine {
 
     /// Body bytes of request `id`, split anywhere.
     pub fn handle_body(&mut self, id: RequestId, bytes: &[u8], now: Instant) {
+        if self.ahead_mut(id).is_some() {
+            self.hold_ahead_body(bytes);
+            return;
+        }
         if !self.is_current(id) {
             return;
         }
@@ -702,6 +766,10 @@ impl Engine {
                         if self.is_current(id) {
                             self.fail(Failure::Decode(e), true, now);
                         }
+                        return;
+                    }
+                    if self.is_current(id) {
+                        self.ask_ahead();
                     }
                 }
                 Body::Error { bytes: buf, .. } => append_capped(buf, bytes),
@@ -728,6 +796,10 @@ impl Engine {
 
     /// The body of request `id` ended cleanly.
     pub fn handle_end(&mut self, id: RequestId, now: Instant) {
+        if let Some(ahead) = self.ahead_mut(id) {
+            ahead.end.get_or_insert(AheadEnd::Clean);
+            return;
+        }
         if !self.is_current(id) {
             return;
         }
@@ -771,6 +843,10 @@ impl Engine {
 
     /// Request `id` failed below HTTP (connect error, reset, unexpected EOF).
     pub fn handle_error(&mut self, id: RequestId, error: TransportError, now: Instant) {
+        if let Some(ahead) = self.ahead_mut(id) {
+            ahead.end.get_or_insert(AheadEnd::Error(error));
+            return;
+        }
         if self.is_current(id) {
             self.fail(Failure::Transport(error), false, now);
         }
@@ -846,6 +922,7 @@ impl Engine {
             _ => None,
         };
         self.abandon_current();
+        self.cancel_ahead();
         self.timers.clear();
         self.state = State::Stopped { resume };
     }
@@ -889,22 +966,157 @@ impl Engine {
     /// Tells the driver to abort the in-flight request, if any.
     fn abandon_current(&mut self) {
         if let Some(id) = self.current_request() {
+            self.cancel(id);
+        }
+    }
+
+    /// Aborts request `id`: a request not yet handed to the driver is simply taken
+    /// back (a driver drains cancels first, so it would otherwise be sent after).
+    fn cancel(&mut self, id: RequestId) {
+        let queued = self.requests.len();
+        self.requests.retain(|r| r.id != id);
+        if self.requests.len() == queued {
             self.cancels.push_back(id);
         }
     }
 
+    /// The page ahead, if `id` is it.
+    fn ahead_mut(&mut self, id: RequestId) -> Option<&mut Ahead> {
+        match &mut self.state {
+            State::Listing(Listing { ahead: Some(a), .. }) if a.request == id => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Cancels and drops the page ahead, if any (the current page failed, the list
+    /// restarts, the Accept changed, the engine stops). One that already ended is
+    /// cancelled too: the driver forgets it (a no-op for most), and every page ahead
+    /// ends either in its turn or in a cancel.
+    fn cancel_ahead(&mut self) {
+        let State::Listing(l) = &mut self.state else {
+            return;
+        };
+        if let Some(ahead) = l.ahead.take() {
+            if !matches!(ahead.end, Some(AheadEnd::Dropped)) {
+                self.cancel(ahead.request);
+            }
+        }
+    }
+
+    /// Holds body bytes of the page ahead, up to its bound; past it the request is
+    /// cancelled and the page will be asked for again in its turn.
+    fn hold_ahead_body(&mut self, bytes: &[u8]) {
+        let max = Ahead::max_bytes(&self.config.limits);
+        let State::Listing(Listing {
+            ahead: Some(ahead), ..
+        }) = &mut self.state
+        else {
+            return;
+        };
+        if ahead.end.is_some() || ahead.head.is_none() {
+            return;
+        }
+        if ahead.body.len() + bytes.len() <= max {
+            ahead.body.extend_from_slice(bytes);
+            return;
+        }
+        ahead.body = Vec::new();
+        ahead.end = Some(AheadEnd::Dropped);
+        let id = ahead.request;
+        self.cancel(id);
+    }
+
+    /// While listing, once the current page's continue token is read: asks for the
+    /// next page now (one ahead at most).
+    fn ask_ahead(&mut self) {
+        if !self.config.pipeline_pages {
+            return;
+        }
+        let State::Listing(l) = &self.state else {
+            return;
+        };
+        let Body::Open(decoder) = &l.body else {
+            return;
+        };
+        if l.ahead.is_some() {
+            return;
+        }
+        let Some(token) = decoder.continue_token() else {
+            return;
+        };
+        let token = token.to_string();
+        let page = l.page + 1;
+        let path = self.list_path(Some(&token));
+        let request = self.queue_request(RequestKind::List { page }, path);
+        if let State::Listing(l) = &mut self.state {
+            l.ahead = Some(Box::new(Ahead {
+                request,
+                continue_token: token,
+                head: None,
+                body: Vec::new(),
+                end: None,
+            }));
+        }
+    }
+
+    /// The page ahead's turn: it becomes the current request as if sent now, and
+    /// what it already answered is replayed in order.
+    fn promote(&mut self, page: u32, ahead: Ahead, now: Instant) {
+        let Ahead {
+            request,
+            continue_token,
+            head,
+            body,
+            end,
+        } = ahead;
+        if matches!(end, Some(AheadEnd::Dropped)) {
+            self.send_list_page(page, Some(continue_token), now);
+            return;
+        }
+        self.start_timers(self.config.deadlines.list_head, now);
+        self.state = State::Listing(Listing {
+            request,
+            page,
+            continue_token: Some(continue_token),
+            body: Body::Awaiting,
+            sent_at: now,
+            ahead: None,
+        });
+        if let Some((status, retry_after)) = head {
+            self.response_head(request, status, retry_after, now);
+        }
+        if !body.is_empty() {
+            self.handle_body(request, &body, now);
+        }
+        match end {
+            Some(AheadEnd::Clean) => self.handle_end(request, now),
+            Some(AheadEnd::Error(e)) => self.handle_error(request, e, now),
+            Some(AheadEnd::Dropped) | None => {}
+        }
+    }
+
     /// Queues a request; its head deadline starts now (every other timer belonged
-    /// to the previous request or backoff).
+    /// to the previous request or backoff). A page ahead of the current one is
+    /// cancelled: the engine moves on.
     fn new_request(&mut self, kind: RequestKind, path: String, now: Instant) -> RequestId {
-        self.next_request += 1;
-        let id = RequestId(self.next_request);
+        self.cancel_ahead();
         let head = match kind {
             RequestKind::List { .. } => self.config.deadlines.list_head,
             RequestKind::Watch | RequestKind::StreamingList => self.config.deadlines.watch_head,
         };
+        self.start_timers(head, now);
+        self.queue_request(kind, path)
+    }
+
+    fn start_timers(&mut self, head: Duration, now: Instant) {
         self.timers.clear();
         self.timers.set(Timer::Head, now + head);
         self.status.last_byte_at = None;
+    }
+
+    fn queue_request(&mut self, kind: RequestKind, path: String) -> RequestId {
+        self.next_request += 1;
+        let id = RequestId(self.next_request);
         let accept = if self.tables {
             TABLE_ACCEPT
         } else {
@@ -978,15 +1190,28 @@ impl Engine {
     }
 
     fn send_list_page(&mut self, page: u32, continue_token: Option<String>, now: Instant) {
-        let first_page = continue_token.is_none();
-        if first_page {
+        if continue_token.is_none() {
             self.begin_snapshot();
         }
+        let path = self.list_path(continue_token.as_deref());
+        let request = self.new_request(RequestKind::List { page }, path, now);
+        self.state = State::Listing(Listing {
+            request,
+            page,
+            continue_token,
+            body: Body::Awaiting,
+            sent_at: now,
+            ahead: None,
+        });
+    }
+
+    fn list_path(&self, continue_token: Option<&str>) -> String {
+        let first_page = continue_token.is_none();
         let mut q = self.selectors();
         if self.config.page_size > 0 && !self.whole_list_next {
             q = q.param("limit", &self.config.page_size.to_string());
         }
-        q = q.opt("continue", continue_token.as_deref());
+        q = q.opt("continue", continue_token);
         // "0" ("any", possibly stale) only when asked, and only until consumers have
         // been shown anything a stale answer could take back; never for a relist.
         let nothing_shown =
@@ -994,14 +1219,7 @@ impl Engine {
         if first_page && self.config.initial_list_any_version && nothing_shown {
             q = q.param("resourceVersion", "0");
         }
-        let request = self.new_request(RequestKind::List { page }, q.finish(), now);
-        self.state = State::Listing(Listing {
-            request,
-            page,
-            continue_token,
-            body: Body::Awaiting,
-            sent_at: now,
-        });
+        q.finish()
     }
 
     fn send_watch(&mut self, rv: ResourceVersion, resumed: bool, now: Instant) {
@@ -1056,7 +1274,14 @@ impl Engine {
             remaining: meta.remaining_item_count,
         });
         if let Some(token) = meta.continue_token {
-            self.send_list_page(page + 1, Some(token), now);
+            let ahead = match &mut self.state {
+                State::Listing(l) => l.ahead.take_if(|a| a.continue_token == token),
+                _ => None,
+            };
+            match ahead {
+                Some(ahead) => self.promote(page + 1, *ahead, now),
+                None => self.send_list_page(page + 1, Some(token), now),
+            }
             return;
         }
         let Some(rv) = meta.resource_version.filter(|v| !v.is_empty()) else {
@@ -1177,6 +1402,7 @@ impl Engine {
             .backoff
             .next_delay(now, needs_user, at_least, &mut self.rng);
         let until = now + delay;
+        self.cancel_ahead();
         self.timers.clear();
         self.timers.set(Timer::Retry, until);
         self.status.last_byte_at = None;
@@ -1366,6 +1592,8 @@ impl Engine {
     /// the current snapshot has only just begun, that takes a relist (true: done; an
     /// `open` current request is aborted).
     fn stop_tables(&mut self, why: String, open: bool, now: Instant) -> bool {
+        // A page ahead was asked for tables: the next page is asked for anew.
+        self.cancel_ahead();
         self.tables = false;
         self.columns = None;
         self.status.table_fallback = Some(why.clone());

@@ -89,10 +89,13 @@ fn pods() -> Collection {
     Collection::parse("/api/v1/pods").unwrap()
 }
 
+/// These transcripts have one request in flight: each page is asked for after the
+/// previous one ended. Pipelined pages (the default) have their own harness, [`Pipe`].
 fn config(mode: Mode) -> Config {
     let mut c = Config::new(pods());
     c.mode = mode;
     c.seed = 1;
+    c.pipeline_pages = false;
     c
 }
 
@@ -1829,4 +1832,491 @@ fn tables_ending_while_rows_are_held_relist_as_objects() {
         ",
     );
     assert!(h.engine.store().iter().all(|o| !o.is_row()));
+}
+
+// ----- pipelined LIST pages: two requests in flight while listing -----
+
+/// Drives one engine with several requests in flight, each named by the order it was
+/// sent (`#1`, `#2`, ...), and records what it says as [`Harness`] does.
+struct Pipe {
+    engine: Engine,
+    now: Instant,
+    log: String,
+    sent: Vec<Request>,
+}
+
+impl Pipe {
+    fn new(config: Config) -> Pipe {
+        let mut p = Pipe {
+            engine: Engine::new(config, Instant::ZERO),
+            now: Instant::ZERO,
+            log: String::new(),
+            sent: Vec::new(),
+        };
+        p.drain();
+        p
+    }
+
+    fn drain(&mut self) {
+        while let Some(id) = self.engine.poll_cancel() {
+            writeln!(self.log, "cancel {id}").unwrap();
+        }
+        while let Some(ev) = self.engine.poll_event() {
+            writeln!(self.log, "  {}", describe(&ev, self.now)).unwrap();
+        }
+        while let Some(req) = self.engine.poll_request() {
+            let tables = if req.accept == kubelive_core::table::TABLE_ACCEPT {
+                " [as=Table]"
+            } else {
+                ""
+            };
+            writeln!(self.log, "{req}{tables}").unwrap();
+            self.sent.push(req);
+        }
+    }
+
+    fn id(&self, n: usize) -> kubelive_core::RequestId {
+        self.sent[n - 1].id
+    }
+
+    fn head(&mut self, n: usize, status: u16) {
+        self.engine
+            .handle_response(self.id(n), status, &[], self.now);
+        self.drain();
+    }
+
+    fn body(&mut self, n: usize, body: &str) {
+        self.engine
+            .handle_body(self.id(n), body.as_bytes(), self.now);
+        self.drain();
+    }
+
+    fn end(&mut self, n: usize) {
+        self.engine.handle_end(self.id(n), self.now);
+        self.drain();
+    }
+
+    fn reset(&mut self, n: usize) {
+        let e = TransportError::Reset("unexpected EOF".into());
+        self.engine.handle_error(self.id(n), e, self.now);
+        self.drain();
+    }
+
+    fn ok(&mut self, n: usize, body: &str) {
+        self.head(n, 200);
+        self.body(n, body);
+        self.end(n);
+    }
+
+    fn advance(&mut self, ms: u64) {
+        self.now = Instant::from_millis(self.now.as_millis() + ms);
+    }
+
+    /// Moves time to the engine's next deadline and handles it.
+    fn wait(&mut self) {
+        let t = self.engine.poll_timeout().expect("a deadline");
+        let waited = t.as_millis() - self.now.as_millis();
+        writeln!(self.log, "(wait {waited} ms)").unwrap();
+        self.now = t;
+        self.engine.handle_timeout(t);
+        self.drain();
+    }
+
+    fn check(&mut self, expected: &str) {
+        let got = stable(&std::mem::take(&mut self.log));
+        let want: String = expected
+            .lines()
+            .map(|l| l.strip_prefix("        ").unwrap_or(l))
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(got, want, "\n--- got ---\n{got}--- want ---\n{want}");
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .engine
+            .store()
+            .iter()
+            .map(|o| o.name().to_string())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+/// A list body cut where its items (or a Table's definitions) begin: the first part
+/// holds the metadata with the continue token.
+fn at_items(body: &str) -> (&str, &str) {
+    let at = [",\"items\"", ",\"columnDefinitions\"", ",\"rows\""]
+        .iter()
+        .filter_map(|k| body.find(k))
+        .min()
+        .expect("a list body");
+    body.split_at(at)
+}
+
+fn pipe_config() -> Config {
+    let mut c = Config::new(pods());
+    c.seed = 1;
+    c.page_size = 2;
+    c
+}
+
+#[test]
+fn the_next_page_is_asked_for_once_the_continue_token_is_read_and_applied_after_the_current() {
+    let mut h = Pipe::new(pipe_config());
+    let page1 = list(
+        20,
+        "tok1",
+        Some(1),
+        &[pod("a", "p1", "u1", 1), pod("a", "p2", "u2", 2)],
+    );
+    let (meta, items) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    // Page two answers in full while page one still streams: held, not applied.
+    h.ok(2, &list(20, "", None, &[pod("a", "p3", "u3", 3)]));
+    assert!(h.names().is_empty());
+    assert_eq!(h.engine.status().phase, Phase::Listing { page: 1 });
+    h.body(1, items);
+    h.end(1);
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+        GET /api/v1/pods?limit=2&continue=tok1
+          Added a/p1 uid=u1 rv=1
+          Added a/p2 uid=u2 rv=2
+          PageListed page=1 objects=2 remaining=Some(1)
+          Added a/p3 uid=u3 rv=3
+          PageListed page=2 objects=3 remaining=None
+          Synced objects=3 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert_eq!(h.names(), ["p1", "p2", "p3"]);
+    assert_eq!(h.engine.status().pages_listed, 2);
+}
+
+#[test]
+fn a_page_ahead_still_streaming_becomes_the_current_page_and_asks_for_the_next() {
+    let mut h = Pipe::new(pipe_config());
+    let page2 = list(
+        20,
+        "tok2",
+        Some(1),
+        &[pod("a", "p3", "u3", 3), pod("a", "p4", "u4", 4)],
+    );
+    // Whole bodies: page one's items are applied before the page ahead is asked for
+    // (the same feed read its metadata).
+    let (meta2, items2) = at_items(&page2);
+    h.head(1, 200);
+    h.body(1, &list(20, "tok1", Some(3), &[pod("a", "p1", "u1", 1)]));
+    // Page two has sent its head and metadata only when page one ends.
+    h.head(2, 200);
+    h.body(2, meta2);
+    h.end(1);
+    // Its turn: what it held was replayed, its continue token is known: page three.
+    assert_eq!(h.engine.status().phase, Phase::Listing { page: 2 });
+    assert!(h.engine.status().connected);
+    h.body(2, items2);
+    h.end(2);
+    h.ok(3, &list(20, "", None, &[pod("a", "p5", "u5", 5)]));
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+          Added a/p1 uid=u1 rv=1
+        GET /api/v1/pods?limit=2&continue=tok1
+          PageListed page=1 objects=1 remaining=Some(3)
+        GET /api/v1/pods?limit=2&continue=tok2
+          Added a/p3 uid=u3 rv=3
+          Added a/p4 uid=u4 rv=4
+          PageListed page=2 objects=3 remaining=Some(1)
+          Added a/p5 uid=u5 rv=5
+          PageListed page=3 objects=4 remaining=None
+          Synced objects=4 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+#[test]
+fn a_failing_current_page_cancels_the_page_ahead_and_what_it_sends_is_ignored() {
+    let mut h = Pipe::new(pipe_config());
+    let page1 = list(
+        20,
+        "tok1",
+        Some(1),
+        &[pod("a", "p1", "u1", 1), pod("a", "p2", "u2", 2)],
+    );
+    let (meta, _) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    h.head(2, 200);
+    h.reset(1);
+    // Late bytes of the cancelled page ahead change nothing.
+    h.body(2, &list(20, "", None, &[pod("a", "p9", "u9", 9)]));
+    h.end(2);
+    assert!(h.names().is_empty());
+    h.wait();
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+        GET /api/v1/pods?limit=2&continue=tok1
+        cancel #2
+          BackingOff ~1s: connection lost: unexpected EOF
+        (wait)
+        GET /api/v1/pods?limit=2
+        ",
+    );
+}
+
+#[test]
+fn an_expired_continue_token_on_the_page_ahead_relists_when_its_turn_comes() {
+    let mut h = Pipe::new(pipe_config());
+    let page1 = list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]);
+    let (meta, items) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    h.head(2, 410);
+    h.body(2, r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The provided continue parameter is too old to display a consistent list result.","reason":"Expired","code":410}"#);
+    h.end(2);
+    // Held until page one ends: page one's items are still applied.
+    h.body(1, items);
+    h.end(1);
+    h.ok(
+        3,
+        &list(
+            30,
+            "",
+            None,
+            &[pod("a", "p1", "u1", 1), pod("a", "p2", "u2", 2)],
+        ),
+    );
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+        GET /api/v1/pods?limit=2&continue=tok1
+          Added a/p1 uid=u1 rv=1
+          PageListed page=1 objects=1 remaining=Some(1)
+          Relisting: continue token expired: The provided continue parameter is too old to display a consistent list result.
+        GET /api/v1/pods
+          Added a/p2 uid=u2 rv=2
+          PageListed page=1 objects=2 remaining=None
+          Synced objects=2 rv=30
+        GET /api/v1/pods?watch=true&resourceVersion=30&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+#[test]
+fn a_broken_page_ahead_is_handled_in_its_turn_as_a_fresh_quick_failure() {
+    let mut h = Pipe::new(pipe_config());
+    let page1 = list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]);
+    let (meta, items) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    h.head(2, 200);
+    h.body(2, "{\"kind\":\"PodList\"");
+    h.reset(2);
+    // Recorded, not handled: page one streams on.
+    h.advance(5_000);
+    h.body(1, items);
+    assert!(!h.log.contains("BackingOff"), "{}", h.log);
+    h.end(1);
+    // It broke "at once" from its turn on: a backoff, then page two again.
+    h.wait();
+    h.ok(3, &list(20, "", None, &[pod("a", "p2", "u2", 2)]));
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+        GET /api/v1/pods?limit=2&continue=tok1
+          Added a/p1 uid=u1 rv=1
+          PageListed page=1 objects=1 remaining=Some(1)
+          BackingOff ~1s: connection lost: unexpected EOF
+        (wait)
+        GET /api/v1/pods?limit=2&continue=tok1
+          Added a/p2 uid=u2 rv=2
+          PageListed page=2 objects=2 remaining=None
+          Synced objects=2 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+#[test]
+fn a_silent_page_ahead_gets_its_head_deadline_from_its_turn() {
+    let mut h = Pipe::new(pipe_config());
+    h.head(1, 200);
+    h.advance(20_000);
+    h.body(1, &list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]));
+    // No deadline watches the page ahead before its turn: page one's (its stall
+    // deadline) are the only ones.
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(50_000)));
+    h.advance(20_000);
+    h.end(1);
+    // Promoted at 40 s with no head: the list head deadline (75 s) runs from then.
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(115_000)));
+    h.wait();
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+          Added a/p1 uid=u1 rv=1
+        GET /api/v1/pods?limit=2&continue=tok1
+          PageListed page=1 objects=1 remaining=Some(1)
+        (wait)
+        cancel #2
+        GET /api/v1/pods?limit=2&continue=tok1
+        ",
+    );
+}
+
+#[test]
+fn stop_and_restart_mid_pipeline_cancel_both_and_list_again() {
+    let mut h = Pipe::new(pipe_config());
+    let page1 = list(
+        20,
+        "tok1",
+        Some(1),
+        &[pod("a", "p1", "u1", 1), pod("a", "p2", "u2", 2)],
+    );
+    let (meta, items) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    h.head(2, 200);
+    h.engine.stop();
+    h.drain();
+    assert_eq!(h.engine.status().phase, Phase::Stopped);
+    assert_eq!(h.engine.poll_timeout(), None);
+    h.body(1, items);
+    h.end(1);
+    h.body(2, &list(20, "", None, &[pod("a", "p3", "u3", 3)]));
+    h.end(2);
+    assert!(h.names().is_empty());
+    assert_eq!(h.engine.restart(h.now), kubelive_core::Restart::Relist);
+    h.drain();
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+        GET /api/v1/pods?limit=2&continue=tok1
+        cancel #1
+        cancel #2
+        GET /api/v1/pods?limit=2
+        ",
+    );
+}
+
+#[test]
+fn a_page_ahead_larger_than_the_bound_is_dropped_and_asked_for_again_in_its_turn() {
+    let page1 = list(20, "tok1", Some(2), &[pod("a", "p1", "u1", 1)]);
+    let (meta, items) = at_items(&page1);
+    let page2 = list(
+        20,
+        "",
+        None,
+        &[pod("a", "p2", "u2", 2), pod("a", "p3", "u3", 3)],
+    );
+    // The bound on what a page ahead may hold is one document's limit: here less than
+    // page two, more than any of its items.
+    let mut c = pipe_config();
+    c.limits.max_document_bytes = page2.len() - 1;
+    let mut h = Pipe::new(c);
+    h.head(1, 200);
+    h.body(1, meta);
+    h.head(2, 200);
+    h.body(2, &page2[..100]);
+    h.body(2, &page2[100..]);
+    h.body(1, items);
+    h.end(1);
+    h.ok(3, &page2);
+    h.check(
+        "
+        GET /api/v1/pods?limit=2
+        GET /api/v1/pods?limit=2&continue=tok1
+        cancel #2
+          Added a/p1 uid=u1 rv=1
+          PageListed page=1 objects=1 remaining=Some(2)
+        GET /api/v1/pods?limit=2&continue=tok1
+          Added a/p2 uid=u2 rv=2
+          Added a/p3 uid=u3 rv=3
+          PageListed page=2 objects=3 remaining=None
+          Synced objects=3 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+#[test]
+fn table_pages_are_pipelined_with_the_table_accept() {
+    let mut c = pipe_config().tables(IncludeObject::Metadata);
+    c.page_size = 1;
+    let mut h = Pipe::new(c);
+    let p = pod_printer();
+    let page1 = p.list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 5)]);
+    let (meta, rows) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    h.ok(2, &p.list(20, "", None, &[pod("a", "p2", "u2", 6)]));
+    h.body(1, rows);
+    h.end(1);
+    h.check(
+        "
+        GET /api/v1/pods?limit=1 [as=Table]
+        GET /api/v1/pods?limit=1&continue=tok1 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=1 remaining=Some(1)
+          Added a/p2 uid=u2 rv=6 [p2|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=2 objects=2 remaining=None
+          Synced objects=2 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+}
+
+#[test]
+fn a_plain_list_in_table_mode_cancels_the_table_page_ahead_and_asks_for_objects() {
+    let mut c = pipe_config().tables(IncludeObject::Metadata);
+    c.page_size = 1;
+    let mut h = Pipe::new(c);
+    // The server does not print tables: page one is a plain list. The page ahead was
+    // asked for tables: it is cancelled and asked for again, as objects.
+    let page1 = list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]);
+    let (meta, items) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    h.head(2, 200);
+    h.body(1, items);
+    h.end(1);
+    h.ok(3, &list(20, "", None, &[pod("a", "p2", "u2", 2)]));
+    h.check(
+        "
+        GET /api/v1/pods?limit=1 [as=Table]
+        GET /api/v1/pods?limit=1&continue=tok1 [as=Table]
+        cancel #2
+          TablesUnavailable: the server answered a plain list
+          Added a/p1 uid=u1 rv=1
+        GET /api/v1/pods?limit=1&continue=tok1
+          PageListed page=1 objects=1 remaining=Some(1)
+          Added a/p2 uid=u2 rv=2
+          PageListed page=2 objects=2 remaining=None
+          Synced objects=2 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+}
+
+#[test]
+fn with_pipelining_off_the_next_page_waits_for_the_current_to_end() {
+    let mut c = pipe_config();
+    c.pipeline_pages = false;
+    let mut h = Pipe::new(c);
+    let page1 = list(20, "tok1", Some(1), &[pod("a", "p1", "u1", 1)]);
+    let (meta, items) = at_items(&page1);
+    h.head(1, 200);
+    h.body(1, meta);
+    assert_eq!(h.sent.len(), 1);
+    h.body(1, items);
+    h.end(1);
+    assert_eq!(h.sent.len(), 2);
 }

@@ -1,6 +1,8 @@
 //! The view's state in the URL hash, so views can be bookmarked and shared:
 //! `#r=v1/pods&ns=default&l=app%3Dweb&f=status.phase%3DRunning&q=web&sort=-restarts&sel=default/web-1&open=1`
-//! (`&stream=1`: streaming list; `&wide=1`: every column the server prints).
+//! (`&stream=1`: streaming list; `&wide=1`: every column the server prints;
+//! `&pipeline=0`: each LIST page asked for after the previous one ended, for
+//! measuring what pipelined pages save).
 //!
 //! `l` and `f` are the label and field selectors sent to the server, `q` the free
 //! text filtered in the browser. `q` is read with the filter box's syntax, so an old
@@ -21,6 +23,8 @@ pub struct ViewState {
     pub sort: String,
     /// Sync with a streaming list (`sendInitialEvents`) instead of paginated LIST.
     pub streaming: bool,
+    /// LIST pages pipelined (the engine's default); `&pipeline=0` turns it off.
+    pub pipeline: bool,
     /// The selected row, `namespace/name` (`/name` when cluster-scoped).
     pub selected: Option<String>,
     /// The detail panel of the selected row is open.
@@ -37,6 +41,7 @@ impl Default for ViewState {
             query: Query::default(),
             sort: "name".to_string(),
             streaming: false,
+            pipeline: true,
             selected: None,
             open: false,
             wide: false,
@@ -72,6 +77,7 @@ impl ViewState {
                 "q" => text = val,
                 "sort" if !val.is_empty() => v.sort = val,
                 "stream" => v.streaming = val == "1",
+                "pipeline" => v.pipeline = val != "0",
                 "sel" if !val.is_empty() => v.selected = Some(val),
                 "open" => v.open = val == "1",
                 "wide" => v.wide = val == "1",
@@ -112,6 +118,9 @@ impl ViewState {
         }
         if self.streaming {
             add("stream", "1");
+        }
+        if !self.pipeline {
+            add("pipeline", "0");
         }
         if self.wide {
             add("wide", "1");
@@ -234,6 +243,7 @@ mod tests {
             ),
             sort: "-age".into(),
             streaming: true,
+            pipeline: false,
             selected: Some("team-a/web-1".into()),
             open: true,
             wide: true,
@@ -243,7 +253,7 @@ mod tests {
             h,
             "#r=apps/v1/deployments&ns=team-a&l=env%20in%20%28a%2Cb%29%2Ctier%21%3Ddb\
              &f=status.phase%3DRunning&q=web%20%3Cb%3E%26x&sort=-age&stream=1\
-             &wide=1&sel=team-a/web-1&open=1"
+             &pipeline=0&wide=1&sel=team-a/web-1&open=1"
         );
         assert_eq!(ViewState::from_hash(&h), v);
         assert_eq!(ViewState::from_hash(""), ViewState::default());

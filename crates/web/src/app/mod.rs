@@ -431,6 +431,7 @@ impl App {
         if self.view.streaming {
             config.mode = kubelive_core::Mode::StreamingList;
         }
+        config.pipeline_pages = self.view.pipeline;
         let pending: Rc<RefCell<Vec<CoreEvent>>> = Rc::default();
         let generation = self.generation;
         let wake = ctx.link().callback(Msg::Wake);
@@ -1420,7 +1421,8 @@ impl Component for App {
                     || next.namespace != self.view.namespace
                     || next.query.label != self.view.query.label
                     || next.query.field != self.view.query.field
-                    || next.streaming != self.view.streaming;
+                    || next.streaming != self.view.streaming
+                    || next.pipeline != self.view.pipeline;
                 let old = std::mem::replace(&mut self.view, next);
                 self.filter_text = self.view.query.to_text();
                 self.filter_error = None;
