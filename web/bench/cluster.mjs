@@ -74,9 +74,19 @@ export async function startCluster({ simBin, kubectl = 'kubectl', dist, objects,
   const base = `http://127.0.0.1:${proxyPort}`;
   await waitHttp(`${base}/api`, 30, 'kubectl proxy');
   await waitHttp(`${base}/ui/`, 10, 'kubectl proxy --www');
+  const more = [];
   return {
     base,
+    /** Another `kubectl proxy --www` over the same sim, serving `otherDist`: its base URL. */
+    async proxyFor(otherDist) {
+      const port = await freePort();
+      more.push(start(kubectl, ['proxy', '--port', String(port), '--www', otherDist, '--www-prefix', '/ui/', '--kubeconfig', kubeconfig], log));
+      const url = `http://127.0.0.1:${port}`;
+      await waitHttp(`${url}/ui/`, 30, 'kubectl proxy --www (second)');
+      return url;
+    },
     stop() {
+      more.forEach(stop);
       stop(proxy);
       stop(sim);
       rmSync(tmp, { recursive: true, force: true });

@@ -477,13 +477,13 @@ enum Primary<'a> {
 
 impl Primary<'_> {
     /// The key's fixed-width prefix (see `index::Key`) and whether it is exact.
-    fn prefix(&self) -> ((u64, u64), bool) {
+    fn prefix(&self) -> (index::Primary, bool) {
         match self {
             Primary::Str(s) => index::text_prefix(s),
             Primary::Num(n) => index::number_prefix(self.rank(), *n),
             Primary::Older(n) => index::number_prefix(self.rank(), *n),
             Primary::Nums(a, b) => index::pair_prefix(self.rank(), *a, *b),
-            Primary::None => (((self.rank() as u64) << 56, 0), true),
+            Primary::None => index::kind_prefix(self.rank()),
         }
     }
 
@@ -515,6 +515,12 @@ impl<'a> SortKey<'a> {
             Source::Known(k) => known_key(*k, o),
             Source::Cell(_) if col.sort_as == SortAs::Age && o.creation_timestamp().is_some() => {
                 Primary::Older(older_of_timestamp(o.creation_timestamp()))
+            }
+            // The name cell prints metadata.name: read without scanning the cells.
+            Source::Cell(_)
+                if col.is_name && col.sort_as == SortAs::Text && !o.name().is_empty() =>
+            {
+                Primary::Str(Cow::Borrowed(o.name()))
             }
             Source::Cell(i) => match o.cell(*i) {
                 None if col.is_name => Primary::Str(Cow::Borrowed(o.name())),

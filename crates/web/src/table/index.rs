@@ -10,10 +10,17 @@ use kubelive_core::Object;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-/// Bytes of a text key kept in the prefix (the first byte of 16 is the key's kind).
-const TEXT_BYTES: usize = 15;
-/// Bytes of `namespace \0 name` kept for the tie-break.
-const TIE_BYTES: usize = 16;
+/// Words of the column's prefix: 24 bytes, the first the key's kind.
+const PRIMARY_WORDS: usize = 3;
+/// Bytes of a text key kept in the prefix.
+const TEXT_BYTES: usize = PRIMARY_WORDS * 8 - 1;
+/// Words of `namespace \0 name` kept for the tie-break: 32 bytes hold most pods'
+/// (`ns-12` and `app-1234-6c4f9b2e65-2jllf`), so that rows equal in the column (a
+/// status, a count) are ordered without reading their objects.
+const TIE_WORDS: usize = 4;
+const TIE_BYTES: usize = TIE_WORDS * 8;
+
+pub type Primary = [u64; PRIMARY_WORDS];
 
 /// A row's place in a sort, compactly: `primary` orders by the column (its kind
 /// first, so that missing cells sort last; descending sorts store it inverted), `tie`
@@ -21,8 +28,8 @@ const TIE_BYTES: usize = 16;
 /// prefixes are decided from the object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
-    primary: (u64, u64),
-    tie: (u64, u64),
+    primary: Primary,
+    tie: [u64; TIE_WORDS],
     /// `primary` holds the whole column value (equal prefixes: equal values).
     primary_exact: bool,
     /// `tie` holds the whole namespace and name.
@@ -78,7 +85,7 @@ impl Key {
         let k = SortKey::of(&sort.col, o);
         let (mut primary, primary_exact) = k.primary.prefix();
         if sort.desc {
-            primary = (!primary.0, !primary.1);
+            primary = primary.map(|w| !w);
         }
         let (tie, tie_exact) = tie_prefix(k.namespace, k.name);
         Key {
@@ -90,18 +97,19 @@ impl Key {
     }
 }
 
-/// Packs up to 16 bytes big-endian (zero-padded) so that integer order is byte order.
-fn pack(bytes: &[u8]) -> (u64, u64) {
-    let mut b = [0u8; 16];
-    let n = bytes.len().min(16);
-    b[..n].copy_from_slice(&bytes[..n]);
-    let hi = u64::from_be_bytes(b[..8].try_into().expect("8 bytes"));
-    let lo = u64::from_be_bytes(b[8..].try_into().expect("8 bytes"));
-    (hi, lo)
+/// Packs bytes big-endian (zero-padded) so that the words' order is byte order.
+fn pack<const N: usize>(bytes: &[u8]) -> [u64; N] {
+    let mut words = [0u64; N];
+    for (i, chunk) in bytes.chunks(8).take(N).enumerate() {
+        let mut b = [0u8; 8];
+        b[..chunk.len()].copy_from_slice(chunk);
+        words[i] = u64::from_be_bytes(b);
+    }
+    words
 }
 
 /// `namespace \0 name`: byte order is the order of the pair (names hold no NUL).
-fn tie_prefix(namespace: &str, name: &str) -> ((u64, u64), bool) {
+fn tie_prefix(namespace: &str, name: &str) -> ([u64; TIE_WORDS], bool) {
     let mut b = [0u8; TIE_BYTES];
     let bytes = namespace
         .as_bytes()
@@ -123,26 +131,34 @@ fn f64_bits(x: f64) -> u64 {
 }
 
 /// The kind of a key in its first byte (Primary's rank), then the value.
-pub fn number_prefix(rank: u8, value: Option<f64>) -> ((u64, u64), bool) {
+pub fn number_prefix(rank: u8, value: Option<f64>) -> (Primary, bool) {
     let kind = (rank as u64) << 56;
     match value {
-        Some(x) => ((kind, f64_bits(x)), true),
+        Some(x) => ([kind, f64_bits(x), 0], true),
         // None after every number of the same kind.
-        None => ((kind | 1, 0), true),
+        None => ([kind | 1, 0, 0], true),
     }
 }
 
-pub fn pair_prefix(rank: u8, a: u32, b: u32) -> ((u64, u64), bool) {
-    (((rank as u64) << 56, ((a as u64) << 32) | b as u64), true)
+pub fn pair_prefix(rank: u8, a: u32, b: u32) -> (Primary, bool) {
+    (
+        [(rank as u64) << 56, ((a as u64) << 32) | b as u64, 0],
+        true,
+    )
+}
+
+/// A key of `rank` alone (a missing cell).
+pub fn kind_prefix(rank: u8) -> (Primary, bool) {
+    ([(rank as u64) << 56, 0, 0], true)
 }
 
 /// Text under natural order, as a byte string whose byte order is
 /// [`natural_cmp`]'s: other bytes as themselves, a run of digits as its length (a
 /// byte within the digits' range, so that it compares with other bytes as the
 /// run's first digit does) and its digits without leading zeros. Kind 0 in the
-/// first byte, then the first 15 bytes. Exact when it all fits and nothing but
+/// first byte, then the first 23 bytes. Exact when it all fits and nothing but
 /// bytes decides (no zero-padded numbers, whose order falls back to the bytes).
-pub fn text_prefix(s: &str) -> ((u64, u64), bool) {
+pub fn text_prefix(s: &str) -> (Primary, bool) {
     let mut out = [0u8; 1 + TEXT_BYTES];
     let mut n = 1;
     let mut exact = true;
