@@ -739,14 +739,10 @@ impl App {
         }
         self.model.sweep(now);
         if self.model.is_filtering() {
-            // A slice of the filter per frame; the rows on screen first.
-            let want = self.visible_end();
-            let model = &mut self.model;
-            let started = time::now_ms();
-            if model.len() < want {
-                model.advance_filter(want, started + FIRST_SCREEN_MS, &time::now_ms);
-            }
-            model.advance_filter(usize::MAX, started + FILTER_SLICE_MS, &time::now_ms);
+            // A slice of the filter per frame (the keystroke filled the screen, or
+            // spent its time trying: a rare word must not make every frame long).
+            self.model
+                .advance_filter(usize::MAX, time::now_ms() + FILTER_SLICE_MS, &time::now_ms);
         }
         if let Some((top, shift)) = anchor.and_then(|a| a.moved_to(&self.model)) {
             self.scroll_top = top;
