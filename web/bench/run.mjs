@@ -34,6 +34,13 @@
 //  5. syncab (not in the default ONLY): the syncs of (2) for two builds, BEFORE=dir and
 //     DIST, alternating run by run against one sim, each behind its own kubectl proxy;
 //     with the CPU the sim and the proxy spent until Synced.
+//
+// ONLY=keys (not in the default): the app at PODS rows (streaming list) with CHURN
+// changes/s: filter keystrokes (KEY_ACTIONS: type:TEXT sets the box, sort:COL clicks a
+// header) timed from the event to the frame after the first row changed, long
+// animation frames around each, then frames still and scrolling at 5,600 px/s; with
+// BEFORE=DIST another build over the same sim (a second kubectl proxy), in turns,
+// KEY_ROUNDS times.
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -459,6 +466,118 @@ function summariseProfile(profile, name = 'frames') {
     .forEach(([n, ms]) => log(`  ${ms.toFixed(0).padStart(7)} ms ${(100 * ms / total).toFixed(1).padStart(5)}%  ${n.slice(0, 110)}`));
 }
 
+// 5. keys: keystroke -> painted at PODS rows (ONLY=keys) ---------------------------
+/** In the page: runs `action`, then waits for the rows' DOM to change and the frame
+ *  after it; the time from the event to that frame, the long animation frames from the
+ *  event to `settle` ms after the paint, and the app's work in that span. */
+function keystroke([action, settle]) {
+  return new Promise((done) => {
+    const long = [];
+    const lo = new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => e.duration)));
+    lo.observe({ type: 'long-animation-frame' });
+    const work = [];
+    const wo = new PerformanceObserver((l) => work.push(...l.getEntries().filter((e) => e.name === 'kubelive:frame').map((e) => e.duration)));
+    wo.observe({ type: 'measure' });
+    const scroller = document.getElementById('scroller');
+    const firstKey = () => scroller.querySelector('.row')?.dataset.key ?? null;
+    // The first row, or else the count (a filter that every first row matches).
+    const shown = () => `${firstKey()} ${document.getElementById('shown-count').textContent}`;
+    const before = shown();
+    let t0 = null;
+    let dom = null;
+    const finish = (painted) => setTimeout(() => {
+      lo.disconnect();
+      wo.disconnect();
+      done({ ms: painted === null ? null : painted - t0, domMs: dom === null ? null : dom - t0, long: long.filter((d) => d > 50), maxLong: Math.max(0, ...long), work: work.reduce((a, b) => a + b, 0), first: firstKey(), before, count: document.getElementById('shown-count').textContent });
+    }, settle);
+    const mo = new MutationObserver(() => {
+      if (dom !== null || shown() === before) return;
+      dom = performance.now();
+      mo.disconnect();
+      requestAnimationFrame(() => setTimeout(() => finish(performance.now()), 0));
+    });
+    mo.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    setTimeout(() => { if (dom === null) { mo.disconnect(); finish(null); } }, 20000);
+    const filter = document.getElementById('filter');
+    let ev;
+    if (action.startsWith('type:')) {
+      filter.value = action.slice(5);
+      ev = new InputEvent('input', { bubbles: true, data: action.slice(-1), inputType: 'insertText' });
+      t0 = ev.timeStamp;
+      filter.dispatchEvent(ev);
+    } else if (action.startsWith('sort:')) {
+      const th = document.querySelector(`.thead [data-col="${action.slice(5)}"]`);
+      ev = new MouseEvent('click', { bubbles: true });
+      t0 = ev.timeStamp;
+      th.dispatchEvent(ev);
+    }
+  });
+}
+
+/** Frames at the page's rows: `secs` of rAF deltas, still or scrolling (`speed` px/s). */
+async function frameRun(page, secs, speed) {
+  let gesture = null;
+  if (speed) {
+    const input = await page.context().newCDPSession(page);
+    gesture = input.send('Input.synthesizeScrollGesture', { x: 700, y: 450, yDistance: -speed * secs, speed, gestureSourceType: 'mouse', preventFling: true });
+  }
+  const r = await page.evaluate((secs) => new Promise((done) => {
+    const long = [];
+    const lo = new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => e.duration)));
+    lo.observe({ type: 'long-animation-frame' });
+    const work = [];
+    const wo = new PerformanceObserver((l) => work.push(...l.getEntries().filter((e) => e.name === 'kubelive:frame').map((e) => e.duration)));
+    wo.observe({ type: 'measure' });
+    const deltas = [];
+    let last = null;
+    const t0 = performance.now();
+    const rv0 = Number(document.getElementById('status').dataset.rv);
+    const step = (t) => {
+      if (last !== null) deltas.push(t - last);
+      last = t;
+      if (t - t0 < secs * 1000) requestAnimationFrame(step);
+      else { lo.disconnect(); wo.disconnect(); done({ deltas, work, long, changes: (Number(document.getElementById('status').dataset.rv) - rv0) / secs }); }
+    };
+    requestAnimationFrame(step);
+  }), secs);
+  if (gesture) await gesture;
+  const d = [...r.deltas].sort((a, b) => a - b);
+  const w = [...r.work].sort((a, b) => a - b);
+  const q = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
+  return { frames: d.length, p50: q(d, 0.5), p95: q(d, 0.95), max: d[d.length - 1], workP50: q(w, 0.5), workP95: q(w, 0.95), long50: r.long.filter((x) => x > 50).length, long100: r.long.filter((x) => x > 100).length, maxLong: Math.max(0, ...r.long), changes: r.changes };
+}
+
+const KEY_ACTIONS = (env.KEY_ACTIONS || 'type:x,type:xq,type:,sort:name,sort:restarts,sort:age,sort:name').split(',');
+const KEY_SETTLE = Number(env.KEY_SETTLE || 2500);
+
+/** The keystroke and frame measures against one build (`base` serves it). */
+async function keysOnce(browser, base, label) {
+  const { context, page, problems } = await openPage(browser);
+  const t0 = Date.now();
+  await page.goto(`${base}/ui/#r=v1/pods&stream=1`);
+  await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 15 * 60 * 1000, 500);
+  const rows = await page.evaluate(() => Number(document.querySelector('.table').getAttribute('aria-rowcount')));
+  log(`keys ${label}: synced ${rows} rows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  await sleep(3000);
+  const out = { label, rows, keys: [], frames: [] };
+  for (const action of KEY_ACTIONS) {
+    const r = await page.evaluate(keystroke, [action, KEY_SETTLE]);
+    log(`keys ${label} ${action}: ${JSON.stringify(r)}`);
+    out.keys.push({ action, ...r });
+    await sleep(500);
+  }
+  for (const speed of [0, 0, 5600, 5600]) {
+    if (!speed) await page.evaluate(() => { const s = document.getElementById('scroller'); s.scrollTop = s.scrollHeight / 2; });
+    await sleep(1000);
+    const r = await frameRun(page, FRAME_SECS, speed);
+    log(`keys ${label} frames ${speed ? `scrolling ${speed} px/s` : 'still'}: ${JSON.stringify(r)}`);
+    out.frames.push({ mode: speed ? `scrolling ${speed} px/s` : 'still', ...r });
+  }
+  failOnProblems(problems, `app (keys, ${label})`);
+  await context.close();
+  return out;
+}
+
 // -------------------------------------------------------------------------------
 const browser = await launch();
 const out = { when: new Date().toISOString(), pods: PODS, churn: CHURN };
@@ -575,6 +694,30 @@ try {
         const synced = col((r) => r.syncedMs);
         lines.push(`| ${mode} | ${median(synced).toFixed(0)} (${spread(synced)}) | ${mb(median(col((r) => r.wasmBytes)))} | ${mb(median(col((r) => r.storeBytes)))} | ${mb(median(col((r) => r.jsHeapUsed)))} | ${(median(col((r) => r.storeBytes)) / PODS).toFixed(0)} |`);
       }
+      lines.push('');
+    } finally {
+      cluster.stop();
+    }
+  }
+  if (ONLY.has('keys')) {
+    // BEFORE: another build's dist, served by a second kubectl proxy over the same
+    // sim; the builds take turns (KEY_ROUNDS times each).
+    const cluster = await startCluster(PODS, CHURN);
+    try {
+      const builds = [['this build', cluster.base]];
+      if (env.BEFORE) builds.push(['before', (await cluster.proxyFor(resolve(env.BEFORE))).base]);
+      const rounds = [];
+      for (let i = 0; i < Number(env.KEY_ROUNDS || 1); i++) {
+        for (const [label, base] of builds) rounds.push(await keysOnce(browser, base, label));
+      }
+      out.keys = rounds;
+      const f = (x, n = 0) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(n));
+      lines.push(`Keystroke -> painted at ${rounds[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s: event timestamp to the frame after the first row changed in the DOM; long animation frames (> 50 ms) from the event to ${KEY_SETTLE} ms after:`, '');
+      lines.push(`| action | ${rounds.map((r) => r.label).join(' | ')} |`, `|---|${rounds.map(() => '---:').join('|')}|`);
+      KEY_ACTIONS.forEach((a, i) => lines.push(`| ${a} | ${rounds.map((r) => { const k = r.keys[i]; return `${f(k.ms)} ms (LoAF ${k.long.length}, max ${f(k.maxLong)} ms)`; }).join(' | ')} |`));
+      lines.push('');
+      lines.push('| frames | build | frames / run | p50 ms | p95 ms | max ms | LoAF > 50 / > 100 ms | longest LoAF ms | app work p50 / p95 ms | changes/s |', '|---|---|---:|---:|---:|---:|---:|---:|---|---:|');
+      for (const r of rounds) for (const fr of r.frames) lines.push(`| ${fr.mode} | ${r.label} | ${fr.frames} | ${f(fr.p50, 1)} | ${f(fr.p95, 1)} | ${f(fr.max, 1)} | ${fr.long50} / ${fr.long100} | ${f(fr.maxLong)} | ${f(fr.workP50, 1)} / ${f(fr.workP95, 1)} | ${f(fr.changes)} |`);
       lines.push('');
     } finally {
       cluster.stop();

@@ -14,15 +14,15 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use index::{Entry, Index};
+
 /// How long a deleted row stays (fading out) before it leaves the table.
 pub const FADE_MS: f64 = 1500.0;
 /// How long a changed row is marked as changed.
 pub const FLASH_MS: f64 = 1200.0;
-/// Batches larger than this (and than 2% of the rows) are not applied row by row: the
-/// index is rebuilt (or, for new objects only, merged).
+/// Batches larger than this (and than an eighth of the rows) are not applied row by
+/// row: the index is rebuilt (or, for new objects only, merged).
 const INCREMENTAL_MAX: usize = 256;
-/// Before the first sync, batches larger than this are merged, not applied row by row.
-const INITIAL_INCREMENTAL_MAX: usize = 16;
 /// Minimum time between two rebuilds of a large index.
 const REBUILD_EVERY_MS: f64 = 250.0;
 
@@ -476,6 +476,17 @@ enum Primary<'a> {
 }
 
 impl Primary<'_> {
+    /// The key's fixed-width prefix (see `index::Key`) and whether it is exact.
+    fn prefix(&self) -> (index::Primary, bool) {
+        match self {
+            Primary::Str(s) => index::text_prefix(s),
+            Primary::Num(n) => index::number_prefix(self.rank(), *n),
+            Primary::Older(n) => index::number_prefix(self.rank(), *n),
+            Primary::Nums(a, b) => index::pair_prefix(self.rank(), *a, *b),
+            Primary::None => index::kind_prefix(self.rank()),
+        }
+    }
+
     fn rank(&self) -> u8 {
         match self {
             Primary::Str(_) => 0,
@@ -505,6 +516,12 @@ impl<'a> SortKey<'a> {
             Source::Cell(_) if col.sort_as == SortAs::Age && o.creation_timestamp().is_some() => {
                 Primary::Older(older_of_timestamp(o.creation_timestamp()))
             }
+            // The name cell prints metadata.name: read without scanning the cells.
+            Source::Cell(_)
+                if col.is_name && col.sort_as == SortAs::Text && !o.name().is_empty() =>
+            {
+                Primary::Str(Cow::Borrowed(o.name()))
+            }
             Source::Cell(i) => match o.cell(*i) {
                 None if col.is_name => Primary::Str(Cow::Borrowed(o.name())),
                 None => Primary::None,
@@ -531,6 +548,13 @@ impl<'a> SortKey<'a> {
     }
 
     fn compare(&self, other: &SortKey<'_>, desc: bool) -> Ordering {
+        let by_col = self.compare_column(other);
+        let by_col = if desc { by_col.reverse() } else { by_col };
+        by_col.then_with(|| (self.namespace, self.name).cmp(&(other.namespace, other.name)))
+    }
+
+    /// The column's order alone (ascending).
+    fn compare_column(&self, other: &SortKey<'_>) -> Ordering {
         fn last_none(a: Option<f64>, b: Option<f64>) -> Ordering {
             match (a, b) {
                 (Some(a), Some(b)) => a.total_cmp(&b),
@@ -539,7 +563,7 @@ impl<'a> SortKey<'a> {
                 (None, None) => Ordering::Equal,
             }
         }
-        let by_col = match (&self.primary, &other.primary) {
+        match (&self.primary, &other.primary) {
             (Primary::Str(a), Primary::Str(b)) => natural_cmp(a, b),
             (Primary::Num(a), Primary::Num(b)) => last_none(*a, *b),
             (Primary::Older(a), Primary::Older(b)) => last_none(*a, *b),
@@ -547,9 +571,7 @@ impl<'a> SortKey<'a> {
             // Keys of different kinds (a missing cell): by kind, missing last, so
             // the order stays total.
             (a, b) => a.rank().cmp(&b.rank()),
-        };
-        let by_col = if desc { by_col.reverse() } else { by_col };
-        by_col.then_with(|| (self.namespace, self.name).cmp(&(other.namespace, other.name)))
+        }
     }
 }
 
@@ -796,6 +818,18 @@ impl Filter {
         self.words.is_empty()
     }
 
+    /// Every row this filter matches, `previous` matches too (each of its words is
+    /// within one of these, over the same columns): typing on filters the previous
+    /// matches only.
+    pub fn narrows(&self, previous: &Filter) -> bool {
+        !previous.is_empty()
+            && self.cols == previous.cols
+            && previous
+                .words
+                .iter()
+                .all(|w| self.words.iter().any(|n| n.contains(w.as_str())))
+    }
+
     pub fn matches(&self, o: &Object) -> bool {
         if self.words.is_empty() {
             return true;
@@ -855,67 +889,228 @@ pub fn key_of(o: &Object) -> String {
     format!("{}/{}", o.namespace(), o.name())
 }
 
+/// Tables up to this many rows are filtered at once; larger ones in slices
+/// ([`TableModel::advance_filter`]), the first screen first.
+const FILTER_AT_ONCE_MAX: usize = 20_000;
+
+/// A filter being applied: every candidate up to `cursor` was looked at.
+struct Scan {
+    /// The last candidate looked at (None: none yet). A key, not a position: rows
+    /// come and go while the scan waits for the next frame.
+    cursor: Option<Entry>,
+    /// The candidates: the previous filter's matches when the new filter narrows it
+    /// (kept up to date past the cursor), else every row (`None`).
+    from: Option<Index>,
+}
+
 /// The sorted, filtered index the table renders a window of.
+///
+/// Every row is in `all`, sorted by compact keys (`index::Key`); a non-empty filter
+/// keeps its matches, in the same order, in `matched`. Changes are applied row by row
+/// (a binary search and one chunk moved); a sort change re-keys and re-sorts the
+/// entries (not the store); a filter is applied in sort order, in slices, so the
+/// first screen of matches is there before the count is complete.
 #[derive(Default)]
 pub struct TableModel {
     sort: Sort,
     filter: Filter,
-    rows: Vec<Arc<Object>>,
-    /// Deleted rows still shown: key -> (the object in `rows`, deleted at).
+    all: Index,
+    /// The rows matching a non-empty filter (None: no filter, `all` is shown).
+    matched: Option<Index>,
+    /// Filtering under way (`matched` holds the matches up to its cursor).
+    scan: Option<Scan>,
+    /// Deleted rows still shown: key -> (the object in the index, deleted at).
     fading: HashMap<String, (Arc<Object>, f64)>,
     /// Recently changed rows: key -> (added?, generation, at).
     flashes: HashMap<String, (bool, u32, f64)>,
     generation: u32,
-    /// `rows` misses changes; rebuild from the store.
+    /// The index misses changes; rebuild from the store.
     stale: bool,
     last_rebuild: f64,
     rebuild_cost: f64,
     /// Changes are highlighted only once the first sync is done (not the initial list).
     live: bool,
+    /// Tables up to this many rows are filtered at once.
+    filter_at_once: usize,
 }
 
 impl TableModel {
     pub fn new(sort: Sort, filter: Filter) -> TableModel {
-        TableModel {
+        let mut m = TableModel {
             sort,
-            filter,
             stale: true,
             last_rebuild: f64::NEG_INFINITY,
+            filter_at_once: FILTER_AT_ONCE_MAX,
             ..TableModel::default()
-        }
+        };
+        m.set_filter(filter);
+        m
     }
 
     pub fn sort(&self) -> &Sort {
         &self.sort
     }
 
-    pub fn rows(&self) -> &[Arc<Object>] {
-        &self.rows
+    /// The rows shown, in order.
+    fn view(&self) -> &Index {
+        self.matched.as_ref().unwrap_or(&self.all)
+    }
+
+    /// Rows in the table (matches found so far while filtering), fading ones included.
+    pub fn len(&self) -> usize {
+        self.view().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.view().is_empty()
+    }
+
+    /// The row at `i`.
+    pub fn get(&self, i: usize) -> Option<&Arc<Object>> {
+        self.view().get(i).map(|e| &e.obj)
+    }
+
+    /// Rows `first..last` (as many as there are).
+    pub fn window(&self, first: usize, last: usize) -> Vec<Arc<Object>> {
+        self.view()
+            .iter_from(first)
+            .take(last.saturating_sub(first))
+            .map(|e| e.obj.clone())
+            .collect()
+    }
+
+    /// Every row, in order (tests).
+    #[cfg(test)]
+    pub fn rows(&self) -> Vec<Arc<Object>> {
+        self.view().iter().map(|e| e.obj.clone()).collect()
     }
 
     /// Rows shown, not counting deleted ones fading out.
     pub fn shown(&self) -> usize {
-        self.rows.len() - self.fading.len().min(self.rows.len())
+        self.len() - self.fading.len().min(self.len())
     }
 
     pub fn is_stale(&self) -> bool {
         self.stale
     }
 
+    /// A filter is still being applied: rows past the found ones are not known yet.
+    pub fn is_filtering(&self) -> bool {
+        self.scan.is_some()
+    }
+
     pub fn set_sort(&mut self, sort: Sort) {
-        if sort != self.sort {
-            self.sort = sort;
-            self.stale = true;
-            self.last_rebuild = f64::NEG_INFINITY;
+        if sort == self.sort {
+            return;
         }
+        self.sort = sort;
+        if self.stale {
+            return;
+        }
+        self.all = std::mem::take(&mut self.all).resorted(&self.sort);
+        match (&mut self.matched, &mut self.scan) {
+            (Some(m), None) => *m = std::mem::take(m).resorted(&self.sort),
+            // Half filtered: again, from the first row in the new order.
+            (Some(m), Some(scan)) => {
+                m.clear();
+                *scan = Scan {
+                    cursor: None,
+                    from: None,
+                };
+            }
+            (None, _) => {}
+        }
+        self.finish_small_scan();
     }
 
     pub fn set_filter(&mut self, filter: Filter) {
-        if filter != self.filter {
-            self.filter = filter;
-            self.stale = true;
-            self.last_rebuild = f64::NEG_INFINITY;
+        if filter == self.filter && (filter.is_empty() || self.matched.is_some()) {
+            return;
         }
+        let previous = std::mem::replace(&mut self.filter, filter);
+        if self.filter.is_empty() {
+            self.matched = None;
+            self.scan = None;
+            return;
+        }
+        // A filter that only narrows the previous one looks at its matches alone.
+        let from = if !self.filter.narrows(&previous) {
+            None
+        } else {
+            match (self.matched.take(), self.scan.take()) {
+                (Some(done), None) => Some(done),
+                // Half done over the previous matches: those found, then the
+                // candidates not looked at yet.
+                (
+                    Some(found),
+                    Some(Scan {
+                        cursor,
+                        from: Some(rest),
+                    }),
+                ) => {
+                    let at = cursor.map_or(0, |c| self.after(&rest, &c));
+                    let mut v: Vec<Entry> = found.iter().cloned().collect();
+                    v.extend(rest.iter_from(at).cloned());
+                    Some(Index::from_sorted(v))
+                }
+                _ => None,
+            }
+        };
+        self.matched = Some(Index::default());
+        self.scan = Some(Scan { cursor: None, from });
+        self.finish_small_scan();
+    }
+
+    /// Where the entries after `cursor` start in `index`.
+    fn after(&self, index: &Index, cursor: &Entry) -> usize {
+        index.partition_point(|p| p.cmp(cursor, &self.sort) != Ordering::Greater)
+    }
+
+    /// Filters a small table at once.
+    fn finish_small_scan(&mut self) {
+        if !self.stale && self.scan.is_some() && self.all.len() <= self.filter_at_once {
+            self.advance_filter(usize::MAX, f64::INFINITY, &|| 0.0);
+        }
+    }
+
+    /// Goes on filtering in order until `want` rows match or `clock()` reaches
+    /// `deadline` (looked at every 256 rows). Returns whether rows were found or the
+    /// filter completed.
+    pub fn advance_filter(&mut self, want: usize, deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        let Some(scan) = &self.scan else {
+            return false;
+        };
+        let sort = &self.sort;
+        let source = scan.from.as_ref().unwrap_or(&self.all);
+        let start = scan.cursor.as_ref().map_or(0, |c| {
+            source.partition_point(|p| p.cmp(c, sort) != Ordering::Greater)
+        });
+        let matched = self.matched.get_or_insert_with(Index::default);
+        let before = matched.len();
+        let mut cursor = None;
+        let mut complete = true;
+        for (n, e) in source.iter_from(start).enumerate() {
+            if n % 256 == 255 && (matched.len() >= want || clock() >= deadline) {
+                complete = false;
+                break;
+            }
+            if self.filter.matches(&e.obj) {
+                matched.push(e.clone());
+            }
+            cursor = Some(e);
+        }
+        let found = matched.len() > before;
+        if complete {
+            self.scan = None;
+            return true;
+        }
+        let cursor = cursor.cloned();
+        if let Some(scan) = &mut self.scan {
+            if cursor.is_some() {
+                scan.cursor = cursor;
+            }
+        }
+        found
     }
 
     pub fn row_state(&self, key: &str, now: f64) -> RowState {
@@ -941,15 +1136,10 @@ impl TableModel {
                 )
             })
             .count();
-        // Row by row costs a binary search and at worst a move of the rows after it;
-        // a rebuild sorts them all: up to a batch of 2% of the rows, row by row is
-        // cheaper (a long frame under churn must not turn the next one into a rebuild).
-        // Before the first Synced (the initial list streaming in) a batch is all new
-        // objects: merged (keys read once) rather than inserted one binary search and
-        // one move of the rows after it at a time.
+        // Row by row costs a binary search and a move within one chunk; a rebuild
+        // keys and sorts every row: row by row is cheaper up to an eighth of the rows.
         let incremental = !self.stale
-            && (objects <= INCREMENTAL_MAX.max(self.rows.len() / 50) || self.rows.len() < 2000)
-            && (self.live || objects <= INITIAL_INCREMENTAL_MAX);
+            && (objects <= INCREMENTAL_MAX.max(self.all.len() / 8) || self.all.len() < 2000);
         if !incremental && !self.stale && self.fading.is_empty() && objects > 0 {
             // A large batch of new objects only (a LIST page): merged in, no rebuild.
             let added: Option<Vec<Arc<Object>>> = events
@@ -982,39 +1172,46 @@ impl TableModel {
                     self.flash(o, true, now);
                     if incremental {
                         self.unfade(o);
-                        self.insert(o);
+                        self.change(None, Some(o));
                     }
                 }
                 Event::Modified { old, new } => {
                     self.flash(new, false, now);
-                    if incremental && !self.replace(old, new) {
-                        self.remove(old);
-                        self.insert(new);
+                    if incremental {
+                        self.change(Some(old), Some(new));
                     }
                 }
                 Event::Deleted(o) => {
                     let key = key_of(o);
                     self.flashes.remove(&key);
-                    if !incremental {
-                        if self.live {
-                            // Shown as gone until the rebuild drops it.
-                            self.fading.insert(key, (o.clone(), now));
-                        }
-                        continue;
-                    }
-                    match self.position_of(o) {
-                        Some(i) if self.live => {
-                            let shown = self.rows[i].clone();
+                    if self.live {
+                        // Shown as gone (as the version shown) until it fades out.
+                        let shown = match incremental {
+                            true => self.shown_version(o),
+                            false => Some(o.clone()),
+                        };
+                        if let Some(shown) = shown {
                             self.fading.insert(key, (shown, now));
                         }
-                        Some(i) => {
-                            self.rows.remove(i);
-                        }
-                        None => {}
+                    } else if incremental {
+                        self.change(Some(o), None);
                     }
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// The version of `o`'s row in the index, if it is there.
+    fn shown_version(&self, o: &Arc<Object>) -> Option<Arc<Object>> {
+        let e = Entry::new(&self.sort, o.clone());
+        match self.all.find(&e, &self.sort) {
+            Some(_) => Some(o.clone()),
+            None => self
+                .all
+                .scan_for(o)
+                .and_then(|i| self.all.get(i))
+                .map(|e| e.obj.clone()),
         }
     }
 
@@ -1028,104 +1225,119 @@ impl TableModel {
 
     fn unfade(&mut self, o: &Object) {
         if let Some((shown, _)) = self.fading.remove(&key_of(o)) {
-            self.remove(&shown);
+            self.change(Some(&shown), None);
         }
     }
 
-    fn insert(&mut self, o: &Arc<Object>) {
-        if !self.filter.matches(o) {
+    /// Whether `e` is in the part of the matches already filtered (all of it unless
+    /// a scan is under way).
+    fn scanned(&self, e: &Entry) -> bool {
+        match &self.scan {
+            None => true,
+            Some(scan) => scan
+                .cursor
+                .as_ref()
+                .is_some_and(|c| e.cmp(c, &self.sort) != Ordering::Greater),
+        }
+    }
+
+    /// One row changed: `old` (the version indexed) leaves, `new` comes.
+    fn change(&mut self, old: Option<&Arc<Object>>, new: Option<&Arc<Object>>) {
+        let sort = &self.sort;
+        let old = old.map(|o| Entry::new(sort, o.clone()));
+        let new = new.map(|o| Entry::new(sort, o.clone()));
+        match (&old, &new) {
+            (Some(o), Some(n)) => {
+                if !self.all.replace(o, n, sort) {
+                    self.all.remove(o, sort);
+                    self.all.insert(n.clone(), sort);
+                }
+            }
+            (Some(o), None) => {
+                self.all.remove(o, sort);
+            }
+            (None, Some(n)) => {
+                self.all.insert(n.clone(), sort);
+            }
+            (None, None) => {}
+        }
+        if self.matched.is_none() {
             return;
         }
+        let old = old.filter(|o| self.filter.matches(&o.obj));
+        let new = new.filter(|n| self.filter.matches(&n.obj));
+        let old_in = old.as_ref().map(|o| self.scanned(o));
+        let new_in = new.as_ref().map(|n| self.scanned(n));
         let sort = &self.sort;
-        let i = self
-            .rows
-            .partition_point(|p| sort.compare(p, o) == Ordering::Less);
-        if self.rows.get(i).is_some_and(|p| same_key(p, o)) {
-            self.rows[i] = o.clone();
-        } else {
-            self.rows.insert(i, o.clone());
+        if let (Some(o), Some(n), Some(true), Some(true)) = (&old, &new, old_in, new_in) {
+            if let Some(m) = &mut self.matched {
+                if m.replace(o, n, sort) {
+                    return;
+                }
+            }
+        }
+        if let Some(o) = &old {
+            match (old_in, &mut self.matched, &mut self.scan) {
+                (Some(true), Some(m), _) => {
+                    m.remove(o, sort);
+                }
+                (
+                    _,
+                    _,
+                    Some(Scan {
+                        from: Some(from), ..
+                    }),
+                ) => {
+                    if let Some(i) = from.find(o, sort) {
+                        from.remove_at(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(n) = new {
+            match (new_in, &mut self.matched, &mut self.scan) {
+                (Some(true), Some(m), _) => {
+                    m.insert(n, sort);
+                }
+                // Matching the new filter, it matches the one it narrows: a candidate.
+                (
+                    _,
+                    _,
+                    Some(Scan {
+                        from: Some(from), ..
+                    }),
+                ) => {
+                    from.insert(n, sort);
+                }
+                _ => {}
+            }
         }
     }
 
-    /// Merges new objects (keys not shown yet) into the index: `k` binary searches and
-    /// one pass, where a rebuild would sort all `n` rows again.
+    /// Merges new objects (keys not shown yet) into the index: sorted, then one pass
+    /// where a rebuild would key and sort all `n` rows again.
     fn merge(&mut self, added: Vec<Arc<Object>>) {
-        let filter = &self.filter;
-        let added: Vec<Arc<Object>> = added.into_iter().filter(|o| filter.matches(o)).collect();
         let sort = &self.sort;
-        // Each new object's key is read once (a server cell's key is parsed from the
-        // row's cells); only the shown rows' keys are read per comparison.
-        let mut keyed: Vec<(SortKey<'_>, &Arc<Object>)> = added
-            .iter()
-            .map(|o| (SortKey::of(&sort.col, o), o))
-            .collect();
-        keyed.sort_unstable_by(|a, b| a.0.compare(&b.0, sort.desc));
-        let mut at = Vec::with_capacity(keyed.len());
-        let mut from = 0;
-        for (key, _) in &keyed {
-            from += self.rows[from..].partition_point(|p| {
-                SortKey::of(&sort.col, p).compare(key, sort.desc) == Ordering::Less
-            });
-            at.push(from);
+        let mut added: Vec<Entry> = added.into_iter().map(|o| Entry::new(sort, o)).collect();
+        added.sort_unstable_by(|a, b| a.cmp(b, sort));
+        let all = std::mem::take(&mut self.all);
+        self.all = all.merged(added.clone(), sort);
+        if self.matched.is_none() {
+            return;
         }
-        let added: Vec<Arc<Object>> = keyed.into_iter().map(|(_, o)| o.clone()).collect();
-        let old = std::mem::take(&mut self.rows);
-        let mut rows = Vec::with_capacity(old.len() + added.len());
-        let mut old = old.into_iter().enumerate().peekable();
-        for (o, i) in added.into_iter().zip(at) {
-            while let Some((_, p)) = old.next_if(|(j, _)| *j < i) {
-                rows.push(p);
-            }
-            // The same key shown already (not expected for an ADDED): replaced.
-            if old.peek().is_some_and(|(_, p)| same_key(p, &o)) {
-                old.next();
-            }
-            rows.push(o);
-        }
-        rows.extend(old.map(|(_, p)| p));
-        self.rows = rows;
-    }
-
-    /// Puts `new` in the place of `old` when it sorts there too (the usual MODIFIED:
-    /// a status change under a sort by name), moving no other row.
-    fn replace(&mut self, old: &Object, new: &Arc<Object>) -> bool {
-        if !self.filter.matches(new) {
-            return false;
-        }
-        let sort = &self.sort;
-        let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, old)) else {
-            return false;
-        };
-        let fits = (i == 0 || sort.compare(&self.rows[i - 1], new) == Ordering::Less)
-            && self
-                .rows
-                .get(i + 1)
-                .is_none_or(|p| sort.compare(new, p) == Ordering::Less);
-        if fits {
-            self.rows[i] = new.clone();
-        }
-        fits
-    }
-
-    /// Where the row of `o`'s key is: by binary search when `o` is the version shown
-    /// (or sorts the same), else by a scan.
-    fn position_of(&self, o: &Object) -> Option<usize> {
-        let sort = &self.sort;
-        if let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, o)) {
-            return Some(i);
-        }
-        self.rows.iter().position(|p| same_key(p, o))
-    }
-
-    fn remove(&mut self, o: &Object) {
-        let sort = &self.sort;
-        if let Ok(i) = self.rows.binary_search_by(|p| sort.compare(p, o)) {
-            self.rows.remove(i);
-        } else if self.filter.matches(o) {
-            // Shown, but under a version that sorts differently (should not happen:
-            // `old` is the version the store held); find it the slow way.
-            if let Some(i) = self.rows.iter().position(|p| same_key(p, o)) {
-                self.rows.remove(i);
+        for e in added.iter() {
+            if self.filter.matches(&e.obj) {
+                if self.scanned(e) {
+                    if let Some(m) = &mut self.matched {
+                        m.insert(e.clone(), sort);
+                    }
+                } else if let Some(Scan {
+                    from: Some(from), ..
+                }) = &mut self.scan
+                {
+                    from.insert(e.clone(), sort);
+                }
             }
         }
     }
@@ -1151,20 +1363,27 @@ impl TableModel {
     }
 
     fn rebuild(&mut self, store: &Store) {
-        let filter = &self.filter;
-        let mut rows: Vec<Arc<Object>> = Vec::with_capacity(store.len());
-        rows.extend(store.iter().filter(|o| filter.matches(o)).cloned());
+        let sort = &self.sort;
+        let mut rows: Vec<Entry> = Vec::with_capacity(store.len() + self.fading.len());
+        rows.extend(store.iter().map(|o| Entry::new(sort, o.clone())));
         // Deleted rows still fading stay (unless the store has the key again).
         self.fading
             .retain(|_, (o, _)| store.get(o.namespace(), o.name()).is_none());
         rows.extend(
             self.fading
                 .values()
-                .filter(|(o, _)| filter.matches(o))
-                .map(|(o, _)| o.clone()),
+                .map(|(o, _)| Entry::new(sort, o.clone())),
         );
-        self.rows = sorted(&rows, &self.sort);
+        self.all = Index::sort(rows, sort);
         self.stale = false;
+        if !self.filter.is_empty() {
+            self.matched = Some(Index::default());
+            self.scan = Some(Scan {
+                cursor: None,
+                from: None,
+            });
+            self.finish_small_scan();
+        }
     }
 
     /// Drops rows that finished fading and forgets old flashes. Returns whether the
@@ -1180,7 +1399,7 @@ impl TableModel {
         for o in &done {
             self.fading.remove(&key_of(o));
             if !self.stale {
-                self.remove(o);
+                self.change(Some(o), None);
             }
         }
         !done.is_empty()
@@ -1193,20 +1412,35 @@ impl TableModel {
 
     /// Where `o` is, or would be, in the sorted rows: its index when shown, else the
     /// index of the row that now takes its place. A binary search.
-    pub fn place_of(&self, o: &Object) -> usize {
-        let sort = &self.sort;
-        self.rows
-            .partition_point(|p| sort.compare(p, o) == Ordering::Less)
+    pub fn place_of(&self, o: &Arc<Object>) -> usize {
+        self.view()
+            .position(&Entry::new(&self.sort, o.clone()), &self.sort)
     }
 
-    /// The index of the row with `key`, if shown.
-    pub fn find(&self, key: &str) -> Option<usize> {
-        self.rows.iter().position(|o| key_of(o) == key)
+    /// The index of `o`'s row, if shown: by binary search for the version shown,
+    /// else by a scan.
+    pub fn find(&self, o: &Arc<Object>) -> Option<usize> {
+        let view = self.view();
+        view.find(&Entry::new(&self.sort, o.clone()), &self.sort)
+            .or_else(|| view.scan_for(o))
+    }
+
+    /// The row with `key` (`namespace/name`), fading ones included, by a scan.
+    pub fn find_key(&self, key: &str) -> Option<Arc<Object>> {
+        let (ns, name) = key.split_once('/')?;
+        self.view()
+            .iter()
+            .find(|e| e.obj.name() == name && e.obj.namespace() == ns)
+            .map(|e| e.obj.clone())
     }
 
     /// Forgets everything (a new view).
     pub fn clear(&mut self) {
-        self.rows.clear();
+        self.all.clear();
+        if let Some(m) = &mut self.matched {
+            m.clear();
+        }
+        self.scan = None;
         self.fading.clear();
         self.flashes.clear();
         self.live = false;
@@ -1215,9 +1449,6 @@ impl TableModel {
     }
 }
 
-fn same_key(a: &Object, b: &Object) -> bool {
-    a.name() == b.name() && a.namespace() == b.namespace()
-}
-
+mod index;
 #[cfg(test)]
 mod tests;

@@ -56,6 +56,11 @@ const USER_SCROLL_QUIET_MS: f64 = 400.0;
 /// The User Timing name of the app's work for one render (a frame's batch of changes,
 /// or a scroll), for DevTools and the frame-time benchmark.
 const FRAME_MEASURE: &str = "kubelive:frame";
+/// How long a keystroke (or a frame that scrolled past the matches found) may filter
+/// to fill the screen before it paints what it found.
+const FIRST_SCREEN_MS: f64 = 40.0;
+/// The filter's work per frame after the first screen, while it counts the rest.
+const FILTER_SLICE_MS: f64 = 6.0;
 
 pub enum Msg {
     /// Discovery of the core group (`/api`) answered.
@@ -737,6 +742,12 @@ impl App {
             }
         }
         self.model.sweep(now);
+        if self.model.is_filtering() {
+            // A slice of the filter per frame (the keystroke filled the screen, or
+            // spent its time trying: a rare word must not make every frame long).
+            self.model
+                .advance_filter(usize::MAX, time::now_ms() + FILTER_SLICE_MS, &time::now_ms);
+        }
         if let Some((top, shift)) = anchor.and_then(|a| a.moved_to(&self.model)) {
             self.scroll_top = top;
             self.scroll_to = Some(top);
@@ -757,7 +768,7 @@ impl App {
         }
         self.log_events(&events);
         self.log.refresh(now);
-        if self.model.is_stale() {
+        if self.model.is_stale() || self.model.is_filtering() {
             self.schedule_frame(ctx);
         } else if self.model.animating() || self.log.behind() {
             // Fading rows leave, and held-back log lines show, on a later frame; no
@@ -776,7 +787,17 @@ impl App {
             self.reveal = false;
             return;
         };
-        match self.model.find(key) {
+        let Some(shown) = self
+            .selected_obj
+            .as_ref()
+            .filter(|o| table::key_of(o) == key)
+        else {
+            if self.status.synced {
+                self.reveal = false;
+            }
+            return;
+        };
+        match self.model.find(shown) {
             Some(i) => {
                 let top = (i as f64 * ROW_HEIGHT - self.viewport / 2.0).max(0.0);
                 self.scroll_top = top;
@@ -806,7 +827,7 @@ impl App {
             return None;
         }
         let index = (self.scroll_top / ROW_HEIGHT) as usize;
-        let row = self.model.rows().get(index)?.clone();
+        let row = self.model.get(index)?.clone();
         Some(ScrollAnchor {
             row,
             index,
@@ -832,6 +853,18 @@ impl App {
             feed.driver
                 .with_store(|s| model.maybe_rebuild(s, time::now_ms(), true));
         }
+        // A filter over many rows: the first screen of matches now, the rest in
+        // slices on the next frames (`rendered` asks for them).
+        if self.model.is_filtering() {
+            let want = self.visible_end();
+            self.model
+                .advance_filter(want, time::now_ms() + FIRST_SCREEN_MS, &time::now_ms);
+        }
+    }
+
+    /// One past the last row the viewport shows (with the overscan).
+    fn visible_end(&self) -> usize {
+        ((self.scroll_top + self.viewport) / ROW_HEIGHT).ceil() as usize + OVERSCAN
     }
 
     /// Applies the box's free words (the browser's part of the filter).
@@ -865,7 +898,7 @@ impl App {
 
     /// Selects row `index` and keeps it in view.
     fn select_index(&mut self, index: usize) {
-        let Some(o) = self.model.rows().get(index).cloned() else {
+        let Some(o) = self.model.get(index).cloned() else {
             return;
         };
         self.view.selected = Some(table::key_of(&o));
@@ -889,15 +922,15 @@ impl App {
 
     /// Moves the selection by `delta` rows.
     fn move_selection(&mut self, delta: isize) {
-        let rows = self.model.rows().len();
+        let rows = self.model.len();
         if rows == 0 {
             return;
         }
         let current = self
-            .view
-            .selected
-            .as_deref()
-            .and_then(|k| self.model.find(k));
+            .selected_obj
+            .as_ref()
+            .filter(|o| self.view.selected.as_deref() == Some(table::key_of(o).as_str()))
+            .and_then(|o| self.model.find(o));
         let next = match current {
             Some(i) => (i as isize + delta).clamp(0, rows as isize - 1) as usize,
             None => 0,
@@ -913,13 +946,7 @@ impl App {
                 let (ns, name) = key.split_once('/')?;
                 f.driver.with_store(|s| s.get(ns, name).cloned())
             })
-            .or_else(|| {
-                self.model
-                    .rows()
-                    .iter()
-                    .find(|o| table::key_of(o) == key)
-                    .cloned()
-            });
+            .or_else(|| self.model.find_key(&key));
         self.view.selected = Some(key);
         self.reveal = false;
     }
@@ -999,7 +1026,7 @@ impl App {
             }
             "End" => {
                 e.prevent_default();
-                self.select_index(self.model.rows().len().saturating_sub(1));
+                self.select_index(self.model.len().saturating_sub(1));
                 true
             }
             "Enter" if self.view.selected.is_some() => {
@@ -1134,7 +1161,7 @@ impl App {
                     {"Wide"}
                 </label>
                 <div class="counts" id="counts">
-                    <b id="shown-count">{shown}</b>{" shown · "}<b id="total-count">{total}</b>{" objects"}
+                    <b id="shown-count">{shown}</b>{if self.model.is_filtering() { "+ shown (filtering…) · " } else { " shown · " }}<b id="total-count">{total}</b>{" objects"}
                 </div>
                 <button class="btn help-btn" id="help-button" title="Keys and filter syntax (?)"
                     onclick={link.callback(|_: MouseEvent| Msg::ToggleHelp)}>{"?"}</button>
@@ -1196,11 +1223,11 @@ impl App {
 
     fn view_table(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
-        let rows = self.model.rows();
-        let total_h = rows.len() as f64 * ROW_HEIGHT;
+        let rows = self.model.len();
+        let total_h = rows as f64 * ROW_HEIGHT;
         let first = ((self.scroll_top / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
         let count = (self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
-        let last = (first + count).min(rows.len());
+        let last = (first + count).min(rows);
         let first = first.min(last);
         let template = self.template.clone();
         let sort = self.model.sort();
@@ -1224,7 +1251,8 @@ impl App {
         });
         let on_scroll = link.callback(|_: Event| Msg::Scroll);
         let problem = self.view_problem(ctx);
-        let empty = rows.is_empty() && !self.model.is_stale() && problem.is_none();
+        let empty =
+            rows == 0 && !self.model.is_stale() && !self.model.is_filtering() && problem.is_none();
         let empty_text = if self.status.synced {
             "No objects match."
         } else if self.blocked == Some(Blocked::Discovering) {
@@ -1234,13 +1262,14 @@ impl App {
         };
         let now = time::now_ms();
         let shown: Rc<Vec<ShownRow>> = Rc::new(
-            rows[first..last]
-                .iter()
-                .map(|o| ShownRow::new(o.clone(), |key| self.model.row_state(key, now)))
+            self.model
+                .window(first, last)
+                .into_iter()
+                .map(|o| ShownRow::new(o, |key| self.model.row_state(key, now)))
                 .collect(),
         );
         html! {
-            <section class="table" role="grid" aria-rowcount={rows.len().to_string()}>
+            <section class="table" role="grid" aria-rowcount={rows.to_string()}>
                 <div class="thead" style={template.clone()}>{ for header }</div>
                 { problem.unwrap_or_default() }
                 <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0">
@@ -1574,6 +1603,9 @@ impl Component for App {
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+        if self.model.is_filtering() {
+            self.schedule_frame(ctx);
+        }
         if let Some(top) = self.scroll_to.take() {
             if let Some(el) = self.scroller_ref.cast::<HtmlElement>() {
                 el.set_scroll_top(top.round() as i32);

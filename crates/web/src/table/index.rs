@@ -1,0 +1,460 @@
+//! The sorted index's parts: a row's sort key read once into a fixed-width prefix (so
+//! most comparisons are two integer compares and never touch the object's text), and
+//! a chunked sorted list of keyed rows (an insert or a delete moves at most one
+//! chunk, not a million rows).
+
+#[cfg(test)]
+use super::natural_cmp;
+use super::{Sort, SortKey};
+use kubelive_core::Object;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+/// Words of the column's prefix: 24 bytes, the first the key's kind.
+const PRIMARY_WORDS: usize = 3;
+/// Bytes of a text key kept in the prefix.
+const TEXT_BYTES: usize = PRIMARY_WORDS * 8 - 1;
+/// Words of `namespace \0 name` kept for the tie-break: 32 bytes hold most pods'
+/// (`ns-12` and `app-1234-6c4f9b2e65-2jllf`), so that rows equal in the column (a
+/// status, a count) are ordered without reading their objects.
+const TIE_WORDS: usize = 4;
+const TIE_BYTES: usize = TIE_WORDS * 8;
+
+pub type Primary = [u64; PRIMARY_WORDS];
+
+/// A row's place in a sort, compactly: `primary` orders by the column (its kind
+/// first, so that missing cells sort last; descending sorts store it inverted), `tie`
+/// by namespace and name. Each is exact when its flag says so; otherwise equal
+/// prefixes are decided from the object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    primary: Primary,
+    tie: [u64; TIE_WORDS],
+    /// `primary` holds the whole column value (equal prefixes: equal values).
+    primary_exact: bool,
+    /// `tie` holds the whole namespace and name.
+    tie_exact: bool,
+}
+
+/// A shown row: its key and its object.
+#[derive(Clone)]
+pub struct Entry {
+    pub key: Key,
+    pub obj: Arc<Object>,
+}
+
+impl Entry {
+    pub fn new(sort: &Sort, obj: Arc<Object>) -> Entry {
+        Entry {
+            key: Key::of(sort, &obj),
+            obj,
+        }
+    }
+
+    /// The total order of [`Sort::compare`], from the prefixes where they differ.
+    pub fn cmp(&self, other: &Entry, sort: &Sort) -> Ordering {
+        let (a, b) = (&self.key, &other.key);
+        let by_col = match a.primary.cmp(&b.primary) {
+            Ordering::Equal if a.primary_exact && b.primary_exact => Ordering::Equal,
+            Ordering::Equal => {
+                let full = SortKey::of(&sort.col, &self.obj)
+                    .compare_column(&SortKey::of(&sort.col, &other.obj));
+                if sort.desc {
+                    full.reverse()
+                } else {
+                    full
+                }
+            }
+            o => o,
+        };
+        by_col.then_with(|| match a.tie.cmp(&b.tie) {
+            Ordering::Equal if a.tie_exact && b.tie_exact => Ordering::Equal,
+            Ordering::Equal => (self.obj.namespace(), self.obj.name())
+                .cmp(&(other.obj.namespace(), other.obj.name())),
+            o => o,
+        })
+    }
+
+    pub fn same_row(&self, other: &Object) -> bool {
+        self.obj.name() == other.name() && self.obj.namespace() == other.namespace()
+    }
+}
+
+impl Key {
+    pub fn of(sort: &Sort, o: &Object) -> Key {
+        let k = SortKey::of(&sort.col, o);
+        let (mut primary, primary_exact) = k.primary.prefix();
+        if sort.desc {
+            primary = primary.map(|w| !w);
+        }
+        let (tie, tie_exact) = tie_prefix(k.namespace, k.name);
+        Key {
+            primary,
+            tie,
+            primary_exact,
+            tie_exact,
+        }
+    }
+}
+
+/// Packs bytes big-endian (zero-padded) so that the words' order is byte order.
+fn pack<const N: usize>(bytes: &[u8]) -> [u64; N] {
+    let mut words = [0u64; N];
+    for (i, chunk) in bytes.chunks(8).take(N).enumerate() {
+        let mut b = [0u8; 8];
+        b[..chunk.len()].copy_from_slice(chunk);
+        words[i] = u64::from_be_bytes(b);
+    }
+    words
+}
+
+/// `namespace \0 name`: byte order is the order of the pair (names hold no NUL).
+fn tie_prefix(namespace: &str, name: &str) -> ([u64; TIE_WORDS], bool) {
+    let mut b = [0u8; TIE_BYTES];
+    let bytes = namespace
+        .as_bytes()
+        .iter()
+        .chain(&[0u8])
+        .chain(name.as_bytes());
+    for (slot, &c) in b.iter_mut().zip(bytes) {
+        *slot = c;
+    }
+    let exact = namespace.len() + 1 + name.len() <= TIE_BYTES && !name.as_bytes().contains(&0);
+    (pack(&b), exact)
+}
+
+/// An `f64` as a `u64` whose order is `f64::total_cmp`'s.
+fn f64_bits(x: f64) -> u64 {
+    let bits = x.to_bits() as i64;
+    let ordered = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
+    (ordered as u64) ^ (1 << 63)
+}
+
+/// The kind of a key in its first byte (Primary's rank), then the value.
+pub fn number_prefix(rank: u8, value: Option<f64>) -> (Primary, bool) {
+    let kind = (rank as u64) << 56;
+    match value {
+        Some(x) => ([kind, f64_bits(x), 0], true),
+        // None after every number of the same kind.
+        None => ([kind | 1, 0, 0], true),
+    }
+}
+
+pub fn pair_prefix(rank: u8, a: u32, b: u32) -> (Primary, bool) {
+    (
+        [(rank as u64) << 56, ((a as u64) << 32) | b as u64, 0],
+        true,
+    )
+}
+
+/// A key of `rank` alone (a missing cell).
+pub fn kind_prefix(rank: u8) -> (Primary, bool) {
+    ([(rank as u64) << 56, 0, 0], true)
+}
+
+/// Text under natural order, as a byte string whose byte order is
+/// [`natural_cmp`]'s: other bytes as themselves, a run of digits as its length (a
+/// byte within the digits' range, so that it compares with other bytes as the
+/// run's first digit does) and its digits without leading zeros. Kind 0 in the
+/// first byte, then the first 23 bytes. Exact when it all fits and nothing but
+/// bytes decides (no zero-padded numbers, whose order falls back to the bytes).
+pub fn text_prefix(s: &str) -> (Primary, bool) {
+    let mut out = [0u8; 1 + TEXT_BYTES];
+    let mut n = 1;
+    let mut exact = true;
+    let mut push = |b: u8, n: &mut usize, exact: &mut bool| {
+        if *n < out.len() {
+            out[*n] = b;
+            *n += 1;
+        } else {
+            *exact = false;
+        }
+    };
+    let x = s.as_bytes();
+    let mut i = 0;
+    while i < x.len() {
+        let c = x[i];
+        if !c.is_ascii_digit() {
+            if c == 0 {
+                exact = false;
+            }
+            push(c, &mut n, &mut exact);
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < x.len() && x[i].is_ascii_digit() {
+            i += 1;
+        }
+        let run = &x[start..i];
+        let zeros = run.iter().take_while(|&&d| d == b'0').count();
+        let digits = &run[zeros.min(run.len() - 1)..];
+        if digits.len() != run.len() {
+            exact = false;
+        }
+        let len = digits.len();
+        if len <= 8 {
+            push(b'0' + len as u8, &mut n, &mut exact);
+        } else {
+            push(b'9', &mut n, &mut exact);
+            push(len.min(255) as u8, &mut n, &mut exact);
+            if len > 255 {
+                exact = false;
+            }
+        }
+        for &d in digits {
+            push(d, &mut n, &mut exact);
+        }
+    }
+    (pack(&out), exact)
+}
+
+/// Rows per chunk at most: an insert moves at most this many entries.
+const CHUNK: usize = 1024;
+
+/// A sorted list of entries in chunks of at most [`CHUNK`] (none empty).
+#[derive(Clone, Default)]
+pub struct Index {
+    chunks: Vec<Vec<Entry>>,
+    len: usize,
+}
+
+impl Index {
+    /// From entries already in order.
+    pub fn from_sorted(entries: Vec<Entry>) -> Index {
+        let len = entries.len();
+        let mut chunks = Vec::with_capacity(len / (CHUNK / 2) + 1);
+        let mut it = entries.into_iter().peekable();
+        while it.peek().is_some() {
+            let mut c = Vec::with_capacity(CHUNK);
+            c.extend(it.by_ref().take(CHUNK * 3 / 4));
+            chunks.push(c);
+        }
+        Index { chunks, len }
+    }
+
+    /// Sorts `entries` (keys compared, text only where prefixes tie).
+    pub fn sort(mut entries: Vec<Entry>, sort: &Sort) -> Index {
+        entries.sort_unstable_by(|a, b| a.cmp(b, sort));
+        Index::from_sorted(entries)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The chunk and offset of position `i` (`i <= len`).
+    fn locate(&self, mut i: usize) -> (usize, usize) {
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            if i < chunk.len() {
+                return (c, i);
+            }
+            i -= chunk.len();
+        }
+        (self.chunks.len(), i)
+    }
+
+    pub fn get(&self, i: usize) -> Option<&Entry> {
+        let (c, o) = self.locate(i);
+        self.chunks.get(c)?.get(o)
+    }
+
+    /// Entries from position `i` on.
+    pub fn iter_from(&self, i: usize) -> impl Iterator<Item = &Entry> {
+        let (c, o) = self.locate(i);
+        self.chunks
+            .get(c..)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, chunk)| chunk[if k == 0 { o } else { 0 }..].iter())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Entry> {
+        self.chunks.iter().flatten()
+    }
+
+    /// The number of entries for which `before` holds (they must come first).
+    pub fn partition_point(&self, mut before: impl FnMut(&Entry) -> bool) -> usize {
+        let c = self
+            .chunks
+            .partition_point(|chunk| chunk.last().is_some_and(&mut before));
+        let skipped: usize = self.chunks[..c].iter().map(Vec::len).sum();
+        skipped
+            + self
+                .chunks
+                .get(c)
+                .map_or(0, |chunk| chunk.partition_point(before))
+    }
+
+    /// Where `e` is or would go.
+    pub fn position(&self, e: &Entry, sort: &Sort) -> usize {
+        self.partition_point(|p| p.cmp(e, sort) == Ordering::Less)
+    }
+
+    /// The position of the entry that compares equal to `e` (the same row under the
+    /// same key), if any.
+    pub fn find(&self, e: &Entry, sort: &Sort) -> Option<usize> {
+        let i = self.position(e, sort);
+        self.get(i)
+            .is_some_and(|p| p.cmp(e, sort) == Ordering::Equal)
+            .then_some(i)
+    }
+
+    /// The position of `o`'s row by a scan (when its key is not known).
+    pub fn scan_for(&self, o: &Object) -> Option<usize> {
+        self.iter().position(|p| p.same_row(o))
+    }
+
+    /// Inserts `e` in order; an entry comparing equal (the same row) is replaced.
+    /// Returns its position.
+    pub fn insert(&mut self, e: Entry, sort: &Sort) -> usize {
+        let i = self.position(&e, sort);
+        if self
+            .get(i)
+            .is_some_and(|p| p.cmp(&e, sort) == Ordering::Equal)
+        {
+            self.set(i, e);
+            return i;
+        }
+        self.insert_at(i, e);
+        i
+    }
+
+    /// Inserts at position `i` (the caller keeps the order).
+    pub fn insert_at(&mut self, i: usize, e: Entry) {
+        self.len += 1;
+        if self.chunks.is_empty() {
+            self.chunks.push(vec![e]);
+            return;
+        }
+        let (mut c, mut o) = self.locate(i);
+        if c == self.chunks.len() {
+            // At the end: the last chunk.
+            c -= 1;
+            o = self.chunks[c].len();
+        }
+        let chunk = &mut self.chunks[c];
+        chunk.insert(o, e);
+        if chunk.len() > CHUNK {
+            let tail = chunk.split_off(CHUNK / 2);
+            self.chunks.insert(c + 1, tail);
+        }
+    }
+
+    /// Appends `e`, which sorts after every entry.
+    pub fn push(&mut self, e: Entry) {
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < CHUNK => last.push(e),
+            _ => self.chunks.push({
+                let mut c = Vec::with_capacity(CHUNK);
+                c.push(e);
+                c
+            }),
+        }
+        self.len += 1;
+    }
+
+    pub fn set(&mut self, i: usize, e: Entry) {
+        let (c, o) = self.locate(i);
+        self.chunks[c][o] = e;
+    }
+
+    pub fn remove_at(&mut self, i: usize) -> Entry {
+        let (c, o) = self.locate(i);
+        let e = self.chunks[c].remove(o);
+        if self.chunks[c].is_empty() {
+            self.chunks.remove(c);
+        }
+        self.len -= 1;
+        e
+    }
+
+    /// Removes the entry equal to `e`, or else (a key that moved) `e`'s row found by a
+    /// scan. Returns whether one was there.
+    pub fn remove(&mut self, e: &Entry, sort: &Sort) -> bool {
+        match self.find(e, sort).or_else(|| self.scan_for(&e.obj)) {
+            Some(i) => {
+                self.remove_at(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Replaces `old`'s entry with `new` when `new` sorts in the same place (moving
+    /// nothing). Returns whether it did.
+    pub fn replace(&mut self, old: &Entry, new: &Entry, sort: &Sort) -> bool {
+        let Some(i) = self.find(old, sort) else {
+            return false;
+        };
+        let fits = (i == 0
+            || self
+                .get(i - 1)
+                .is_some_and(|p| p.cmp(new, sort) == Ordering::Less))
+            && self
+                .get(i + 1)
+                .is_none_or(|p| new.cmp(p, sort) == Ordering::Less);
+        if fits {
+            self.set(i, new.clone());
+        }
+        fits
+    }
+
+    /// Every entry, re-keyed for `sort` and sorted.
+    pub fn resorted(self, sort: &Sort) -> Index {
+        let entries: Vec<Entry> = self
+            .chunks
+            .into_iter()
+            .flatten()
+            .map(|e| Entry::new(sort, e.obj))
+            .collect();
+        Index::sort(entries, sort)
+    }
+
+    /// With `added` (sorted) merged in; an entry equal to one held replaces it. A few
+    /// are inserted one by one, many in one pass over both.
+    pub fn merged(mut self, added: Vec<Entry>, sort: &Sort) -> Index {
+        if added.len() < self.len / 64 {
+            for e in added {
+                self.insert(e, sort);
+            }
+            return self;
+        }
+        let mut out = Vec::with_capacity(self.len + added.len());
+        let mut old = self.chunks.into_iter().flatten().peekable();
+        for e in added {
+            while let Some(p) = old.next_if(|p| p.cmp(&e, sort) == Ordering::Less) {
+                out.push(p);
+            }
+            if old
+                .peek()
+                .is_some_and(|p| p.cmp(&e, sort) == Ordering::Equal)
+            {
+                old.next();
+            }
+            out.push(e);
+        }
+        out.extend(old);
+        Index::from_sorted(out)
+    }
+
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+        self.len = 0;
+    }
+}
+
+#[cfg(test)]
+pub(super) fn natural_prefix_agrees(a: &str, b: &str) -> bool {
+    let ((pa, ea), (pb, eb)) = (text_prefix(a), text_prefix(b));
+    let full = natural_cmp(a, b);
+    match pa.cmp(&pb) {
+        Ordering::Equal => !(ea && eb) || full == Ordering::Equal,
+        o => o == full,
+    }
+}
