@@ -22,7 +22,9 @@ use crate::access::Access;
 use crate::driver::{Driver, DriverRef};
 use crate::query::Query;
 use crate::status::StatusView;
-use crate::table::{self, grid_template, has_wide, view_columns, Column, Filter, Sort, TableModel};
+use crate::table::{
+    self, grid_template, has_wide, spacer_rows, view_columns, Column, Filter, Sort, TableModel,
+};
 use crate::time;
 use crate::url::{check_resource, ViewState};
 use discovery::{Found, ResourceType};
@@ -35,7 +37,7 @@ use parts::{
     StatusBar,
 };
 use problem::Blocked;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -242,6 +244,8 @@ pub struct App {
     /// scrolls and when rows come and go above (nothing in it is repainted but rows
     /// that enter or change).
     window_base: i64,
+    /// The rows the scroll range was last made for (`table::spacer_rows`).
+    spacer_rows: Cell<usize>,
     /// When the user last scrolled (ms, `performance.now()`).
     user_scrolled_at: f64,
     viewport: f64,
@@ -1224,7 +1228,10 @@ impl App {
     fn view_table(&self, ctx: &Context<Self>) -> Html {
         let link = ctx.link();
         let rows = self.model.len();
-        let total_h = rows as f64 * ROW_HEIGHT;
+        let seen_to = ((self.scroll_top + self.viewport) / ROW_HEIGHT).ceil() as usize;
+        let spacer = spacer_rows(rows, self.spacer_rows.get(), seen_to);
+        self.spacer_rows.set(spacer);
+        let total_h = spacer as f64 * ROW_HEIGHT;
         let first = ((self.scroll_top / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
         let count = (self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
         let last = (first + count).min(rows);
@@ -1342,6 +1349,7 @@ impl Component for App {
             scroll_top: 0.0,
             scroll_to: None,
             window_base: 0,
+            spacer_rows: Cell::new(0),
             user_scrolled_at: f64::NEG_INFINITY,
             viewport: 600.0,
             selected_obj: None,
