@@ -227,11 +227,28 @@ fn port_free(port: u16) -> bool {
     TcpListener::bind(("127.0.0.1", port)).is_ok()
 }
 
+/// A port free now and not handed out before in this run: suites started side by side
+/// ask at nearly the same moment, before any has bound its port, and the kernel may
+/// offer a just-released port again (two proxies on one port cross the suites' wires).
 pub(crate) fn free_port() -> Result<u16, String> {
-    TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free port: {e}"))
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    // Listeners held until a new port is found, so the kernel cannot offer them again.
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let listener =
+            TcpListener::bind(("127.0.0.1", 0)).map_err(|e| format!("no free port: {e}"))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return Ok(port);
+        }
+        held.push(listener);
+    }
+    Err("no free port not handed out already".into())
 }
 
 /// A plain HTTP GET (for readiness checks): status code and body.

@@ -63,6 +63,11 @@ const FRAME_MEASURE: &str = "kubelive:frame";
 const FIRST_SCREEN_MS: f64 = 40.0;
 /// The filter's work per frame after the first screen, while it counts the rest.
 const FILTER_SLICE_MS: f64 = 6.0;
+/// Until Synced, once the first screen of rows is shown, the table is brought up to
+/// date at most this often: every render re-lays-out and repaints the table and the
+/// status bar while the main thread is the sync's bottleneck. The progress still moves
+/// several times a second; Synced itself (and a failure) is shown at the next frame.
+const SYNC_FRAME_MS: f64 = 200.0;
 
 pub enum Msg {
     /// Discovery of the core group (`/api`) answered.
@@ -70,9 +75,12 @@ pub enum Msg {
     /// Discovery of the named groups (`/apis`) answered.
     GroupsFound(Result<Found, String>),
     RetryDiscovery,
-    /// The main engine produced events (sent per batch; the work waits for a frame).
-    Wake(u64),
+    /// The main engine produced events (at most one message per frame; the work waits
+    /// for a frame).
+    Wake(Wake),
     Frame,
+    /// A frame held back during a sync is due.
+    HeldFrame,
     /// Time to look at fading rows, flashes and the log again.
     Sweep,
     /// The pointer entered (true) or left the event log.
@@ -133,6 +141,26 @@ impl ScrollAnchor {
 struct Feed {
     driver: Driver,
     pending: Rc<RefCell<Vec<CoreEvent>>>,
+}
+
+/// The main engine has news for the table (sent once per frame's worth of batches,
+/// not once per body chunk).
+pub struct Wake {
+    generation: u64,
+    /// The news includes more than rows and pages listed (Synced, a failure, a
+    /// relist, columns): shown at the next frame even while frames are held back.
+    urgent: bool,
+}
+
+/// Whether `event` must be shown at the next frame even during a sync.
+fn is_urgent(event: &CoreEvent) -> bool {
+    !matches!(
+        event,
+        CoreEvent::Added(_)
+            | CoreEvent::Modified { .. }
+            | CoreEvent::Deleted(_)
+            | CoreEvent::PageListed { .. }
+    )
 }
 
 /// One half of discovery (`/api` or `/apis`).
@@ -233,6 +261,10 @@ pub struct App {
     log: log::Log,
     log_live: bool,
     frame_scheduled: bool,
+    /// A frame held back during a sync is due (a timer, see [`SYNC_FRAME_MS`]).
+    held_frame_scheduled: bool,
+    /// When the last frame ran (ms, [`time::now_ms`]).
+    last_frame_at: f64,
     sweep_scheduled: bool,
     /// A frame's update ran; its render is being measured.
     frame_measured: bool,
@@ -446,8 +478,16 @@ impl App {
         let wake = ctx.link().callback(Msg::Wake);
         let sink_pending = pending.clone();
         let sink = Box::new(move |_: &DriverRef<'_>, events: Vec<CoreEvent>| {
-            sink_pending.borrow_mut().extend(events);
-            wake.emit(generation);
+            let urgent = events.iter().any(is_urgent);
+            let mut pending = sink_pending.borrow_mut();
+            // Pending events not yet taken: a wake is already on its way (one Yew
+            // message per frame, not per chunk), unless this batch cannot wait.
+            let woken = !pending.is_empty();
+            pending.extend(events);
+            drop(pending);
+            if !woken || urgent {
+                wake.emit(Wake { generation, urgent });
+            }
         });
         let driver = Driver::start(config, "", sink);
         self.status = driver.status();
@@ -601,6 +641,29 @@ impl App {
         }
     }
 
+    /// Whether a sync's news may wait for [`SYNC_FRAME_MS`] after the last frame: not
+    /// synced yet, and the first screen of rows already shown.
+    fn hold_frames(&self) -> bool {
+        !self.status.synced
+            && self.model.len() as f64 * ROW_HEIGHT >= self.viewport
+            && time::now_ms() - self.last_frame_at < SYNC_FRAME_MS
+    }
+
+    /// A frame [`SYNC_FRAME_MS`] after the last one (see [`Self::hold_frames`]).
+    fn schedule_held_frame(&mut self, ctx: &Context<Self>) {
+        if self.held_frame_scheduled || self.frame_scheduled {
+            return;
+        }
+        self.held_frame_scheduled = true;
+        let link = ctx.link().clone();
+        let delay = (self.last_frame_at + SYNC_FRAME_MS - time::now_ms()).max(0.0);
+        let cb = Closure::once_into_js(move || link.send_message(Msg::HeldFrame));
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(
+            cb.unchecked_ref(),
+            delay.ceil() as i32,
+        );
+    }
+
     fn schedule_frame(&mut self, ctx: &Context<Self>) {
         if self.frame_scheduled {
             return;
@@ -723,6 +786,7 @@ impl App {
         if self.main.is_none() {
             return false;
         }
+        self.last_frame_at = time::now_ms();
         self.start_measure();
         let anchor = self.scroll_anchor();
         let Some(feed) = &self.main else {
@@ -1344,6 +1408,8 @@ impl Component for App {
             log: log::Log::default(),
             log_live: false,
             frame_scheduled: false,
+            held_frame_scheduled: false,
+            last_frame_at: f64::NEG_INFINITY,
             sweep_scheduled: false,
             frame_measured: false,
             scroll_top: 0.0,
@@ -1410,10 +1476,19 @@ impl Component for App {
                 self.restart(ctx);
                 true
             }
-            Msg::Wake(generation) => {
-                if generation == self.generation {
-                    self.schedule_frame(ctx);
+            Msg::Wake(wake) => {
+                if wake.generation == self.generation {
+                    if wake.urgent || !self.hold_frames() {
+                        self.schedule_frame(ctx);
+                    } else {
+                        self.schedule_held_frame(ctx);
+                    }
                 }
+                false
+            }
+            Msg::HeldFrame => {
+                self.held_frame_scheduled = false;
+                self.schedule_frame(ctx);
                 false
             }
             Msg::Frame => self.frame(ctx),
