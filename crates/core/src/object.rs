@@ -53,21 +53,29 @@ pub enum KeptMetadata {
 }
 
 impl KeptMetadata {
-    /// Whether the member `key` of `metadata` is left out of the stored copy.
+    /// Whether the member `key` of `metadata` is left out of the stored copy;
+    /// `identity`: it is one of the members the object is read by ([`identity_slot`]).
     #[inline]
-    fn drops(self, key: &[u8], strip_managed_fields: bool) -> bool {
+    fn drops(self, key: &[u8], identity: bool, strip_managed_fields: bool) -> bool {
         match self {
             KeptMetadata::All => strip_managed_fields && key == b"managedFields",
-            KeptMetadata::Identity => !matches!(
-                key,
-                b"name"
-                    | b"namespace"
-                    | b"uid"
-                    | b"resourceVersion"
-                    | b"creationTimestamp"
-                    | b"deletionTimestamp"
-            ),
+            KeptMetadata::Identity => !identity,
         }
+    }
+}
+
+/// Where the walk keeps a metadata member the object is read by (name, namespace,
+/// uid, resourceVersion, timestamps): the members [`KeptMetadata::Identity`] keeps.
+#[inline]
+fn identity_slot<'e>(ex: &'e mut Extract, key: &[u8]) -> Option<&'e mut Option<StrSpan>> {
+    match key {
+        b"name" => Some(&mut ex.name),
+        b"namespace" => Some(&mut ex.namespace),
+        b"uid" => Some(&mut ex.uid),
+        b"resourceVersion" => Some(&mut ex.resource_version),
+        b"creationTimestamp" => Some(&mut ex.creation_timestamp),
+        b"deletionTimestamp" => Some(&mut ex.deletion_timestamp),
+        _ => None,
     }
 }
 
@@ -1116,27 +1124,22 @@ fn metadata(sc: &mut Scanner<'_>, ex: &mut Extract, opts: &ParseOptions) -> JRes
     while let Some(k) = sc.next_key(&mut first)? {
         let key_start = k.start - 1;
         let kb = key(b, k);
-        let drop = opts.metadata.drops(kb.as_ref(), opts.strip_managed_fields);
+        let slot = identity_slot(ex, kb.as_ref());
+        let drop = opts
+            .metadata
+            .drops(kb.as_ref(), slot.is_some(), opts.strip_managed_fields);
+        match slot {
+            Some(slot) => *slot = sc.opt_string()?,
+            None if drop => sc.value_dropped()?,
+            None => sc.value()?,
+        }
+        // A run of dropped members ends at this kept one: cut up to its key.
         if let Some(p) = pending.take() {
             if drop {
                 pending = Some(p);
             } else {
                 ex.cuts.push((p.key_start, key_start));
             }
-        }
-        let slot = match kb.as_ref() {
-            b"name" => Some(&mut ex.name),
-            b"namespace" => Some(&mut ex.namespace),
-            b"uid" => Some(&mut ex.uid),
-            b"resourceVersion" => Some(&mut ex.resource_version),
-            b"creationTimestamp" => Some(&mut ex.creation_timestamp),
-            b"deletionTimestamp" => Some(&mut ex.deletion_timestamp),
-            _ => None,
-        };
-        match slot {
-            Some(slot) => *slot = sc.opt_string()?,
-            None if drop => sc.value_dropped()?,
-            None => sc.value()?,
         }
         if drop {
             match &mut pending {
