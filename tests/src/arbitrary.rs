@@ -75,7 +75,7 @@ fn check_object(o: &Object) {
     );
     assert_eq!(o.json_len(), json.len());
     if let Some(cells) = o.cells_json() {
-        let parsed: Vec<serde_json::Value> = serde_json::from_str(cells)
+        let parsed: Vec<serde_json::Value> = serde_json::from_str(&cells)
             .unwrap_or_else(|e| panic!("a row's cells are not a JSON array ({e}): {cells}"));
         assert_eq!(
             o.cells().map_or(0, Iterator::count),

@@ -7,8 +7,9 @@
 //! managedFields or stripped) or skips it (serde_json IgnoredAny);
 //! `decode_driver gen-list|gen-list-table FILE N` writes a LIST of N realistic pods
 //! (`kubelive_sim::pod_json(42, i)`), plain or as its Table (`includeObject=Metadata`);
-//! `decode_driver engine-objects|engine-table FILE` feeds that LIST to a real `Engine`
-//! (objects with managedFields, or table mode) in 64 KiB chunks.
+//! `decode_driver engine-objects|engine-table|engine-table-identity FILE` feeds that LIST
+//! to a real `Engine` (objects with managedFields, table mode, or table mode with
+//! identity metadata as the app's table) in 64 KiB chunks.
 
 #[path = "../benches/common/tables.rs"]
 mod tables;
@@ -43,11 +44,14 @@ fn main() {
         return;
     }
     let stream = std::fs::read(path).expect("read");
-    if mode == "engine-objects" || mode == "engine-table" {
+    if mode == "engine-objects" || mode == "engine-table" || mode == "engine-table-identity" {
         let mut config = Config::new(Collection::parse("/api/v1/pods").expect("collection"));
         config.page_size = 0;
-        if mode == "engine-table" {
+        if mode != "engine-objects" {
             config = config.tables(IncludeObject::Metadata);
+        }
+        if mode == "engine-table-identity" {
+            config.metadata = kubelive_core::KeptMetadata::Identity;
         }
         let now = Instant::ZERO;
         let mut engine = Engine::new(config, now);

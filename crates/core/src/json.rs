@@ -268,6 +268,8 @@ pub(crate) struct Scanner<'a> {
     /// Where objects are assembled before their exact-size copy (reused; its
     /// contents mean nothing between uses).
     pub out: Vec<u8>,
+    /// Where a table row's cells are encoded before they are copied into it (reused).
+    pub cells: Vec<u8>,
 }
 
 /// A scanner's reusable buffers, kept by decoders between documents.
@@ -275,6 +277,7 @@ pub(crate) struct Scanner<'a> {
 pub(crate) struct Scratch {
     pub hits: Vec<KeyHit>,
     pub out: Vec<u8>,
+    pub cells: Vec<u8>,
 }
 
 impl<'a> Scanner<'a> {
@@ -285,14 +288,21 @@ impl<'a> Scanner<'a> {
     /// A scanner at `i` that appends to `scratch.hits` and assembles objects in
     /// `scratch.out`.
     pub fn at(b: &'a [u8], i: usize, scratch: Scratch) -> Self {
-        let Scratch { hits, out } = scratch;
-        Scanner { b, i, hits, out }
+        let Scratch { hits, out, cells } = scratch;
+        Scanner {
+            b,
+            i,
+            hits,
+            out,
+            cells,
+        }
     }
 
     /// Takes back buffers lent with [`Scanner::take_scratch`].
     pub fn put_scratch(&mut self, scratch: Scratch) {
         self.hits = scratch.hits;
         self.out = scratch.out;
+        self.cells = scratch.cells;
     }
 
     /// Gives the buffers back (for [`Scanner::at`]).
@@ -300,6 +310,7 @@ impl<'a> Scanner<'a> {
         Scratch {
             hits: std::mem::take(&mut self.hits),
             out: std::mem::take(&mut self.out),
+            cells: std::mem::take(&mut self.cells),
         }
     }
 
@@ -837,6 +848,13 @@ pub(crate) fn unescape(raw: &[u8]) -> Cow<'_, str> {
         return String::from_utf8_lossy(raw);
     }
     let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    unescape_into(raw, &mut out);
+    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// Appends the decoded content of a validated JSON string to `out` (UTF-8, no longer
+/// than `raw`).
+pub(crate) fn unescape_into(raw: &[u8], out: &mut Vec<u8>) {
     let mut i = 0;
     while i < raw.len() {
         let c = raw[i];
@@ -889,7 +907,6 @@ pub(crate) fn unescape(raw: &[u8]) -> Cow<'_, str> {
         let mut buf = [0u8; 4];
         out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
     }
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// Finds the end of one JSON value arriving in pieces, without validating it.

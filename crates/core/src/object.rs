@@ -5,7 +5,9 @@
 use crate::compact;
 use crate::decode::DecodeError;
 use crate::json::{unescape, JResult, JsonError, KeyHit, Scanner, StrSpan};
-use crate::table::{parse_columns, Cell, Cells, TableColumn};
+use crate::table::{
+    enc, encode_cells, json_string_len, parse_columns, write_json_string, Cell, Cells, TableColumn,
+};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -144,13 +146,15 @@ enum ColData {
         terminating: bool,
     },
     Deployment(DeploymentColumns),
-    /// A table row: its cells array (stored JSON) at `off..off+len`; `wrap`: the
+    /// A table row: its cells ([`crate::table::enc`]) at `off..off+len`; `wrap`: the
     /// row's object is a `PartialObjectMetadata` of which only the metadata is stored
-    /// ([`Wrap`]).
+    /// ([`Wrap`]); `fields`: and of that only the identity members' values
+    /// ([`KeptMetadata::Identity`]), with no JSON around them (see [`Object`]).
     Cells {
         off: u32,
         len: u32,
         wrap: Wrap,
+        fields: bool,
     },
 }
 
@@ -185,6 +189,16 @@ impl Wrap {
     }
 }
 
+/// The keys of the identity members, by their index in [`Object::spans`].
+const IDENTITY_KEYS: [&str; 6] = [
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "creationTimestamp",
+    "deletionTimestamp",
+];
+
 /// Indexes of [`Object::spans`].
 const NAME: usize = 0;
 const NAMESPACE: usize = 1;
@@ -201,12 +215,15 @@ const SPANS: usize = 8;
 /// Holds one exact-size allocation: the object's JSON (as received, without
 /// insignificant whitespace, minus `metadata.managedFields` if asked) with dictionary
 /// keys replaced by tokens ([`crate::compact`]; string contents are untouched), then
-/// for a table row its cells (a JSON array), then decoded copies of the rare
-/// metadata/column strings that contained escapes. Metadata fields, the pod
+/// for a table row its cells (decoded, [`crate::table::enc`]), then decoded copies of
+/// the rare metadata/column strings that contained escapes. Metadata fields, the pod
 /// STATUS/NODE columns and the cells are spans into it.
 ///
 /// A table row ([`Object::is_row`]) is the row's object (a `PartialObjectMetadata`, or
 /// the whole object with `includeObject=Object`) plus its cells ([`Object::cells`]).
+/// A `PartialObjectMetadata` row with [`KeptMetadata::Identity`] (the app's table)
+/// stores no JSON at all: the identity members' values back to back, then the cells;
+/// [`Object::json`] writes the object from them.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Object {
     /// Valid UTF-8 throughout (tokens are characters), kept as bytes so that the
@@ -345,7 +362,7 @@ impl Object {
     /// one byte for byte), minus managedFields if they were stripped. For a table row,
     /// the row's object. Borrowed when nothing was compacted, else expanded (one pass).
     pub fn json(&self) -> Cow<'_, [u8]> {
-        if self.raw_len == self.json_len && self.wrap() == Wrap::None {
+        if self.raw_len == self.json_len && self.wrap() == Wrap::None && !self.is_fields_row() {
             Cow::Borrowed(self.stored())
         } else {
             let mut out = Vec::new();
@@ -359,6 +376,11 @@ impl Object {
             ColData::Cells { wrap, .. } => wrap,
             _ => Wrap::None,
         }
+    }
+
+    /// A row that stores its identity members' values and no JSON.
+    fn is_fields_row(&self) -> bool {
+        matches!(self.cols, ColData::Cells { fields: true, .. })
     }
 
     /// [`Object::json`] as text (always valid UTF-8).
@@ -377,8 +399,38 @@ impl Object {
         out.reserve(self.raw_len as usize);
         let wrap = self.wrap();
         out.extend_from_slice(wrap.prefix());
-        compact::expand(self.stored(), out);
+        if self.is_fields_row() {
+            out.extend_from_slice(self.identity_json().as_bytes());
+        } else {
+            compact::expand(self.stored(), out);
+        }
         out.extend_from_slice(wrap.suffix());
+    }
+
+    /// The identity members as a `metadata` object (of a row that stores only them),
+    /// in the order the apiserver writes them.
+    fn identity_json(&self) -> String {
+        let mut out = String::with_capacity(self.buf.len() + 96);
+        out.push('{');
+        for (i, (key, value)) in self.identity_members().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\":");
+            write_json_string(&mut out, value);
+        }
+        out.push('}');
+        out
+    }
+
+    /// The identity members present, by key, in the apiserver's order.
+    fn identity_members(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        IDENTITY_KEYS
+            .iter()
+            .zip(&self.spans)
+            .filter_map(|(k, s)| Some((*k, self.span(*s)?)))
     }
 
     /// Length of [`Object::json`] in bytes.
@@ -416,16 +468,19 @@ impl Object {
     }
 
     /// A table row's cells as JSON (an array, compact), e.g. to hand to JavaScript.
-    pub fn cells_json(&self) -> Option<&str> {
-        match self.cols {
-            ColData::Cells { off, len, .. } => self.span(Span { off, len }),
-            _ => None,
-        }
+    /// The values the server sent; strings are escaped only as JSON requires.
+    pub fn cells_json(&self) -> Option<String> {
+        self.cells().map(Cells::into_json)
     }
 
     /// A table row's cells in column order, typed by value; `None` for an object.
     pub fn cells(&self) -> Option<Cells<'_>> {
-        self.cells_json().map(Cells::new)
+        match self.cols {
+            ColData::Cells { off, len, .. } => {
+                Some(Cells::new(self.span(Span { off, len })?, self.name()))
+            }
+            _ => None,
+        }
     }
 
     /// Cell `i` of a table row.
@@ -728,19 +783,20 @@ pub(crate) fn parse_row(
         ..*opts
     };
     let mut ex = Extract::default();
-    let mut cells: Option<(usize, usize)> = None;
+    let mut cells = false;
     let mut object: Option<((usize, usize), Wrap)> = None;
     let mut first = true;
     while let Some(k) = sc.next_key(&mut first)? {
         match key(b, k).as_ref() {
             b"cells" => {
-                sc.ws();
-                let at = sc.i;
-                if sc.peek() != b'[' {
+                if sc.ws() != b'[' {
                     return Err(sc.err("a row's cells must be an array").into());
                 }
-                sc.value()?;
-                cells = Some((at, sc.i));
+                let mut enc = std::mem::take(&mut sc.cells);
+                let r = encode_cells(sc, &mut enc);
+                sc.cells = enc;
+                r?;
+                cells = true;
             }
             b"object" if sc.ws() == b'{' => {
                 ex = Extract::default();
@@ -751,29 +807,129 @@ pub(crate) fn parse_row(
             _ => sc.value()?,
         }
     }
-    let Some(cells) = cells else {
+    if !cells {
         return Err(DecodeError::MissingField {
             field: "rows[].cells",
         });
-    };
+    }
     let Some(object) = object else {
         return Err(DecodeError::MissingField {
             field: "rows[].object (rows of includeObject=None cannot be kept)",
         });
     };
     require_identity(&ex)?;
-    let hits = &sc.hits[h0.min(sc.hits.len())..];
-    let r = build(
-        doc,
-        object,
-        Some(cells),
-        &ex,
-        hits,
-        ColumnKind::Generic,
-        &mut sc.out,
-    );
+    let r = if object.1 != Wrap::None && opts.metadata == KeptMetadata::Identity {
+        fields_row(doc, object.1, &ex, &sc.cells, &mut sc.out)
+    } else {
+        let hits = &sc.hits[h0.min(sc.hits.len())..];
+        build(
+            doc,
+            object,
+            Some(&sc.cells),
+            &ex,
+            hits,
+            ColumnKind::Generic,
+            &mut sc.out,
+        )
+    };
     sc.hits.truncate(h0);
     r
+}
+
+/// The identity members' values as [`Object`] stores them, decoded (a member that is
+/// absent, `null` or not a string is absent), and the length of each as a JSON string
+/// written back ([`write_json_string`]).
+fn identity_values<'d>(doc: &'d str, ex: &Extract) -> [Option<(Cow<'d, str>, usize)>; 6] {
+    let value = |f: Option<StrSpan>| {
+        f.map(|s| {
+            let raw = doc.get(s.start..s.end).unwrap_or("");
+            if s.escaped {
+                let v = unescape(raw.as_bytes());
+                let len = json_string_len(&v);
+                (v, len)
+            } else {
+                // Validated without escapes: no quote, backslash or control character,
+                // so written back as it came.
+                (Cow::Borrowed(raw), raw.len() + 2)
+            }
+        })
+    };
+    [
+        value(ex.name),
+        value(ex.namespace),
+        value(ex.uid),
+        value(ex.resource_version),
+        value(ex.creation_timestamp),
+        value(ex.deletion_timestamp),
+    ]
+}
+
+/// Builds a `PartialObjectMetadata` row kept with [`KeptMetadata::Identity`]: the
+/// identity members' values back to back, then the cells (the name cell stored once).
+fn fields_row(
+    doc: &str,
+    wrap: Wrap,
+    ex: &Extract,
+    cells: &[u8],
+    scratch: &mut Vec<u8>,
+) -> Result<Object, DecodeError> {
+    let values = identity_values(doc, ex);
+    let mut spans = [Span::NONE; SPANS];
+    scratch.clear();
+    // The length of what `Object::json` writes: `{"key":"value",..}` in the wrapper.
+    let (mut members, mut body) = (0, 0);
+    for (i, (v, key)) in values.iter().zip(IDENTITY_KEYS).enumerate() {
+        if let Some((v, json_len)) = v {
+            spans[i] = Span {
+                off: scratch.len() as u32,
+                len: v.len() as u32,
+            };
+            scratch.extend_from_slice(v.as_bytes());
+            members += 1;
+            body += key.len() + 3 + json_len;
+        }
+    }
+    let json = wrap.prefix().len() + 2 + body + members.max(1) - 1 + wrap.suffix().len();
+    let off = scratch.len();
+    let name = values[NAME].as_ref().map_or("", |(v, _)| v.as_ref());
+    push_cells(scratch, cells, name);
+    if json.max(scratch.len()) > u32::MAX as usize - 1 {
+        return Err(DecodeError::TooLarge {
+            limit: u32::MAX as usize - 1,
+        });
+    }
+    let buf: Box<[u8]> = scratch.as_slice().into();
+    if scratch.len() > SCRATCH_KEEP {
+        *scratch = Vec::new();
+    }
+    Ok(Object {
+        json_len: 0,
+        raw_len: json as u32,
+        spans,
+        cols: ColData::Cells {
+            off: off as u32,
+            len: (buf.len() - off) as u32,
+            wrap,
+            fields: true,
+        },
+        buf,
+    })
+}
+
+/// Encoded cells as a row stores them: a first cell that is the object's name becomes
+/// [`enc::NAME`] (the name is stored once); returns that tag, if so, and the rest.
+fn row_cells<'c>(cells: &'c [u8], name: &str) -> (Option<u8>, &'c [u8]) {
+    match enc::str_entry_len(cells, name.as_bytes()) {
+        Some(first) => (Some(enc::NAME), &cells[first..]),
+        None => (None, cells),
+    }
+}
+
+/// Appends encoded cells as a row stores them ([`row_cells`]).
+fn push_cells(out: &mut Vec<u8>, cells: &[u8], name: &str) {
+    let (tag, rest) = row_cells(cells, name);
+    out.extend(tag);
+    out.extend_from_slice(rest);
 }
 
 /// The hits (sorted by position) that start within `a..e`.
@@ -789,23 +945,19 @@ fn hits_within(hits: &[KeyHit], a: usize, e: usize) -> &[KeyHit] {
 fn build(
     doc: &str,
     ((start, end), wrap): ((usize, usize), Wrap),
-    cells: Option<(usize, usize)>,
+    cells: Option<&[u8]>,
     ex: &Extract,
     hits: &[KeyHit],
     kind: ColumnKind,
     scratch: &mut Vec<u8>,
 ) -> Result<Object, DecodeError> {
     // Hit positions are u32: a document past 4 GiB is stored as it came.
-    let hits = if end <= u32::MAX as usize && cells.is_none_or(|c| c.1 <= u32::MAX as usize) {
-        hits
-    } else {
-        &[]
-    };
-    // A plain object's hits all lie within it; a row's are split between its object and
-    // its cells (the row's own keys and conditions lie outside both).
-    let (hits, cell_hits) = match cells {
-        Some((a, e)) => (hits_within(hits, start, end), hits_within(hits, a, e)),
-        None => (hits, &[][..]),
+    let hits = if end <= u32::MAX as usize { hits } else { &[] };
+    // A plain object's hits all lie within it; a row's own keys and conditions lie
+    // outside its object.
+    let hits = match cells {
+        Some(_) => hits_within(hits, start, end),
+        None => hits,
     };
     debug_assert!(hits.iter().all(|h| (start..end).contains(&(h.at as usize))));
     let cuts = &ex.cuts;
@@ -858,14 +1010,6 @@ fn build(
     let stored_raw = end - start - cut_total - ws;
     let json_len = end - start - cut_total - saved;
     let raw_len = stored_raw + wrap.prefix().len() + wrap.suffix().len();
-    let cells_len = cells.map_or(0, |(a, e)| {
-        e - a
-            - cell_hits
-                .iter()
-                .filter(|h| h.is_ws())
-                .map(|h| usize::from(h.plain))
-                .sum::<usize>()
-    });
     let mut extra = 0usize;
     let mut decoded: [Option<Cow<'_, str>>; SPANS] = Default::default();
     for (f, d) in fields.iter().zip(decoded.iter_mut()) {
@@ -877,6 +1021,13 @@ fn build(
             }
         }
     }
+    let name = match (&decoded[NAME], ex.name) {
+        (Some(d), _) => d.as_ref(),
+        (None, Some(s)) => doc.get(s.start..s.end).unwrap_or(""),
+        (None, None) => "",
+    };
+    let row_cells = cells.map(|c| row_cells(c, name));
+    let cells_len = row_cells.map_or(0, |(tag, rest)| usize::from(tag.is_some()) + rest.len());
     let total = json_len + cells_len + extra;
     if raw_len.max(total) > u32::MAX as usize - 1 {
         return Err(DecodeError::TooLarge {
@@ -942,20 +1093,24 @@ fn build(
     }
     o = copy(out, o, src, at, end, &mut fm);
     debug_assert_eq!(o, json_len);
-    let cols = match (cells, kind) {
-        (Some((a, e)), _) => {
-            // Every field lies in the object, mapped above: the cells map none.
+    let cols = match (row_cells, kind) {
+        (Some((tag, rest)), _) => {
             let off = o;
-            let mut at = a;
-            for h in cell_hits.iter().filter(|h| h.is_ws()) {
-                o = copy_hit(out, o, src, at, h, &mut fm);
-                at = h.at as usize + usize::from(h.plain);
+            if let Some(tag) = tag {
+                if let Some(b) = out.get_mut(o) {
+                    *b = tag;
+                }
+                o += 1;
             }
-            o = copy(out, o, src, at, e, &mut fm);
+            if let Some(to) = out.get_mut(o..o + rest.len()) {
+                to.copy_from_slice(rest);
+            }
+            o += rest.len();
             ColData::Cells {
                 off: off as u32,
-                len: (o - off) as u32,
+                len: cells_len as u32,
                 wrap,
+                fields: false,
             }
         }
         (None, ColumnKind::Generic) => ColData::Generic,
@@ -1527,6 +1682,99 @@ mod tests {
                     .columns()
                 );
             }
+        }
+    }
+
+    /// A `PartialObjectMetadata` row kept with identity metadata stores the members'
+    /// values and the cells only: what it gives back is the same, as JSON values, as
+    /// what a row kept whole gives, for every subset and order of the members, escaped
+    /// values, `null` members, both wrapper versions, and a first cell that is the name
+    /// or is not.
+    #[test]
+    fn identity_rows_give_back_what_whole_rows_give() {
+        let members = [
+            r#""name":"web-1""#,
+            r#""namespace":"n\u0073-\"q\"""#,
+            r#""uid":"0b1c""#,
+            r#""resourceVersion":"42""#,
+            r#""creationTimestamp":"2025-01-01T00:00:00Z""#,
+            r#""deletionTimestamp":null"#,
+            r#""deletionTimestamp":"2025-01-02T00:00:00Z""#,
+            r#""labels":{"a":"b"}"#,
+            r#""generateName":"web-""#,
+        ];
+        let cells = [
+            r#"["web-1","1/1","\u003cnone\u003e",3,null]"#,
+            r#"["web-2","x"]"#,
+            r#"[7,"web-1"]"#,
+            r#"["web-1"]"#,
+            r#"[]"#,
+        ];
+        let whole = ParseOptions {
+            metadata: KeptMetadata::All,
+            strip_managed_fields: true,
+            columns: ColumnKind::Generic,
+        };
+        let identity = ParseOptions {
+            metadata: KeptMetadata::Identity,
+            ..whole
+        };
+        for round in 0..200usize {
+            let mut kept: Vec<&str> = (0..members.len())
+                .filter(|i| (round * 7 + i * 3) % 5 != 0 || *i == 0 || *i == 3)
+                .map(|i| members[i])
+                .collect();
+            let n = kept.len();
+            kept.rotate_left(round % n);
+            if kept
+                .iter()
+                .filter(|m| m.contains("deletionTimestamp"))
+                .count()
+                > 1
+            {
+                kept.retain(|m| !m.contains(r#""deletionTimestamp":null"#));
+            }
+            let version = if round % 2 == 0 { "v1" } else { "v1beta1" };
+            let row = format!(
+                r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{}},"columnDefinitions":null,"rows":[{{"cells":{},"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/{version}","metadata":{{{}}}}}}}]}}"#,
+                cells[round % cells.len()],
+                kept.join(",")
+            );
+            let stream = format!("{{\"type\":\"ADDED\",\"object\":{row}}}\n");
+            let a = objects_of(&stream, whole).remove(0);
+            let b = objects_of(&stream, identity).remove(0);
+            let mut want: serde_json::Value = serde_json::from_slice(&a.json()).unwrap();
+            want["metadata"]
+                .as_object_mut()
+                .unwrap()
+                .retain(|k, v| IDENTITY_KEYS.contains(&k.as_str()) && !v.is_null());
+            let got: serde_json::Value = serde_json::from_slice(&b.json()).unwrap();
+            assert_eq!(got, want, "{row}");
+            assert_eq!(b.json().len(), b.json_len(), "{row}");
+            let mut written = Vec::new();
+            b.write_json(&mut written);
+            assert_eq!(written, b.json().as_ref());
+            for (x, y) in [
+                (a.name(), b.name()),
+                (a.namespace(), b.namespace()),
+                (a.uid(), b.uid()),
+                (a.resource_version(), b.resource_version()),
+            ] {
+                assert_eq!(x, y, "{row}");
+            }
+            assert_eq!(a.creation_timestamp(), b.creation_timestamp());
+            assert_eq!(a.deletion_timestamp(), b.deletion_timestamp());
+            if kept.iter().any(|m| m.starts_with(r#""namespace""#)) {
+                assert_eq!(b.namespace(), "ns-\"q\"");
+            }
+            let cells_of = |o: &Object| -> serde_json::Value {
+                serde_json::from_str(&o.cells_json().unwrap()).unwrap()
+            };
+            let sent: serde_json::Value = serde_json::from_str(cells[round % cells.len()]).unwrap();
+            assert_eq!(cells_of(&a), sent);
+            assert_eq!(cells_of(&b), sent);
+            assert!(a.cells().unwrap().eq(b.cells().unwrap()));
+            assert!(b.heap_bytes() < a.heap_bytes(), "{row}");
         }
     }
 

@@ -10,7 +10,7 @@
 //! event of each watch only (`null` afterwards); bookmarks are converted too; ERROR
 //! events stay plain `Status` objects.
 
-use crate::json::{unescape, Scanner, Scratch};
+use crate::json::{unescape, unescape_into, JResult, Scanner};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
@@ -185,88 +185,307 @@ impl fmt::Display for Cell<'_> {
     }
 }
 
-/// The cells of a row, in column order, read from the stored JSON array without a DOM.
+/// How a row's cells are stored: one entry per cell, decoded (strings without their
+/// quotes and escapes), so that reading a cell scans no JSON and a row holds no JSON
+/// punctuation. Every header byte is ASCII, so the whole encoding is valid UTF-8 and
+/// cells are sliced out of it as `&str` without another check.
+///
+/// An entry is a header byte, then:
+/// * `0..=0x5F`: a string of that many bytes, which follow;
+/// * [`STR`]: a longer string: its length ([`put_len`]), then its bytes;
+/// * [`NULL`], [`TRUE`], [`FALSE`]: nothing;
+/// * [`NAME`]: nothing: the string is the object's `metadata.name` (the first cell of
+///   every built-in printer and CRD table), stored once;
+/// * [`NUM`], [`JSON`]: a length, then a number's or a nested value's JSON text as sent.
+pub(crate) mod enc {
+    pub const SHORT: u8 = 0x60;
+    pub const STR: u8 = 0x60;
+    pub const NULL: u8 = 0x61;
+    pub const TRUE: u8 = 0x62;
+    pub const FALSE: u8 = 0x63;
+    pub const NAME: u8 = 0x64;
+    pub const NUM: u8 = 0x65;
+    pub const JSON: u8 = 0x66;
+    /// A length byte at or past this is followed by the length in five 7-bit ASCII
+    /// digits (35 bits; documents are capped far below).
+    const LONG: u8 = 0x7F;
+
+    pub fn put_len(out: &mut Vec<u8>, len: usize) {
+        if len < usize::from(LONG) {
+            out.push(len as u8);
+        } else {
+            out.push(LONG);
+            for shift in [28, 21, 14, 7, 0] {
+                out.push(((len >> shift) & 0x7F) as u8);
+            }
+        }
+    }
+
+    /// Reads a length at `*i`, advancing past it.
+    pub fn get_len(b: &[u8], i: &mut usize) -> Option<usize> {
+        let h = *b.get(*i)?;
+        *i += 1;
+        if h < LONG {
+            return Some(usize::from(h));
+        }
+        let digits = b.get(*i..*i + 5)?;
+        *i += 5;
+        Some(digits.iter().fold(0, |n, &d| (n << 7) | usize::from(d)))
+    }
+
+    /// Appends a string cell.
+    pub fn put_str(out: &mut Vec<u8>, s: &[u8]) {
+        if s.len() < usize::from(SHORT) {
+            out.push(s.len() as u8);
+        } else {
+            out.push(STR);
+            put_len(out, s.len());
+        }
+        out.extend_from_slice(s);
+    }
+
+    /// Appends a cell with a tag and text ([`NUM`], [`JSON`]).
+    pub fn put_text(out: &mut Vec<u8>, tag: u8, text: &[u8]) {
+        out.push(tag);
+        put_len(out, text.len());
+        out.extend_from_slice(text);
+    }
+
+    /// The length of the entry at the start of `enc` if it is the string `s`.
+    pub fn str_entry_len(enc: &[u8], s: &[u8]) -> Option<usize> {
+        let mut i = 0;
+        let len = match *enc.first()? {
+            h if h < SHORT => {
+                i = 1;
+                usize::from(h)
+            }
+            STR => {
+                i += 1;
+                get_len(enc, &mut i)?
+            }
+            _ => return None,
+        };
+        (len == s.len() && enc.get(i..i + len)? == s).then_some(i + len)
+    }
+}
+
+/// One stored cell as it was sent (numbers and nested values as their JSON text).
+#[derive(Clone, Copy)]
+enum RawCell<'a> {
+    Str(&'a str),
+    Null,
+    Bool(bool),
+    Num(&'a str),
+    Json(&'a str),
+}
+
+/// The cells of a row, in column order, read from their stored encoding ([`enc`]).
 #[derive(Clone)]
 pub struct Cells<'a> {
-    json: &'a str,
+    enc: &'a str,
+    /// What a [`enc::NAME`] entry stands for.
+    name: &'a str,
     i: usize,
-    first: bool,
-    done: bool,
 }
 
 impl<'a> Cells<'a> {
-    /// `json` is a validated JSON array (the stored copy of a row's `cells`). Cells
-    /// are slices of it: split at ASCII delimiters, they need no UTF-8 check again.
-    pub(crate) fn new(json: &'a str) -> Cells<'a> {
-        let mut sc = Scanner::at(json.as_bytes(), 0, Scratch::default());
-        let done = !matches!(sc.array_start(), Ok(true));
-        Cells {
-            json,
-            i: sc.i,
-            first: true,
-            done,
-        }
+    pub(crate) fn new(enc: &'a str, name: &'a str) -> Cells<'a> {
+        Cells { enc, name, i: 0 }
     }
+
+    fn next_raw(&mut self) -> Option<RawCell<'a>> {
+        let b = self.enc.as_bytes();
+        let h = *b.get(self.i)?;
+        self.i += 1;
+        let text = |i: &mut usize, len: usize| {
+            let t = self.enc.get(*i..*i + len);
+            *i += len;
+            t
+        };
+        let cell = match h {
+            h if h < enc::SHORT => RawCell::Str(text(&mut self.i, usize::from(h))?),
+            enc::STR => {
+                let len = enc::get_len(b, &mut self.i)?;
+                RawCell::Str(text(&mut self.i, len)?)
+            }
+            enc::NULL => RawCell::Null,
+            enc::TRUE => RawCell::Bool(true),
+            enc::FALSE => RawCell::Bool(false),
+            enc::NAME => RawCell::Str(self.name),
+            enc::NUM | enc::JSON => {
+                let len = enc::get_len(b, &mut self.i)?;
+                let t = text(&mut self.i, len)?;
+                if h == enc::NUM {
+                    RawCell::Num(t)
+                } else {
+                    RawCell::Json(t)
+                }
+            }
+            _ => None?,
+        };
+        Some(cell)
+    }
+
+    /// The cells as a JSON array (compact; strings escaped as JSON requires, so
+    /// `<`, `>` and `&`, which Go's encoder sends as `\u003c`.., come back plain).
+    pub(crate) fn into_json(mut self) -> String {
+        let mut out = String::with_capacity(self.enc.len() + self.name.len() + 16);
+        out.push('[');
+        let mut first = true;
+        while let Some(c) = self.next_raw() {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            match c {
+                RawCell::Str(s) => write_json_string(&mut out, s),
+                RawCell::Null => out.push_str("null"),
+                RawCell::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                RawCell::Num(t) | RawCell::Json(t) => out.push_str(t),
+            }
+        }
+        out.push(']');
+        out
+    }
+}
+
+/// Appends `s` as a JSON string.
+pub(crate) fn write_json_string(out: &mut String, s: &str) {
+    out.push('"');
+    let mut from = 0;
+    for (i, c) in s.bytes().enumerate() {
+        let esc = match c {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1F => "",
+            _ => continue,
+        };
+        out.push_str(&s[from..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{c:04x}"));
+        } else {
+            out.push_str(esc);
+        }
+        from = i + 1;
+    }
+    out.push_str(&s[from..]);
+    out.push('"');
+}
+
+/// The length of [`write_json_string`]'s output for `s`.
+pub(crate) fn json_string_len(s: &str) -> usize {
+    2 + s
+        .bytes()
+        .map(|c| match c {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' => 2,
+            0..=0x1F => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
 }
 
 impl<'a> Iterator for Cells<'a> {
     type Item = Cell<'a>;
 
     fn next(&mut self) -> Option<Cell<'a>> {
-        if self.done {
-            return None;
-        }
-        let b = self.json.as_bytes();
-        let mut sc = Scanner::at(b, self.i, Scratch::default());
-        if !matches!(sc.next_elem(&mut self.first), Ok(true)) {
-            self.done = true;
-            return None;
-        }
-        sc.ws();
-        let start = sc.i;
-        let c = sc.peek();
-        if sc.value().is_err() {
-            self.done = true;
-            return None;
-        }
-        self.i = sc.i;
-        let text = self.json.get(start..sc.i)?;
-        let raw = text.as_bytes();
-        Some(match c {
-            b'"' => {
-                let content = text.get(1..text.len().saturating_sub(1))?;
-                if content.as_bytes().contains(&b'\\') {
-                    Cell::Str(unescape(content.as_bytes()))
-                } else {
-                    Cell::Str(Cow::Borrowed(content))
-                }
-            }
-            b't' => Cell::Bool(true),
-            b'f' => Cell::Bool(false),
-            b'n' => Cell::Null,
-            b'{' | b'[' => Cell::Json(text),
-            _ => {
-                let integral = !raw.iter().any(|c| matches!(c, b'.' | b'e' | b'E'));
-                match (integral, text.parse::<i64>()) {
+        Some(match self.next_raw()? {
+            RawCell::Str(s) => Cell::Str(Cow::Borrowed(s)),
+            RawCell::Null => Cell::Null,
+            RawCell::Bool(b) => Cell::Bool(b),
+            RawCell::Json(t) => Cell::Json(t),
+            RawCell::Num(t) => {
+                let integral = !t.bytes().any(|c| matches!(c, b'.' | b'e' | b'E'));
+                match (integral, t.parse::<i64>()) {
                     (true, Ok(i)) => Cell::Int(i),
-                    _ => Cell::Number(text.parse().unwrap_or(f64::NAN)),
+                    _ => Cell::Number(t.parse().unwrap_or(f64::NAN)),
                 }
             }
         })
     }
 }
 
+/// Encodes the cells array at `sc.i` (validating it) into `out` ([`enc`]).
+pub(crate) fn encode_cells(sc: &mut Scanner<'_>, out: &mut Vec<u8>) -> JResult<()> {
+    out.clear();
+    let b = sc.b;
+    if !sc.array_start()? {
+        return Err(sc.err("a row's cells must be an array"));
+    }
+    let mut first = true;
+    while sc.next_elem(&mut first)? {
+        let at = sc.ws();
+        let start = sc.i;
+        match at {
+            b'"' => {
+                let s = sc.string()?;
+                let raw = &b[s.start..s.end];
+                if !s.escaped {
+                    enc::put_str(out, raw);
+                } else if raw.len() < usize::from(enc::SHORT) {
+                    // Decoded in place: never longer than escaped, so short too.
+                    let at = out.len();
+                    out.push(0);
+                    unescape_into(raw, out);
+                    let len = out.len() - at - 1;
+                    if let Some(h) = out.get_mut(at) {
+                        *h = len as u8;
+                    }
+                } else {
+                    enc::put_str(out, unescape(raw).as_bytes());
+                }
+            }
+            b'n' | b't' | b'f' => {
+                sc.value_dropped()?;
+                out.push(match at {
+                    b'n' => enc::NULL,
+                    b't' => enc::TRUE,
+                    _ => enc::FALSE,
+                });
+            }
+            b'{' | b'[' => {
+                sc.value_dropped()?;
+                enc::put_text(out, enc::JSON, &b[start..sc.i]);
+            }
+            _ => {
+                sc.value_dropped()?;
+                enc::put_text(out, enc::NUM, &b[start..sc.i]);
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `json`'s cells as a row stores them.
+    fn stored(json: &str) -> String {
+        let mut sc = Scanner::new(json.as_bytes());
+        let mut out = Vec::new();
+        encode_cells(&mut sc, &mut out).expect("valid cells");
+        String::from_utf8(out).expect("the encoding is UTF-8")
+    }
+
+    /// `json`'s cells stored and read back, and written back as JSON.
+    fn cells(stored: &str) -> (Vec<Cell<'_>>, String) {
+        (
+            Cells::new(stored, "").collect(),
+            Cells::new(stored, "").into_json(),
+        )
+    }
+
     #[test]
     fn cells_are_typed_values() {
-        let cells: Vec<Cell> =
-            Cells::new(r#"["web-1","1/1",0,2.5,true,null,"a\"b",[1],-3,1e3,12345678901234567890]"#)
-                .collect();
+        let s = stored(
+            r#"["web-1","1/1",0,2.5,true,null,"a\"b",[1, 2],-3,1e3,12345678901234567890,false]"#,
+        );
+        let (read, json) = cells(&s);
         assert_eq!(
-            cells,
+            read,
             vec![
                 Cell::Str("web-1".into()),
                 Cell::Str("1/1".into()),
@@ -275,27 +494,97 @@ mod tests {
                 Cell::Bool(true),
                 Cell::Null,
                 Cell::Str("a\"b".into()),
-                Cell::Json("[1]"),
+                Cell::Json("[1, 2]"),
                 Cell::Int(-3),
                 Cell::Number(1000.0),
                 Cell::Number(12345678901234567890.0),
+                Cell::Bool(false),
             ]
         );
-        assert_eq!(cells[5].to_string(), "<none>");
-        assert_eq!(cells[6].to_string(), "a\"b");
-        assert_eq!(cells[2].as_f64(), Some(0.0));
-        assert_eq!(Cells::new("[]").count(), 0);
-        assert_eq!(Cells::new("null").count(), 0);
-        // Multi-byte text comes back as sliced, escaped or not.
-        let cells: Vec<Cell> = Cells::new(r#"["größe","\u00e9t\u00e9 ü",1]"#).collect();
+        // Numbers and nested values come back as sent; strings escaped as JSON needs.
         assert_eq!(
-            cells,
+            json,
+            r#"["web-1","1/1",0,2.5,true,null,"a\"b",[1, 2],-3,1e3,12345678901234567890,false]"#
+        );
+        assert_eq!(read[5].to_string(), "<none>");
+        assert_eq!(read[6].to_string(), "a\"b");
+        assert_eq!(read[2].as_f64(), Some(0.0));
+        assert_eq!(cells(&stored("[]")).0.len(), 0);
+        assert_eq!(cells(&stored("[ ]")).1, "[]");
+        // Multi-byte text comes back as sent, escaped or not; Go's HTML escapes and
+        // control characters are decoded and written back as JSON requires.
+        let s = stored(
+            r#"["größe","\u00e9t\u00e9 ü",1,"\u003cnone\u003e","a\u0026b","tab\there\u0001\\"]"#,
+        );
+        let (read, json) = cells(&s);
+        assert_eq!(
+            read,
             vec![
                 Cell::Str("größe".into()),
                 Cell::Str("été ü".into()),
-                Cell::Int(1)
+                Cell::Int(1),
+                Cell::Str("<none>".into()),
+                Cell::Str("a&b".into()),
+                Cell::Str("tab\there\u{1}\\".into()),
             ]
         );
+        assert_eq!(
+            json,
+            r#"["größe","été ü",1,"<none>","a&b","tab\there\u0001\\"]"#
+        );
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value[5], "tab\there\u{1}\\");
+    }
+
+    #[test]
+    fn long_cells_and_every_length_round_trip() {
+        for len in [0, 1, 0x5E, 0x5F, 0x60, 0x7E, 0x7F, 0x80, 300, 70_000] {
+            let text = "x".repeat(len);
+            let number = "1".repeat(len.max(1));
+            let json = format!(r#"["{text}",{number},"{text}"]"#);
+            let s = stored(&json);
+            let (read, back) = cells(&s);
+            assert_eq!(back, json, "length {len}");
+            assert_eq!(read[0], Cell::Str(text.clone().into()));
+            assert_eq!(read[2], Cell::Str(text.into()));
+        }
+    }
+
+    #[test]
+    fn a_name_cell_reads_as_the_name() {
+        let mut sc = Scanner::new(br#"["web-1","Running"]"#);
+        let mut stored = vec![enc::NAME];
+        let mut out = Vec::new();
+        encode_cells(&mut sc, &mut out).unwrap();
+        let first = enc::str_entry_len(&out, b"web-1").expect("the first cell is the name");
+        assert_eq!(enc::str_entry_len(&out, b"web-2"), None);
+        assert_eq!(enc::str_entry_len(&out, b"web-"), None);
+        stored.extend_from_slice(&out[first..]);
+        let stored = String::from_utf8(stored).unwrap();
+        let read: Vec<Cell> = Cells::new(&stored, "web-1").collect();
+        assert_eq!(
+            read,
+            vec![Cell::Str("web-1".into()), Cell::Str("Running".into())]
+        );
+        assert_eq!(
+            Cells::new(&stored, "web-1").into_json(),
+            r#"["web-1","Running"]"#
+        );
+    }
+
+    #[test]
+    fn malformed_cells_are_errors() {
+        for bad in [
+            r#"["a""#,
+            r#"["a",]"#,
+            r#"[tru]"#,
+            r#"[01]"#,
+            r#"{"a":1}"#,
+            r#"["\x"]"#,
+        ] {
+            let mut sc = Scanner::new(bad.as_bytes());
+            assert!(encode_cells(&mut sc, &mut Vec::new()).is_err(), "{bad}");
+        }
     }
 
     #[test]

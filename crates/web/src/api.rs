@@ -114,7 +114,7 @@ fn parse(o: &Object, format: Format) -> JsValue {
     let object = parse_object(o);
     let metadata = js_sys::Reflect::get(&object, &"metadata".into()).unwrap_or(JsValue::NULL);
     let cells = match o.cells_json() {
-        Some(cells) => js_sys::JSON::parse(cells).unwrap_or_else(|_| js_sys::Array::new().into()),
+        Some(cells) => js_sys::JSON::parse(&cells).unwrap_or_else(|_| js_sys::Array::new().into()),
         // Not a row: the server stopped printing tables (`tablesUnavailable`); the
         // cells of `fallback_columns()`.
         None => {
