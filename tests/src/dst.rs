@@ -541,6 +541,7 @@ impl<'a> Run<'a> {
         config.label_selector = scn.label_selector.clone();
         config.field_selector = scn.field_selector.clone();
         config.page_size = scn.page_size;
+        config.max_page_size = scn.max_page_size;
         config.initial_list_any_version = scn.initial_list_any_version;
         config.watch_timeout_secs = scn.watch_timeout_secs;
         if let Some(include) = scn.tables {

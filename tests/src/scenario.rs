@@ -162,6 +162,8 @@ pub struct Scenario {
     pub label_selector: Option<String>,
     pub field_selector: Option<String>,
     pub page_size: u32,
+    /// `Config::max_page_size`: pages kept at `page_size` (0), or growing.
+    pub max_page_size: u32,
     pub initial_list_any_version: bool,
     pub watch_timeout_secs: (u32, u32),
     /// Server-side tables (`Config::tables`) with rows carrying this, or objects.
@@ -338,6 +340,8 @@ impl Scenario {
             label_selector,
             field_selector,
             page_size,
+            // From the seed, not the generator: the seeds' other draws stay as they were.
+            max_page_size: [0, page_size.saturating_mul(4), 4000][(seed % 3) as usize],
             initial_list_any_version,
             watch_timeout_secs,
             tables,
@@ -413,7 +417,7 @@ impl fmt::Display for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "seed {} {:?}{} {}{}{} page={}{} any-version-first={} watch-timeout={:?}s \
+            "seed {} {:?}{} {}{}{} page={}{}{} any-version-first={} watch-timeout={:?}s \
              compact-every={}ms cache-window={}ms bookmarks-every={}ms {:?} ns={} pods={} \
              workload={}ms gap={}ms latency={:?}ms faults=[",
             self.seed,
@@ -432,6 +436,10 @@ impl fmt::Display for Scenario {
                 .map(|s| format!(" fields={s:?}"))
                 .unwrap_or_default(),
             self.page_size,
+            match self.max_page_size {
+                0 => String::new(),
+                m => format!(" growing-to={m}"),
+            },
             if self.pipeline_pages {
                 " pipelined"
             } else {

@@ -79,8 +79,10 @@ export interface BaseWatcherOptions {
   fieldSelector?: string;
   /** Sync with a streaming list (`sendInitialEvents`); falls back to LIST + WATCH by itself. Default false. */
   streamingList?: boolean;
-  /** Items per LIST page, a whole number (default 500; 0 lists in one response). */
+  /** Items on a list's first LIST page, a whole number (default 500; 0 lists in one response). */
   pageSize?: number;
+  /** Later pages double up to this many items (default 4000), as far as half the 16 MiB document limit holds at the bytes per item seen; `pageSize` or less keeps every page at `pageSize`. */
+  maxPageSize?: number;
   /** Where the API is: `''` (default: the page's origin, e.g. through `kubectl proxy`), a path prefix such as `/k8s`, or an http(s) URL (which must allow CORS). */
   baseUrl?: string;
   /**

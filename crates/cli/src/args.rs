@@ -32,6 +32,7 @@ pub struct WatchArgs {
     pub field_selector: Option<String>,
     pub streaming_list: bool,
     pub page_size: u32,
+    pub max_page_size: u32,
     /// Ask for the next LIST page while the current one streams (on by default;
     /// `--no-pipeline` turns it off, for comparing).
     pub pipeline_pages: bool,
@@ -98,7 +99,11 @@ OPTIONS:
     --streaming-list         Fetch the initial state with a streaming list (watch with
                              sendInitialEvents=true); falls back to LIST+WATCH if the
                              server cannot do it.
-    --page-size N            Items per LIST page [default: 500]; 0 lists in one response.
+    --page-size N            Items on the first LIST page [default: 500]; 0 lists in one
+                             response.
+    --max-page-size N        Later pages double up to N items [default: 4000], as far as
+                             half the document limit holds; N <= --page-size keeps every
+                             page at --page-size.
     --no-pipeline            Ask for each LIST page only after the previous one ended
                              (by default the next page is asked for as soon as the
                              current page's continue token is read).
@@ -169,6 +174,7 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         field_selector: None,
         streaming_list: false,
         page_size: 500,
+        max_page_size: 4000,
         pipeline_pages: true,
         output: Output::Events,
         wide: false,
@@ -237,6 +243,12 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
                 w.page_size = v
                     .parse()
                     .map_err(|_| usage(format!("--page-size: {v:?} is not a whole number >= 0")))?;
+            }
+            "--max-page-size" => {
+                let v = value(flag)?;
+                w.max_page_size = v.parse().map_err(|_| {
+                    usage(format!("--max-page-size: {v:?} is not a whole number >= 0"))
+                })?;
             }
             "-o" | "--output" => {
                 let v = value(flag)?;

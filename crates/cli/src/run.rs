@@ -467,6 +467,7 @@ pub fn watch(w: WatchArgs) -> i32 {
         Mode::ListWatch
     };
     config.page_size = w.page_size;
+    config.max_page_size = w.max_page_size;
     config.pipeline_pages = w.pipeline_pages;
     if let Some(secs) = w.watch_timeout {
         config.watch_timeout_secs = (secs, secs);

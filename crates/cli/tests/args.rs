@@ -23,6 +23,7 @@ fn defaults() {
     assert_eq!(w.namespaces, Namespaces::Default);
     assert_eq!(w.output, Output::Events);
     assert_eq!(w.page_size, 500);
+    assert_eq!(w.max_page_size, 4000);
     assert_eq!(w.duration, None);
     assert_eq!(w.watch_timeout, None);
     assert!(!w.streaming_list && !w.strip_managed_fields && !w.verbose);
@@ -45,7 +46,7 @@ fn wide_and_server_print() {
 fn every_option() {
     let w = watch(
         "watch /api/v1/pods --server http://h:1 -n kube-system -l app=web --field-selector=spec.nodeName=n1 \
-         --streaming-list --page-size 7 --no-pipeline -o snapshot --duration 2.5 --watch-timeout 20 \
+         --streaming-list --page-size 7 --max-page-size 7 --no-pipeline -o snapshot --duration 2.5 --watch-timeout 20 \
          --strip-managed-fields -v",
     );
     assert!(!w.pipeline_pages);
@@ -56,7 +57,7 @@ fn every_option() {
     assert_eq!(w.label_selector.as_deref(), Some("app=web"));
     assert_eq!(w.field_selector.as_deref(), Some("spec.nodeName=n1"));
     assert!(w.streaming_list && w.strip_managed_fields && w.verbose);
-    assert_eq!(w.page_size, 7);
+    assert_eq!((w.page_size, w.max_page_size), (7, 7));
     assert_eq!(w.output, Output::Snapshot);
     assert_eq!(w.duration, Some(Duration::from_millis(2500)));
     assert_eq!(w.watch_timeout, Some(20));
@@ -90,6 +91,7 @@ fn usage_errors() {
         "watch pods --output yaml",
         "watch pods --page-size -1",
         "watch pods --page-size many",
+        "watch pods --max-page-size -2",
         "watch pods --duration soon",
         "watch pods --duration -3",
         "watch pods --watch-timeout 0",
@@ -137,6 +139,7 @@ fn binary_help_and_version() {
     for word in [
         "--streaming-list",
         "--page-size",
+        "--max-page-size",
         "--no-pipeline",
         "--output",
         "wide",

@@ -91,11 +91,13 @@ fn pods() -> Collection {
 
 /// These transcripts have one request in flight: each page is asked for after the
 /// previous one ended. Pipelined pages (the default) have their own harness, [`Pipe`].
+/// Pages keep the size set (growing pages have their own transcripts).
 fn config(mode: Mode) -> Config {
     let mut c = Config::new(pods());
     c.mode = mode;
     c.seed = 1;
     c.pipeline_pages = false;
+    c.max_page_size = 0;
     c
 }
 
@@ -460,6 +462,72 @@ fn paginated_list_follows_continue_with_the_same_filters() {
         ",
     );
     assert_eq!(h.engine.status().pages_listed, 3);
+}
+
+/// The `limit` of each LIST request in the log, in order.
+fn list_limits(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| l.starts_with("GET") && !l.contains("watch=true"))
+        .map(|l| {
+            let limit = l.split("limit=").nth(1).unwrap_or("-");
+            limit.split('&').next().unwrap_or("-").to_string()
+        })
+        .collect()
+}
+
+/// Pages after the first double up to `max_page_size` (the first page stays small for
+/// a quick first screen); a relist starts again at the first page's size.
+#[test]
+fn later_pages_double_up_to_the_maximum_and_a_relist_starts_small_again() {
+    let mut c = config(Mode::ListWatch);
+    c.page_size = 2;
+    c.max_page_size = 6;
+    let mut h = Harness::new(c);
+    let pods: Vec<String> = (1..=13)
+        .map(|i| pod("a", &format!("p{i:02}"), &format!("u{i}"), i))
+        .collect();
+    h.ok(&list(20, "tok1", None, &pods[0..2]));
+    h.ok(&list(20, "tok2", None, &pods[2..6]));
+    h.ok(&list(20, "tok3", None, &pods[6..12]));
+    h.ok(&list(20, "", None, &pods[12..13]));
+    h.error(410, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old","reason":"Expired","code":410}"#);
+    h.ok(&list(40, "tok4", None, &pods[0..2]));
+    let log = std::mem::take(&mut h.log);
+    assert_eq!(list_limits(&log), ["2", "4", "6", "6", "2", "4"], "\n{log}");
+}
+
+/// Pages grow only as far as half a document's limit holds at the bytes per item
+/// seen: big objects keep pages at the size set.
+#[test]
+fn pages_grow_only_as_far_as_the_bytes_per_item_allow() {
+    let pods: Vec<String> = (1..=30)
+        .map(|i| pod("a", &format!("p{i:02}"), &format!("u{i}"), i))
+        .collect();
+    // Half of ten pods' bytes holds four pods and the list around them, not five.
+    let ten = 10 * pods[0].len();
+    for (max_document_bytes, want) in [
+        (1 << 20, ["2", "4", "8", "8"]),
+        (ten, ["2", "4", "4", "4"]),
+        (3 * pods[0].len(), ["2", "2", "2", "2"]),
+    ] {
+        let mut c = config(Mode::ListWatch);
+        c.page_size = 2;
+        c.max_page_size = 8;
+        c.limits.max_document_bytes = max_document_bytes;
+        let mut h = Harness::new(c);
+        let mut at = 0;
+        for (page, token) in ["tok1", "tok2", "tok3", ""].iter().enumerate() {
+            let n = [2, 4, 4, 4][page];
+            h.ok(&list(20, token, None, &pods[at..at + n]));
+            at += n;
+        }
+        let log = std::mem::take(&mut h.log);
+        assert_eq!(
+            list_limits(&log),
+            want,
+            "document limit {max_document_bytes}\n{log}"
+        );
+    }
 }
 
 #[test]
@@ -1960,6 +2028,7 @@ fn pipe_config() -> Config {
     let mut c = Config::new(pods());
     c.seed = 1;
     c.page_size = 2;
+    c.max_page_size = 0;
     c
 }
 

@@ -39,6 +39,7 @@ export async function dashboard(): Promise<void> {
     namespace: 'ns-0',
     labelSelector: 'app=web',
     pageSize: 100,
+    maxPageSize: 1000,
     retryOnFailure: false,
     format: 'objects',
   };

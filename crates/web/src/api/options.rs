@@ -77,13 +77,14 @@ pub struct Settings {
 }
 
 /// Every option, in the order messages list them.
-pub const OPTIONS: [&str; 12] = [
+pub const OPTIONS: [&str; 13] = [
     "path",
     "namespace",
     "labelSelector",
     "fieldSelector",
     "streamingList",
     "pageSize",
+    "maxPageSize",
     "baseUrl",
     "retryOnFailure",
     "stripManagedFields",
@@ -149,7 +150,10 @@ pub fn parse(entries: Vec<(String, Value)>) -> Result<Settings, OptionError> {
         config.mode = Mode::StreamingList;
     }
     if let Some(v) = get("pageSize") {
-        config.page_size = page_size(v)?;
+        config.page_size = page_size("pageSize", v)?;
+    }
+    if let Some(v) = get("maxPageSize") {
+        config.max_page_size = page_size("maxPageSize", v)?;
     }
     let base_url = match get("baseUrl") {
         Some(v) => base_url(&string("baseUrl", v)?)?,
@@ -231,16 +235,23 @@ fn flag<'a>(get: &impl Fn(&str) -> Option<&'a Value>, name: &str) -> Result<bool
     }
 }
 
-fn page_size(v: &Value) -> Result<u32, OptionError> {
+/// `pageSize` (0: one unpaginated list) or `maxPageSize` (at most `pageSize`: pages
+/// keep that size).
+fn page_size(option: &str, v: &Value) -> Result<u32, OptionError> {
     let Value::Number(n) = v else {
         return Err(type_error(format!(
-            "option pageSize must be a number, got {}",
+            "option {option} must be a number, got {}",
             v.type_name()
         )));
     };
     if n.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(n) {
+        let zero = if option == "pageSize" {
+            "0 (one unpaginated list)"
+        } else {
+            "0"
+        };
         return Err(range_error(format!(
-            "option pageSize must be a whole number from 0 (one unpaginated list) to {}, got {n}",
+            "option {option} must be a whole number from {zero} to {}, got {n}",
             u32::MAX
         )));
     }
@@ -345,6 +356,7 @@ mod tests {
             ("fieldSelector", s("")),
             ("streamingList", Value::Bool(true)),
             ("pageSize", Value::Number(100.0)),
+            ("maxPageSize", Value::Number(100.0)),
             ("baseUrl", s("http://127.0.0.1:8001/")),
             ("retryOnFailure", Value::Bool(true)),
             ("stripManagedFields", Value::Bool(true)),
@@ -355,7 +367,7 @@ mod tests {
         assert_eq!(o.config.label_selector.as_deref(), Some("app=web"));
         assert_eq!(o.config.field_selector, None);
         assert_eq!(o.config.mode, Mode::StreamingList);
-        assert_eq!(o.config.page_size, 100);
+        assert_eq!((o.config.page_size, o.config.max_page_size), (100, 100));
         assert!(o.config.strip_managed_fields);
         assert_eq!(o.base_url, "http://127.0.0.1:8001");
         assert!(o.retry_on_failure);
@@ -371,7 +383,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(o.config.collection.path(), "/apis/apps/v1/deployments");
-        assert_eq!(o.config.page_size, 500);
+        assert_eq!((o.config.page_size, o.config.max_page_size), (500, 4000));
         assert_eq!(o.config.mode, Mode::ListWatch);
         assert!(!o.retry_on_failure);
         assert_eq!(o.base_url, "");
@@ -398,7 +410,7 @@ mod tests {
         assert_eq!(
             err(&[path, ("colour", s("red"))]).1,
             "unknown option colour; the options are path, namespace, labelSelector, \
-             fieldSelector, streamingList, pageSize, baseUrl, retryOnFailure, \
+             fieldSelector, streamingList, pageSize, maxPageSize, baseUrl, retryOnFailure, \
              stripManagedFields, format, includeObject, metadata"
         );
     }
@@ -424,6 +436,13 @@ mod tests {
             (
                 ErrorKind::Type,
                 "option pageSize must be a number, got string".into()
+            )
+        );
+        assert_eq!(
+            err(&[path.clone(), ("maxPageSize", Value::Number(0.5))]),
+            (
+                ErrorKind::Range,
+                "option maxPageSize must be a whole number from 0 to 4294967295, got 0.5".into()
             )
         );
         assert_eq!(
