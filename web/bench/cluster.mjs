@@ -88,8 +88,8 @@ export async function startCluster({ simBin, kubectl = 'kubectl', dist, objects,
     const proxy = start(kubectl, ['proxy', '--port', String(proxyPort), '--www', www, '--www-prefix', '/ui/', '--kubeconfig', kubeconfig], log);
     proxies.push(proxy);
     const base = `http://127.0.0.1:${proxyPort}`;
-    await waitHttp(`${base}/api`, 30, 'kubectl proxy');
-    await waitHttp(`${base}/ui/`, 10, 'kubectl proxy --www');
+    await waitHttp(`${base}/api`, 60, 'kubectl proxy');
+    await waitHttp(`${base}/ui/`, 60, 'kubectl proxy --www');
     return {
       base,
       /** CPU seconds (user + system) used so far by the sim and by this kubectl proxy. */

@@ -366,9 +366,9 @@ enum AheadEnd {
 }
 
 impl Ahead {
-    /// Most bytes held for a page ahead: one document's limit (a default page of
-    /// 500 full pods is a few MiB). Memory stays bounded; a bigger page is simply
-    /// fetched again when its turn comes.
+    /// Most bytes held for a page ahead: one document's limit (pages grow only to half
+    /// of it at the bytes per item seen, [`Engine::page_limit`]). Memory stays bounded;
+    /// a bigger page is simply fetched again when its turn comes.
     fn max_bytes(limits: &Limits) -> usize {
         limits.max_document_bytes
     }
