@@ -4,12 +4,25 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
 
-/// The workspace root (xtask lives one level below it).
+/// The workspace root: the nearest directory at or above the current one that holds
+/// `xtask/Cargo.toml` (`cargo xtask` runs from inside the checkout), else the one this
+/// binary was built in. Not only the latter: a target directory copied into another
+/// checkout (a git worktree) keeps its built xtask, whose compile-time path would then
+/// point every step at the first checkout.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask has a parent directory")
-        .to_path_buf()
+    let built_in = || {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("xtask has a parent directory")
+            .to_path_buf()
+    };
+    let Ok(cwd) = std::env::current_dir() else {
+        return built_in();
+    };
+    cwd.ancestors()
+        .find(|d| d.join("xtask/Cargo.toml").is_file() && d.join("Cargo.toml").is_file())
+        .map(PathBuf::from)
+        .unwrap_or_else(built_in)
 }
 
 pub fn cargo(args: &[&str]) -> Command {
