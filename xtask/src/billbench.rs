@@ -10,7 +10,7 @@
 //! later (M2). Initial sync = M1 - M0; steady state = (M2 - M1) scaled to one hour.
 //! Only the `pods` series count (discovery and the scrapes themselves are left out).
 //!
-//! Clients: the `kubelive` CLI (`watch pods -A --server-print=false`, pages of 500 then a
+//! Clients: the `kubelive` CLI (`watch pods -A --server-print=false`, pages from 500 growing to 4,000 (`--max-page-size`), then a
 //! watch; `--streaming-list`; and the streaming list in table mode) and
 //! @kubernetes/client-node's informer (`benches/node/bill.mjs`).
 
@@ -52,7 +52,7 @@ enum Client {
 impl Client {
     fn label(self) -> &'static str {
         match self {
-            Client::KubeliveList => "kubelive, list-then-watch (pages of 500)",
+            Client::KubeliveList => "kubelive, list-then-watch (pages from 500, growing)",
             Client::KubeliveStreaming => "kubelive, streaming list",
             Client::KubeliveStreamingTables => "kubelive, streaming list, table mode",
             Client::NodeInformer => "client-node 1.4.0 informer",
