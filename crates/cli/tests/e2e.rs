@@ -732,7 +732,7 @@ fn pages_and_rewatches_reuse_kept_alive_connections_through_kubectl_proxy() {
     // kubectl proxy (Go's server) keeps client connections alive: after the first
     // request, the next pages go over the same connection.
     let stderr = run(Scenario {
-        cli: &["--page-size", "5"],
+        cli: &["--page-size", "5", "--max-page-size", "5"],
         ..Scenario::default()
     });
     let reused = stderr
@@ -743,6 +743,32 @@ fn pages_and_rewatches_reuse_kept_alive_connections_through_kubectl_proxy() {
         reused >= 7,
         "40 pods in pages of 5: at least the 7 pages after the first on a kept-alive \
          connection, saw {reused}\n{}",
+        tail(&stderr, 40)
+    );
+}
+
+/// Pages after the first double (`--max-page-size`), and the server answers each
+/// continue request with the limit it asked for.
+#[test]
+fn later_pages_grow_through_kubectl_proxy() {
+    let stderr = run(Scenario {
+        cli: &["--page-size", "5", "--max-page-size", "16"],
+        churn: 0.0,
+        ..Scenario::default()
+    });
+    let listed: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split("listed page ").nth(1))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "1 (5 objects so far, ~35 remaining)",
+            "2 (15 objects so far, ~25 remaining)",
+            "3 (31 objects so far, ~9 remaining)",
+            "4 (40 objects so far)"
+        ],
+        "{}",
         tail(&stderr, 40)
     );
 }
