@@ -615,7 +615,7 @@ try {
       const firstPainted = col((r) => r.rowsPainted - r.firstPageEnd);
       const synced = col((r) => r.synced);
       const firstPage = col((r) => r.firstPageEnd);
-      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy (list-then-watch, pages of 500, ${runs[0].pages} pages), fresh context per run, medians of ${RUNS}:`, '');
+      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy (list-then-watch, pages from 500 growing, ${runs[0].pages} pages), fresh context per run, medians of ${RUNS}:`, '');
       lines.push('| measure | median ms | min..max |', '|---|---:|---|');
       lines.push(`| navigation -> first LIST page fully arrived | ${median(firstPage).toFixed(0)} | ${spread(firstPage)} |`);
       lines.push(`| first page arrived -> first rows in the DOM | ${median(firstRows).toFixed(0)} | ${spread(firstRows)} |`);
