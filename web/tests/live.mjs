@@ -135,6 +135,44 @@ try {
   check(detailName === opened.name, `a double click on a reused row element opens its own object (${detailName})`);
   await page.keyboard.press('Escape');
 
+  // Row states are the object's: a changed row flashes and a deleted one fades, each
+  // with the one animation of its state and no other row animates; a row that merely
+  // scrolled into a reused element while its flash runs shows it at its phase, not
+  // restarted (so some are well into theirs right after a jump).
+  const looks = () => page.evaluate(() => [...document.querySelectorAll('.row')].map((r) => ({
+    key: r.dataset.key,
+    state: /\b(added|mod)-[ab]\b/.test(r.className) ? 'flash' : r.classList.contains('gone') ? 'gone' : 'normal',
+    // How far into its keyframes: a negative delay starts an animation that far in.
+    anims: r.getAnimations().map((a) => ({ name: a.animationName, t: a.currentTime - a.effect.getTiming().delay })),
+  })));
+  let statesOk = true;
+  let flashesSeen = 0;
+  let fadesSeen = 0;
+  let latest = 0;
+  for (let i = 0; i < 8; i++) {
+    await page.evaluate(() => {
+      const s = document.getElementById('scroller');
+      s.scrollTop = (s.scrollTop + 5600) % (s.scrollHeight - 2 * s.clientHeight);
+    });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    for (const r of await looks()) {
+      const want = { flash: [/^flash-(add|mod)-[ab]$/, 1300], gone: [/^fade-out-[ab]$/, 1600] }[r.state];
+      // (A state's class may outlive its animation by a frame or a sweep: none is fine.)
+      const ok = want
+        ? r.anims.length <= 1 && r.anims.every((a) => want[0].test(a.name) && a.t >= 0 && a.t <= want[1])
+        : r.anims.length === 0;
+      if (!ok) console.log(`  (row ${r.key}: ${r.state}, ${JSON.stringify(r.anims)})`);
+      statesOk &&= ok;
+      if (r.state === 'flash') {
+        flashesSeen += 1;
+        latest = Math.max(latest, r.anims[0]?.t ?? 0);
+      }
+      if (r.state === 'gone') fadesSeen += 1;
+    }
+  }
+  check(statesOk, `each flashing or fading row runs its state's one animation, and no other row animates (${flashesSeen} flashes, ${fadesSeen} fades seen)`);
+  check(flashesSeen > 0 && latest > 300, `flashes in rows that scrolled into reused elements run at their phase, not restarted (the furthest ${Math.round(latest)} ms in, of ${flashesSeen})`);
+
   // The event log: a few lines, refreshed a few times a second under churn; under
   // the pointer it holds still, says how much is waiting and shows all it kept.
   const lines = () => page.evaluate(() => [...document.querySelectorAll('#log .log-entry')].map((e) => e.textContent));
