@@ -479,7 +479,8 @@ function keystroke([action, settle]) {
     const wo = new PerformanceObserver((l) => work.push(...l.getEntries().filter((e) => e.name === 'kubelive:frame').map((e) => e.duration)));
     wo.observe({ type: 'measure' });
     const scroller = document.getElementById('scroller');
-    const firstKey = () => scroller.querySelector('.row')?.dataset.key ?? null;
+    // The first row in the table's order (the row elements are a pool in their own order).
+    const firstKey = () => [...scroller.querySelectorAll('.row')].sort((a, b) => a.ariaRowIndex - b.ariaRowIndex)[0]?.dataset.key ?? null;
     // The first row, or else the count (a filter that every first row matches).
     const shown = () => `${firstKey()} ${document.getElementById('shown-count').textContent}`;
     const before = shown();
@@ -547,7 +548,8 @@ async function frameRun(page, secs, speed) {
   return { frames: d.length, p50: q(d, 0.5), p95: q(d, 0.95), max: d[d.length - 1], workP50: q(w, 0.5), workP95: q(w, 0.95), long50: r.long.filter((x) => x > 50).length, long100: r.long.filter((x) => x > 100).length, maxLong: Math.max(0, ...r.long), changes: r.changes };
 }
 
-const KEY_ACTIONS = (env.KEY_ACTIONS || 'type:x,type:xq,type:,sort:name,sort:restarts,sort:age,sort:name').split(',');
+// KEY_ACTIONS=none: no keystrokes, the frames alone.
+const KEY_ACTIONS = env.KEY_ACTIONS === 'none' ? [] : (env.KEY_ACTIONS || 'type:x,type:xq,type:,sort:name,sort:restarts,sort:age,sort:name').split(',');
 const KEY_SETTLE = Number(env.KEY_SETTLE || 2500);
 
 /** The keystroke and frame measures against one build (`base` serves it). */

@@ -133,7 +133,7 @@ try {
   await page.click('button.th[data-col="restarts"]');
   await sleep(200);
   check((await page.evaluate(() => location.hash)).includes('sort=-restarts'), 'sorting is in the URL');
-  const restarts = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone) .td[data-col="restarts"]')].map((c) => parseInt(c.textContent, 10)));
+  const restarts = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone) .td[data-col="restarts"]')].sort((a, b) => a.closest('.row').ariaRowIndex - b.closest('.row').ariaRowIndex).map((c) => parseInt(c.textContent, 10)));
   check(restarts.length > 0 && restarts.every((v, i) => i === 0 || restarts[i - 1] >= v), 'rows sort by restarts, descending');
 
   // Namespace field: suggestions fed by a live watch of namespaces; a name is applied

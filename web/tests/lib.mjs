@@ -155,7 +155,9 @@ export function columnIndex(page, title) {
 /** The cells of the column titled `title` in the shown rows that are not gone, top to bottom. */
 export async function columnCells(page, title) {
   const at = await columnIndex(page, title);
-  return page.evaluate((at) => [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.children[at].textContent), at);
+  // The row elements are a pool kept in their own order: the table's is `aria-rowindex`.
+  return page.evaluate((at) => [...document.querySelectorAll('.row:not(.gone)')]
+    .sort((a, b) => a.ariaRowIndex - b.ariaRowIndex).map((r) => r.children[at].textContent), at);
 }
 
 /**

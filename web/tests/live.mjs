@@ -74,6 +74,105 @@ try {
   // above still move the scroll position (anchoring), as they should.
   check(Math.abs(end - start - 2800) <= 28 * 5, `a wheel scroll of 2800 px moves the table by it (${end - start} px)`);
 
+  // The row elements are a fixed pool reused as the table scrolls: scrolling far
+  // creates no row element, and every element shows its row whole and in its place
+  // (its cells are its object's, its place on screen is its index's); the selection
+  // and the detail panel follow the object, not the element that showed it.
+  const rowsNow = () => page.evaluate(() => {
+    const s = document.getElementById('scroller');
+    const top = s.getBoundingClientRect().top;
+    window.__pool = window.__pool || new WeakSet();
+    return [...s.querySelectorAll('.row')].map((r) => {
+      const known = window.__pool.has(r);
+      window.__pool.add(r);
+      return {
+        key: r.dataset.key,
+        index: Number(r.ariaRowIndex) - 1,
+        y: r.getBoundingClientRect().top - top + s.scrollTop,
+        name: r.querySelector('.td.name')?.textContent,
+        known,
+        selected: r.classList.contains('selected'),
+      };
+    });
+  });
+  const pool = await rowsNow();
+  const poolOk = (rows) => rows.every((r) => r.known && r.name === r.key.split('/')[1] && Math.abs(r.y - r.index * 28) < 1);
+  // Clicks are dispatched in the page, on an element read in the same task: under
+  // churn a pointer's click may land on a row that moved under it meanwhile.
+  const clickRow = (kind) => page.evaluate((kind) => {
+    const rows = [...document.querySelectorAll('.row:not(.gone)')].sort((a, b) => a.ariaRowIndex - b.ariaRowIndex);
+    const r = rows[Math.floor(rows.length / 2)];
+    r.dispatchEvent(new MouseEvent(kind, { bubbles: true }));
+    return { key: r.dataset.key, name: r.querySelector('.td.name').textContent };
+  }, kind);
+  const clicked = await clickRow('click');
+  await sleep(300);
+  const sel = await page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('sel'));
+  check(sel === clicked.key, `a click selects the row the element shows (${sel})`);
+  let reused = true;
+  let cellsOk = true;
+  let awaySelected = 0;
+  for (const dy of [1400, 2800, 9800, -14000]) {
+    await page.evaluate((dy) => { document.getElementById('scroller').scrollTop += dy; }, dy);
+    await sleep(300);
+    const rows = await rowsNow();
+    reused &&= rows.length === pool.length && rows.every((r) => r.known);
+    cellsOk &&= poolOk(rows);
+    if (!cellsOk) console.log(`  (rows: ${JSON.stringify(rows.filter((r) => !poolOk([r])).slice(0, 3))})`);
+    awaySelected += rows.filter((r) => r.selected && r.key !== clicked.key).length;
+  }
+  check(reused, `scrolling reuses the ${pool.length} row elements: none is created`);
+  check(cellsOk, 'after scrolling, each row element shows its own row\'s cells at its own place');
+  check(awaySelected === 0, `the selection stays with its object as elements are reused (${awaySelected} other rows shown selected)`);
+  const back = await page.evaluate((key) => {
+    const r = document.querySelector(`.row[data-key="${key}"]`);
+    return r && { selected: r.classList.contains('selected'), count: document.querySelectorAll('.row.selected').length };
+  }, clicked.key);
+  check(!back || (back.selected && back.count === 1), `scrolled back, the selected row is the one clicked (${JSON.stringify(back)})`);
+  const opened = await clickRow('dblclick');
+  await until('the detail panel', () => page.evaluate(() => document.getElementById('detail-name') !== null), 10000);
+  const detailName = await page.evaluate(() => document.getElementById('detail-name').textContent);
+  check(detailName === opened.name, `a double click on a reused row element opens its own object (${detailName})`);
+  await page.keyboard.press('Escape');
+
+  // Row states are the object's: a changed row flashes and a deleted one fades, each
+  // with the one animation of its state and no other row animates; a row that merely
+  // scrolled into a reused element while its flash runs shows it at its phase, not
+  // restarted (so some are well into theirs right after a jump).
+  const looks = () => page.evaluate(() => [...document.querySelectorAll('.row')].map((r) => ({
+    key: r.dataset.key,
+    state: /\b(added|mod)-[ab]\b/.test(r.className) ? 'flash' : r.classList.contains('gone') ? 'gone' : 'normal',
+    // How far into its keyframes: a negative delay starts an animation that far in.
+    anims: r.getAnimations().map((a) => ({ name: a.animationName, t: a.currentTime - a.effect.getTiming().delay })),
+  })));
+  let statesOk = true;
+  let flashesSeen = 0;
+  let fadesSeen = 0;
+  let latest = 0;
+  for (let i = 0; i < 8; i++) {
+    await page.evaluate(() => {
+      const s = document.getElementById('scroller');
+      s.scrollTop = (s.scrollTop + 5600) % (s.scrollHeight - 2 * s.clientHeight);
+    });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    for (const r of await looks()) {
+      const want = { flash: [/^flash-(add|mod)-[ab]$/, 1300], gone: [/^fade-out-[ab]$/, 1600] }[r.state];
+      // (A state's class may outlive its animation by a frame or a sweep: none is fine.)
+      const ok = want
+        ? r.anims.length <= 1 && r.anims.every((a) => want[0].test(a.name) && a.t >= 0 && a.t <= want[1])
+        : r.anims.length === 0;
+      if (!ok) console.log(`  (row ${r.key}: ${r.state}, ${JSON.stringify(r.anims)})`);
+      statesOk &&= ok;
+      if (r.state === 'flash') {
+        flashesSeen += 1;
+        latest = Math.max(latest, r.anims[0]?.t ?? 0);
+      }
+      if (r.state === 'gone') fadesSeen += 1;
+    }
+  }
+  check(statesOk, `each flashing or fading row runs its state's one animation, and no other row animates (${flashesSeen} flashes, ${fadesSeen} fades seen)`);
+  check(flashesSeen > 0 && latest > 300, `flashes in rows that scrolled into reused elements run at their phase, not restarted (the furthest ${Math.round(latest)} ms in, of ${flashesSeen})`);
+
   // The event log: a few lines, refreshed a few times a second under churn; under
   // the pointer it holds still, says how much is waiting and shows all it kept.
   const lines = () => page.evaluate(() => [...document.querySelectorAll('#log .log-entry')].map((e) => e.textContent));

@@ -142,7 +142,8 @@ try {
   // flashing as added (`added-a`/`added-b`), and a deleted one is `gone`; the key must
   // have selected the first (last) of the others.
   const selectedAtEdge = (edge) => page.evaluate((edge) => {
-    const rows = [...document.querySelectorAll('.row')];
+    // In the table's order (the row elements are a pool kept in their own order).
+    const rows = [...document.querySelectorAll('.row')].sort((a, b) => a.closest('.row').ariaRowIndex - b.closest('.row').ariaRowIndex);
     const at = rows.findIndex((r) => r.classList.contains('selected'));
     const beyond = edge === 'first' ? rows.slice(0, at) : rows.slice(at + 1);
     const older = beyond.filter((r) => !/\b(gone|added-a|added-b)\b/.test(r.className));

@@ -117,7 +117,7 @@ try {
   await page.click('button.th[data-col="restarts"]');
   await sleep(300);
   check((await page.evaluate(() => location.hash)).includes('sort=-restarts'), 'the sort is in the URL');
-  const restarts = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone) .td[data-col="restarts"]')].map((c) => parseInt(c.textContent, 10)));
+  const restarts = await page.evaluate(() => [...document.querySelectorAll('.row:not(.gone) .td[data-col="restarts"]')].sort((a, b) => a.closest('.row').ariaRowIndex - b.closest('.row').ariaRowIndex).map((c) => parseInt(c.textContent, 10)));
   check(restarts.length > 1 && restarts.every((v, i) => i === 0 || restarts[i - 1] >= v), `rows sort by restarts as numbers, descending (${restarts.slice(0, 8).join(',')}…)`);
   // AGE: youngest first, by creationTimestamp.
   await page.click('button.th[data-col="age"]');
@@ -179,7 +179,7 @@ try {
   const intId = intCol.name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   await page.click(`button.th[data-col="${intId}"]`);
   await sleep(300);
-  const ints = await page.evaluate((id) => [...document.querySelectorAll(`.row:not(.gone) .td[data-col="${id}"]`)].map((c) => Number(c.textContent)), intId);
+  const ints = await page.evaluate((id) => [...document.querySelectorAll(`.row:not(.gone) .td[data-col="${id}"]`)].sort((a, b) => a.closest('.row').ariaRowIndex - b.closest('.row').ariaRowIndex).map((c) => Number(c.textContent)), intId);
   check(ints.length > 1 && ints.every((v, i) => i === 0 || ints[i - 1] <= v || Number.isNaN(v)), `${intCol.name} sorts as numbers (${ints.join(',')})`);
 
   // The detail panel: the whole object, fetched, as YAML (equal to the server's

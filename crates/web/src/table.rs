@@ -1133,14 +1133,21 @@ impl TableModel {
     }
 
     pub fn row_state(&self, key: &str, now: f64) -> RowState {
-        if self.fading.contains_key(key) {
-            return RowState::Gone;
+        self.row_look(key, now).0
+    }
+
+    /// How a row looks and since when (ms, the time of the change or the deletion;
+    /// 0 for a normal row): a pooled row element that starts showing it mid-way
+    /// starts its animation at that phase.
+    pub fn row_look(&self, key: &str, now: f64) -> (RowState, f64) {
+        if let Some(&(_, at)) = self.fading.get(key) {
+            return (RowState::Gone, at);
         }
         match self.flashes.get(key) {
             Some(&(added, generation, at)) if now - at < FLASH_MS => {
-                RowState::Changed { added, generation }
+                (RowState::Changed { added, generation }, at)
             }
-            _ => RowState::Normal,
+            _ => (RowState::Normal, 0.0),
         }
     }
 

@@ -366,9 +366,10 @@ async fn hostile_object_data_renders_as_text() {
     yew::Renderer::<Rows>::with_root_and_props(
         root.clone(),
         RowsProps {
-            rows: Rc::new(vec![ShownRow::new(o.clone(), |_| RowState::Normal)]),
+            rows: Rc::new(vec![ShownRow::new(o.clone(), |_| (RowState::Normal, 0.0))]),
             first: 0,
             base: 0,
+            pool: 0,
             cols: Rc::new(cols.into_iter().map(Column::known).collect()),
             template: AttrValue::default(),
             selected: None,
@@ -634,9 +635,10 @@ async fn a_status_cannot_add_a_class_of_its_own() {
     yew::Renderer::<Rows>::with_root_and_props(
         root.clone(),
         RowsProps {
-            rows: Rc::new(vec![ShownRow::new(o, |_| RowState::Normal)]),
+            rows: Rc::new(vec![ShownRow::new(o, |_| (RowState::Normal, 0.0))]),
             first: 0,
             base: 0,
+            pool: 0,
             cols: Rc::new(
                 columns(ColumnKind::Pod, true)
                     .into_iter()
@@ -1101,4 +1103,184 @@ async fn the_detail_panel_says_why_the_object_cannot_be_shown() {
     sleep(50).await;
     let text = text_of(&root, "#detail-error").unwrap();
     assert!(text.contains("HTTP 403: pods \"x\" is forbidden"), "{text}");
+}
+
+/// A pooled row's element, read back: its key, its place in the table, its classes,
+/// its inline style and its NAME cell.
+#[derive(Debug)]
+struct ShownEl {
+    el: web_sys::Element,
+    key: String,
+    index: usize,
+    class: String,
+    style: String,
+    name: String,
+}
+
+/// The inline `animation-delay` of a row (ms), NaN without one.
+fn delay_of(style: &str) -> f64 {
+    style
+        .split("animation-delay:")
+        .nth(1)
+        .and_then(|d| d.trim_end_matches(';').strip_suffix("ms"))
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+fn shown_rows(root: &web_sys::Element) -> Vec<ShownEl> {
+    let list = root.query_selector_all(".row").unwrap();
+    let mut rows: Vec<ShownEl> = (0..list.length())
+        .map(|i| {
+            let el: web_sys::Element = list.item(i).unwrap().dyn_into().unwrap();
+            ShownEl {
+                key: el.get_attribute("data-key").unwrap_or_default(),
+                index: el.get_attribute("aria-rowindex").unwrap().parse().unwrap(),
+                class: el.get_attribute("class").unwrap_or_default(),
+                style: el.get_attribute("style").unwrap_or_default(),
+                name: text_of(&el, ".td.name").unwrap_or_default(),
+                el,
+            }
+        })
+        .collect();
+    rows.sort_by_key(|r| r.index);
+    rows
+}
+
+#[wasm_bindgen_test]
+async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects() {
+    let opts = ParseOptions {
+        columns: ColumnKind::Pod,
+        ..ParseOptions::default()
+    };
+    let pods: Vec<Arc<Object>> = (0..60)
+        .map(|i| {
+            let json = pod_json(&format!("pod-{i:02}"), 10 + i);
+            Arc::new(Object::parse(json.as_bytes(), &opts).unwrap())
+        })
+        .collect();
+    let cols: Rc<Vec<Column>> = Rc::new(
+        columns(ColumnKind::Pod, true)
+            .into_iter()
+            .map(Column::known)
+            .collect(),
+    );
+    let now = kubelive_web::time::now_ms();
+    // pod-10 changed 500 ms ago, pod-30 changed 300 ms ago, pod-12 is being deleted.
+    let look = move |key: &str| match key {
+        "default/pod-10" => (
+            RowState::Changed {
+                added: false,
+                generation: 1,
+            },
+            now - 500.0,
+        ),
+        "default/pod-30" => (
+            RowState::Changed {
+                added: true,
+                generation: 2,
+            },
+            now - 300.0,
+        ),
+        "default/pod-12" => (RowState::Gone, now - 100.0),
+        _ => (RowState::Normal, 0.0),
+    };
+    let selected_by_click = Rc::new(RefCell::new(Vec::<String>::new()));
+    let props = |first: usize, selected: Option<&str>| RowsProps {
+        rows: Rc::new(
+            pods[first..first + 20]
+                .iter()
+                .map(|o| ShownRow::new(o.clone(), look))
+                .collect(),
+        ),
+        first,
+        base: 0,
+        pool: 20,
+        cols: cols.clone(),
+        template: AttrValue::default(),
+        selected: selected.map(str::to_string),
+        now: 1_704_067_260.0,
+        on_select: {
+            let s = selected_by_click.clone();
+            yew::Callback::from(move |k: String| s.borrow_mut().push(k))
+        },
+        on_open: Default::default(),
+    };
+    let root = mount();
+    let mut handle =
+        yew::Renderer::<Rows>::with_root_and_props(root.clone(), props(0, Some("default/pod-05")))
+            .render();
+    sleep(50).await;
+    let before = shown_rows(&root);
+    assert_eq!(before.len(), 20);
+    let changed: Vec<&str> = before
+        .iter()
+        .filter(|r| r.class.contains("mod-") || r.class.contains("added-"))
+        .map(|r| r.key.as_str())
+        .collect();
+    assert_eq!(changed, ["default/pod-10"], "only the changed row flashes");
+    let flashing = &before[10];
+    // At its phase: 500 ms in, and the little time this test took since.
+    let phase = delay_of(&flashing.style);
+    assert!(
+        (-1500.0..=-500.0).contains(&phase),
+        "a flash shown late starts at its phase: {}",
+        flashing.style
+    );
+    assert!(before[12].class.contains("gone"), "{}", before[12].class);
+
+    // Scrolled by 15 rows: rows 15..35.
+    handle.update(props(15, Some("default/pod-05")));
+    sleep(50).await;
+    let after = shown_rows(&root);
+    assert_eq!(after.len(), 20, "the pool keeps its size");
+    for (i, r) in after.iter().enumerate() {
+        let want = format!("pod-{:02}", 15 + i);
+        assert_eq!(r.index, 16 + i, "aria-rowindex");
+        assert_eq!(r.key, format!("default/{want}"));
+        assert_eq!(r.name, want, "the cells are the row's");
+        assert!(
+            before.iter().any(|b| b.el.is_same_node(Some(&r.el))),
+            "row {} is shown in one of the elements there were (no element created)",
+            r.key
+        );
+    }
+    // The rows that stayed kept their elements.
+    for r in &after[..5] {
+        let was = before.iter().find(|b| b.key == r.key).unwrap();
+        assert!(was.el.is_same_node(Some(&r.el)), "{} moved", r.key);
+    }
+    // pod-30 entered the element pod-10 flashed in: its own flash at its own phase;
+    // the elements of rows that merely scrolled in do not flash, nor fade.
+    let changed: Vec<&ShownEl> = after
+        .iter()
+        .filter(|r| r.class.contains("mod-") || r.class.contains("added-"))
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(changed[0].key, "default/pod-30");
+    assert!(changed[0].class.contains("added-"), "{}", changed[0].class);
+    let phase = delay_of(&changed[0].style);
+    assert!(
+        (-1300.0..=-300.0).contains(&phase),
+        "a flash scrolled into a reused element starts at its own phase: {}",
+        changed[0].style
+    );
+    assert!(after.iter().all(|r| !r.class.contains("gone")));
+    // The selection is the object's, not the element's: pod-05 scrolled out.
+    assert!(root.query_selector(".row.selected").unwrap().is_none());
+    handle.update(props(15, Some("default/pod-20")));
+    sleep(50).await;
+    let selected: Vec<String> = shown_rows(&root)
+        .into_iter()
+        .filter(|r| r.class.split_whitespace().any(|c| c == "selected"))
+        .map(|r| r.key)
+        .collect();
+    assert_eq!(selected, ["default/pod-20"]);
+    // A click on a reused element selects what it shows now.
+    let target = shown_rows(&root)
+        .into_iter()
+        .find(|r| r.key == "default/pod-33")
+        .unwrap();
+    target.el.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
+    sleep(20).await;
+    assert_eq!(*selected_by_click.borrow(), ["default/pod-33"]);
 }

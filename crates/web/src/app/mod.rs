@@ -33,8 +33,8 @@ use kubelive_core::{
     KeptMetadata, Object, TableColumn,
 };
 use parts::{
-    Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem, RelatedView, Rows, ShownRow,
-    StatusBar,
+    pool_size, Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem, RelatedView, Rows,
+    ShownRow, StatusBar,
 };
 use problem::Blocked;
 use std::cell::{Cell, RefCell};
@@ -1297,7 +1297,9 @@ impl App {
         self.spacer_rows.set(spacer);
         let total_h = spacer as f64 * ROW_HEIGHT;
         let first = ((self.scroll_top / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
-        let count = (self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN;
+        // Even, and the pool's size: no slot is spare mid-table, so scrolling never
+        // creates or drops a row element (`parts::Rows`).
+        let count = pool_size((self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN);
         let last = (first + count).min(rows);
         let first = first.min(last);
         let template = self.template.clone();
@@ -1336,7 +1338,7 @@ impl App {
             self.model
                 .window(first, last)
                 .into_iter()
-                .map(|o| ShownRow::new(o, |key| self.model.row_state(key, now)))
+                .map(|o| ShownRow::new(o, |key| self.model.row_look(key, now)))
                 .collect(),
         );
         html! {
@@ -1351,6 +1353,7 @@ impl App {
                         rows={shown}
                         first={first}
                         base={self.window_base}
+                        pool={count}
                         cols={self.cols.clone()}
                         template={template}
                         selected={self.view.selected.clone()}

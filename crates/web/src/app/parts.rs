@@ -54,14 +54,36 @@ pub struct ShownRow {
     /// `namespace/name`.
     pub key: Rc<str>,
     pub state: RowState,
+    /// When `state` began (ms, [`crate::time::now_ms`]): the change or the deletion.
+    pub since: f64,
 }
 
 impl ShownRow {
-    pub fn new(object: Arc<Object>, state: impl FnOnce(&str) -> RowState) -> ShownRow {
+    /// `look`: the row's state and since when, by its key (`TableModel::row_look`).
+    pub fn new(object: Arc<Object>, look: impl FnOnce(&str) -> (RowState, f64)) -> ShownRow {
         let key: Rc<str> = key_of(&object).into();
-        let state = state(&key);
-        ShownRow { object, key, state }
+        let (state, since) = look(&key);
+        ShownRow {
+            object,
+            key,
+            state,
+            since,
+        }
     }
+}
+
+/// The pooled row element that shows the row `place` rows from the window's origin,
+/// out of `pool` elements. A row keeps its element while it stays in the window (the
+/// origin moves with the rows that come and go above, as the row's place does); a row
+/// scrolling in takes the element of the one that scrolled out.
+pub fn slot_of(place: i64, pool: usize) -> usize {
+    place.rem_euclid(pool.max(1) as i64) as usize
+}
+
+/// The elements a window of `rows` rows needs: even, so that a pooled element's
+/// stripe never changes.
+pub fn pool_size(rows: usize) -> usize {
+    rows.div_ceil(2) * 2
 }
 
 #[derive(Properties, PartialEq)]
@@ -72,6 +94,10 @@ pub struct RowsProps {
     pub first: usize,
     /// The row index the window is placed at; rows sit at their index less this.
     pub base: i64,
+    /// How many row elements the window keeps (at least the rows it may show; 0: as
+    /// many as `rows`, rounded up to even). Constant while the viewport's height is.
+    #[prop_or_default]
+    pub pool: usize,
     pub cols: Rc<Vec<Column>>,
     /// `grid-template-columns:...`
     pub template: AttrValue,
@@ -83,22 +109,38 @@ pub struct RowsProps {
 }
 
 /// The rendered window of the virtualized table: a layer placed at row `base`, each
-/// row absolutely placed in it. A row that stays keeps its place in the layer while
-/// the window scrolls, so only rows that enter or change are painted. Each row is a
-/// component of its own, so only those are rendered.
+/// row absolutely placed in it, in a fixed pool of row elements keyed by their slot
+/// ([`slot_of`]) and kept in slot order in the DOM. Scrolling changes what the
+/// elements that change rows show (their text, their place), never which elements
+/// there are or their order: no row element is created, styled from scratch or laid
+/// out anew while the table scrolls, and the page need not re-layerize for it. Each
+/// row is a component of its own, so only rows that change are rendered. The DOM
+/// order is not the table's: `aria-rowindex` says each row's place.
 #[function_component(Rows)]
 pub fn rows(p: &RowsProps) -> Html {
     let origin = p.base as f64 * super::ROW_HEIGHT;
+    let pool = if p.pool >= p.rows.len() {
+        p.pool
+    } else {
+        pool_size(p.rows.len())
+    };
+    let mut slots: Vec<Option<(usize, &ShownRow)>> = vec![None; pool];
+    for (i, r) in p.rows.iter().enumerate() {
+        let index = p.first + i;
+        slots[slot_of(index as i64 - p.base, pool)] = Some((index, r));
+    }
     html! {
         <div class="window" style={format!("transform:translateY({origin}px)")}>
-            { for p.rows.iter().enumerate().map(|(i, r)| {
+            { for slots.into_iter().enumerate().filter_map(|(slot, shown)| {
+                let (index, r) = shown?;
                 let selected = p.selected.as_deref() == Some(&*r.key);
-                let slot = (p.first + i) as i64 - p.base;
-                html! {
-                    <Row key={r.key.clone()} id={r.key.clone()} object={r.object.clone()} state={r.state}
-                         {selected} {slot} cols={p.cols.clone()} template={p.template.clone()} now={p.now}
+                let place = index as i64 - p.base;
+                Some(html! {
+                    <Row key={slot} id={r.key.clone()} object={r.object.clone()} state={r.state}
+                         since={r.since} {selected} {index} {place} cols={p.cols.clone()}
+                         template={p.template.clone()} now={p.now}
                          on_select={p.on_select.clone()} on_open={p.on_open.clone()} />
-                }
+                })
             }) }
         </div>
     }
@@ -109,12 +151,16 @@ pub struct RowProps {
     /// Compared by pointer first: the table shares the store's `Arc`s, so an
     /// unchanged row costs a pointer comparison.
     pub object: Arc<Object>,
-    /// `namespace/name` (also the row's Yew key).
+    /// `namespace/name`.
     pub id: Rc<str>,
     pub state: RowState,
+    /// When `state` began (ms).
+    pub since: f64,
     pub selected: bool,
+    /// The row's index in the table.
+    pub index: usize,
     /// Where in the window: rows from its origin.
-    pub slot: i64,
+    pub place: i64,
     pub cols: Rc<Vec<Column>>,
     pub template: AttrValue,
     pub now: f64,
@@ -122,35 +168,69 @@ pub struct RowProps {
     pub on_open: Callback<String>,
 }
 
-/// One row of the table.
+/// What a pooled row element animates: a flash or a fade belongs to an object's
+/// change, not to the element, which shows other objects as the table scrolls.
+#[derive(Debug, Default)]
+pub struct Animation {
+    /// The look being animated: the key, the state and when it began (bits).
+    shown: Option<(Rc<str>, RowState, u64)>,
+    /// Which of the two keyframe sets (`-a`/`-b`) it uses: they take turns, so
+    /// that a new look restarts the animation even in the same state class.
+    alt: bool,
+    /// Its `animation-delay` (ms, <= 0): how far into the animation it starts.
+    delay: f64,
+}
+
+impl Animation {
+    /// For an element now showing `key` in `state`, begun at `since` (`now()` the
+    /// clock, read only when needed): the keyframe set and the delay. A look the
+    /// element already shows keeps both (its animation runs on undisturbed); a new
+    /// one (another object scrolled into the element, or the same object changed
+    /// again) gets the other set and starts at the phase it has reached, so a flash
+    /// neither moves to another row nor restarts on a row that merely scrolled in.
+    pub fn look(
+        &mut self,
+        key: &Rc<str>,
+        state: RowState,
+        since: f64,
+        now: impl FnOnce() -> f64,
+    ) -> (bool, f64) {
+        if state == RowState::Normal {
+            self.shown = None;
+            return (self.alt, 0.0);
+        }
+        let id = (key.clone(), state, since.to_bits());
+        if self.shown.as_ref() != Some(&id) {
+            self.alt = !self.alt;
+            self.delay = (since - now()).min(0.0);
+            self.shown = Some(id);
+        }
+        (self.alt, self.delay)
+    }
+}
+
+/// One row of the table, in a pooled element ([`Rows`]).
 #[function_component(Row)]
 pub fn row(p: &RowProps) -> Html {
     let o = &p.object;
+    let animation = use_mut_ref(Animation::default);
+    let (alt, delay) = animation
+        .borrow_mut()
+        .look(&p.id, p.state, p.since, crate::time::now_ms);
+    let pick = |a: &'static str, b: &'static str| if alt { b } else { a };
     let class = classes!(
         "row",
-        // Stripes by place in the window, which a row keeps while it stays in view.
-        (p.slot.rem_euclid(2) == 1).then_some("odd"),
+        // Stripes by place in the window, which a row keeps while it stays in view
+        // (and a pooled element always, the pool being even).
+        (p.place.rem_euclid(2) == 1).then_some("odd"),
         p.selected.then_some("selected"),
         match p.state {
             RowState::Normal => None,
             RowState::Gone => Some("gone"),
-            RowState::Changed {
-                added: true,
-                generation,
-            } => Some(if generation % 2 == 0 {
-                "added-a"
-            } else {
-                "added-b"
-            }),
-            RowState::Changed {
-                added: false,
-                generation,
-            } => Some(if generation % 2 == 0 {
-                "mod-a"
-            } else {
-                "mod-b"
-            }),
+            RowState::Changed { added: true, .. } => Some(pick("added-a", "added-b")),
+            RowState::Changed { added: false, .. } => Some(pick("mod-a", "mod-b")),
         },
+        (p.state == RowState::Gone && alt).then_some("gone-b"),
     );
     let select = {
         let key = p.id.clone();
@@ -160,22 +240,44 @@ pub fn row(p: &RowProps) -> Html {
         let key = p.id.clone();
         p.on_open.reform(move |_: MouseEvent| key.to_string())
     };
+    let top = p.place as f64 * super::ROW_HEIGHT;
+    let style = if p.state == RowState::Normal {
+        format!("{};top:{top}px", p.template)
+    } else {
+        format!("{};top:{top}px;animation-delay:{delay:.0}ms", p.template)
+    };
     html! {
-        <div class={class} data-key={AttrValue::from(p.id.clone())} style={format!("{};top:{}px", p.template, p.slot as f64 * super::ROW_HEIGHT)}
-             onclick={select} ondblclick={open} role="row">
-            { for p.cols.iter().zip(row_texts(&p.cols, o, p.now)).map(|(c, text)| {
-                let class = classes!(
-                    "td",
-                    c.numeric.then_some("num"),
-                    c.status_like.then(|| status_class(&text)).flatten(),
-                    c.status_like.then(|| tone(&text).map(|t| t.class())).flatten(),
-                    c.is_name.then_some("name"),
-                );
-                // Tooltips where text may be cut off.
-                let title = (!c.numeric).then(|| text.clone());
-                html! { <span class={class} data-col={c.id.clone()} {title}>{ text }</span> }
-            }) }
+        <div class={class} data-key={AttrValue::from(p.id.clone())} {style}
+             aria-rowindex={(p.index + 1).to_string()} onclick={select} ondblclick={open} role="row">
+            <Cells object={o.clone()} cols={p.cols.clone()} now={p.now} />
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct CellsProps {
+    object: Arc<Object>,
+    cols: Rc<Vec<Column>>,
+    now: f64,
+}
+
+/// A row's cells: rendered again only when its object (or the clock, for ages)
+/// changes, not when the row's place or state does (rows come and go above it).
+#[function_component(Cells)]
+fn cells(p: &CellsProps) -> Html {
+    html! {
+        { for p.cols.iter().zip(row_texts(&p.cols, &p.object, p.now)).map(|(c, text)| {
+            let class = classes!(
+                "td",
+                c.numeric.then_some("num"),
+                c.status_like.then(|| status_class(&text)).flatten(),
+                c.status_like.then(|| tone(&text).map(|t| t.class())).flatten(),
+                c.is_name.then_some("name"),
+            );
+            // Tooltips where text may be cut off.
+            let title = (!c.numeric).then(|| text.clone());
+            html! { <span class={class} data-col={c.id.clone()} {title}>{ text }</span> }
+        }) }
     }
 }
 
@@ -729,5 +831,73 @@ pub fn key_help(p: &KeyHelpProps) -> Html {
                 <dl class="help-keys">{ for syntax.iter().map(row) }</dl>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_keeps_its_element_while_it_stays_in_the_window() {
+        let pool = pool_size(37);
+        assert_eq!(pool, 38);
+        // Scrolled by one row: the rows that stay keep their slots, the one that
+        // enters takes a slot none of them holds (the one that left, or the spare).
+        let before: Vec<usize> = (100..137).map(|i| slot_of(i - 5, pool)).collect();
+        let after: Vec<usize> = (101..138).map(|i| slot_of(i - 5, pool)).collect();
+        assert_eq!(before[1..], after[..36]);
+        assert!(!after[..36].contains(&after[36]));
+        // A window's rows never share an element.
+        let mut slots = after.clone();
+        slots.sort();
+        slots.dedup();
+        assert_eq!(slots.len(), 37);
+        // Rows added above move the rows and the window's origin alike: same slots.
+        let shifted: Vec<usize> = (104..141).map(|i| slot_of(i - 8, pool)).collect();
+        assert_eq!(shifted, after);
+        // An even pool: an element's stripe (its place's parity) never changes.
+        for place in -50..50i64 {
+            let slot = slot_of(place, pool) as i64;
+            assert_eq!(place.rem_euclid(2), slot.rem_euclid(2));
+        }
+    }
+
+    #[test]
+    fn a_flash_keeps_its_phase_and_restarts_only_for_a_new_change() {
+        let a: Rc<str> = "ns/a".into();
+        let b: Rc<str> = "ns/b".into();
+        let flash = |generation| RowState::Changed {
+            added: false,
+            generation,
+        };
+        let mut el = Animation::default();
+        // `a` changed at 1,000 and is shown at once: the animation starts from its
+        // beginning.
+        let (first, delay) = el.look(&a, flash(1), 1000.0, || 1004.0);
+        assert_eq!(delay, -4.0);
+        // Re-rendered later (its age cell moved): the same look, untouched, and the
+        // clock is not read.
+        assert_eq!(
+            el.look(&a, flash(1), 1000.0, || unreachable!()),
+            (first, -4.0)
+        );
+        // `b`, which changed 700 ms ago, scrolls into this element: the other keyframe
+        // set (the animation restarts) at its phase, not from the beginning.
+        let (second, delay) = el.look(&b, flash(2), 1100.0, || 1800.0);
+        assert_ne!(second, first);
+        assert_eq!(delay, -700.0);
+        // `b` changes again: a new flash, from its beginning.
+        let (third, delay) = el.look(&b, flash(3), 1900.0, || 1900.0);
+        assert_ne!(third, second);
+        assert_eq!(delay, 0.0);
+        // A normal row scrolls in: no animation (the class goes, so nothing moves
+        // over); then a deleted one fading since 400 ms.
+        assert_eq!(el.look(&a, RowState::Normal, 0.0, || unreachable!()).1, 0.0);
+        let (_, delay) = el.look(&a, RowState::Gone, 2000.0, || 2400.0);
+        assert_eq!(delay, -400.0);
+        // The same object deleted again later (re-added meanwhile) is a new fade.
+        let (alt, _) = el.look(&a, RowState::Gone, 2000.0, || unreachable!());
+        assert_ne!(el.look(&a, RowState::Gone, 3000.0, || 3000.0).0, alt);
     }
 }
