@@ -198,8 +198,10 @@ impl fmt::Display for Cell<'_> {
 ///   every built-in printer and CRD table), stored once;
 /// * [`NUM`], [`JSON`]: a length, then a number's or a nested value's JSON text as sent.
 pub(crate) mod enc {
+    /// Header bytes below this are the lengths of short strings.
     pub const SHORT: u8 = 0x60;
-    pub const STR: u8 = 0x60;
+    /// The first tag: a string of `SHORT` bytes or more.
+    pub const STR: u8 = SHORT;
     pub const NULL: u8 = 0x61;
     pub const TRUE: u8 = 0x62;
     pub const FALSE: u8 = 0x63;
