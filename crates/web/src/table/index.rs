@@ -494,27 +494,65 @@ impl Index {
 
     /// The same rows under `sort`, which differs from the index's sort in direction
     /// only: keys flipped, the order reversed, and each run of rows equal in the
-    /// column reversed back (they stay by namespace and name). One pass; objects are
-    /// read only where prefixes tie inexactly.
-    pub fn flipped(self, sort: &Sort) -> Index {
+    /// column reversed back (they stay by namespace and name). In place, in one pass
+    /// and the runs' swaps; objects are read only where prefixes tie inexactly.
+    pub fn flipped(mut self, sort: &Sort) -> Index {
         let long = continues(sort);
-        let mut v: Vec<Entry> = Vec::with_capacity(self.len);
-        for chunk in self.chunks.into_iter().rev() {
-            v.extend(chunk.into_iter().rev().map(|mut e| {
+        self.chunks.reverse();
+        for chunk in &mut self.chunks {
+            chunk.reverse();
+            for e in chunk.iter_mut() {
                 e.key.flip(long);
-                e
-            }));
-        }
-        let mut i = 0;
-        while i < v.len() {
-            let mut j = i + 1;
-            while j < v.len() && v[j].cmp_column(&v[i], sort, long) == Ordering::Equal {
-                j += 1;
             }
-            v[i..j].reverse();
-            i = j;
         }
-        Index::from_sorted(v)
+        // Runs of rows equal in the column, as (first, last) (chunk, offset) pairs.
+        let mut runs = Vec::new();
+        let mut start: Option<((usize, usize), &Entry)> = None;
+        let mut last = (0, 0);
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            for (o, e) in chunk.iter().enumerate() {
+                match start {
+                    Some((_, first)) if e.cmp_column(first, sort, long) == Ordering::Equal => {}
+                    _ => {
+                        if let Some((from, _)) = start.filter(|(from, _)| *from != last) {
+                            runs.push((from, last));
+                        }
+                        start = Some(((c, o), e));
+                    }
+                }
+                last = (c, o);
+            }
+        }
+        if let Some((from, _)) = start.filter(|(from, _)| *from != last) {
+            runs.push((from, last));
+        }
+        for (a, b) in runs {
+            self.reverse_between(a, b);
+        }
+        self
+    }
+
+    /// Reverses the entries from `a` to `b` (both included; `a` before `b`), given as
+    /// (chunk, offset), across chunks.
+    fn reverse_between(&mut self, mut a: (usize, usize), mut b: (usize, usize)) {
+        while a < b {
+            if a.0 == b.0 {
+                self.chunks[a.0][a.1..=b.1].reverse();
+                return;
+            }
+            let (left, right) = self.chunks.split_at_mut(b.0);
+            std::mem::swap(&mut left[a.0][a.1], &mut right[0][b.1]);
+            a.1 += 1;
+            if a.1 == self.chunks[a.0].len() {
+                a = (a.0 + 1, 0);
+            }
+            if b.1 == 0 {
+                b.0 -= 1;
+                b.1 = self.chunks[b.0].len() - 1;
+            } else {
+                b.1 -= 1;
+            }
+        }
     }
 
     /// The same rows, keyed for `sort` and sorted (this index is left as it is).

@@ -1102,3 +1102,40 @@ fn a_deleted_row_fades_as_the_version_indexed() {
     let got: Vec<String> = kept.iter().map(|e| key_of(&e.obj)).collect();
     assert_eq!(got, oracle(&live, s, &Filter::default()));
 }
+
+/// A flip over several chunks, where runs of rows equal in the column span chunks
+/// (three RESTARTS values over 5,000 rows) and names tie in their first 23 bytes.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn a_flip_across_chunks_keeps_equal_rows_by_name() {
+    let mut m = TableModel::new(sort("restarts"), Filter::default());
+    assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+    let rows: HashMap<String, Arc<Object>> = (0..5000u32)
+        .map(|i| {
+            let name = format!("app-{}-5d8f7c9b10-{}", i % 7, (i * 7919) % 5003);
+            let o = pod(["a", "b"][(i % 2) as usize], &name, i, (i * 31) % 3, "x");
+            (key_of(&o), o)
+        })
+        .collect();
+    let events: Vec<Event> = rows.values().cloned().map(Event::Added).collect();
+    for batch in events.chunks(400) {
+        m.apply(batch, 0.0);
+    }
+    // Chunks hold at most 1,024 rows: 5,000 make at least five.
+    assert_eq!(m.len(), 5000);
+    for click in [
+        "-restarts",
+        "restarts",
+        "-restarts",
+        "name",
+        "-name",
+        "name",
+    ] {
+        m.set_sort(sort(click));
+        assert_eq!(
+            keys(&m),
+            oracle(&rows, &sort(click), &Filter::default()),
+            "{click}"
+        );
+    }
+}
