@@ -908,6 +908,11 @@ pub fn key_of(o: &Object) -> String {
     format!("{}/{}", o.namespace(), o.name())
 }
 
+/// How many indexes of earlier sorts (by other columns) are kept up to date, so that
+/// going back to a column is a swap: each costs an entry per row (~72 bytes in wasm)
+/// and a key and a binary search per change.
+const KEEP_SORTS: usize = 2;
+
 /// Tables up to this many rows are filtered at once; larger ones in slices
 /// ([`TableModel::advance_filter`]), the first screen first.
 const FILTER_AT_ONCE_MAX: usize = 20_000;
@@ -938,6 +943,9 @@ pub struct TableModel {
     matched: Option<Index>,
     /// Filtering under way (`matched` holds the matches up to its cursor).
     scan: Option<Scan>,
+    /// The indexes of the last sorts by other columns, newest first, kept up to date
+    /// (every row, as `all`), at most [`KEEP_SORTS`].
+    kept: Vec<(Sort, Index)>,
     /// Deleted rows still shown: key -> (the object in the index, deleted at).
     fading: HashMap<String, (Arc<Object>, f64)>,
     /// Recently changed rows: key -> (added?, generation, at).
@@ -1022,20 +1030,42 @@ impl TableModel {
         if sort == self.sort {
             return;
         }
-        self.sort = sort;
+        let previous = std::mem::replace(&mut self.sort, sort);
         if self.stale {
+            self.kept.clear();
             return;
         }
-        self.all = std::mem::take(&mut self.all).resorted(&self.sort);
+        let all = std::mem::take(&mut self.all);
+        // The same column the other way: no row's key is read again.
+        let flip = previous.col == self.sort.col;
+        self.all = if flip {
+            all.flipped(&self.sort)
+        } else {
+            // A column sorted by lately: its index, kept up to date; else the rows
+            // keyed and sorted again.
+            let kept = match self.kept.iter().position(|(s, _)| s.col == self.sort.col) {
+                Some(i) => {
+                    let (s, index) = self.kept.remove(i);
+                    match s.desc == self.sort.desc {
+                        true => index,
+                        false => index.flipped(&self.sort),
+                    }
+                }
+                None => all.rekeyed(&self.sort),
+            };
+            self.kept.insert(0, (previous, all));
+            self.kept.truncate(KEEP_SORTS);
+            kept
+        };
         match (&mut self.matched, &mut self.scan) {
-            (Some(m), None) => *m = std::mem::take(m).resorted(&self.sort),
-            // Half filtered: again, from the first row in the new order.
-            (Some(m), Some(scan)) => {
+            (Some(m), None) if flip => *m = std::mem::take(m).flipped(&self.sort),
+            // Filtered again in the new order, the first screen first.
+            (Some(m), scan) => {
                 m.clear();
-                *scan = Scan {
+                *scan = Some(Scan {
                     cursor: None,
                     from: None,
-                };
+                });
             }
             (None, _) => {}
         }
@@ -1190,6 +1220,7 @@ impl TableModel {
         }
         if !incremental && objects > 0 {
             self.stale = true;
+            self.kept.clear();
         }
         for event in events {
             match event {
@@ -1228,17 +1259,16 @@ impl TableModel {
         }
     }
 
-    /// The version of `o`'s row in the index, if it is there.
+    /// The version of `o`'s row in the index, if it is there: the object indexed, not
+    /// `o` (equal under this sort's key, it may differ in a column an index kept of
+    /// another sort is keyed by, which would then find it only by a scan of every row).
     fn shown_version(&self, o: &Arc<Object>) -> Option<Arc<Object>> {
         let e = Entry::new(&self.sort, o.clone());
-        match self.all.find(&e, &self.sort) {
-            Some(_) => Some(o.clone()),
-            None => self
-                .all
-                .scan_for(o)
-                .and_then(|i| self.all.get(i))
-                .map(|e| e.obj.clone()),
-        }
+        self.all
+            .find(&e, &self.sort)
+            .or_else(|| self.all.scan_for(o))
+            .and_then(|i| self.all.get(i))
+            .map(|e| e.obj.clone())
     }
 
     fn flash(&mut self, o: &Arc<Object>, added: bool, now: f64) {
@@ -1269,24 +1299,15 @@ impl TableModel {
 
     /// One row changed: `old` (the version indexed) leaves, `new` comes.
     fn change(&mut self, old: Option<&Arc<Object>>, new: Option<&Arc<Object>>) {
+        for (sort, index) in &mut self.kept {
+            let old = old.map(|o| Entry::new(sort, o.clone()));
+            let new = new.map(|o| Entry::new(sort, o.clone()));
+            index.change(old.as_ref(), new.as_ref(), sort);
+        }
         let sort = &self.sort;
         let old = old.map(|o| Entry::new(sort, o.clone()));
         let new = new.map(|o| Entry::new(sort, o.clone()));
-        match (&old, &new) {
-            (Some(o), Some(n)) => {
-                if !self.all.replace(o, n, sort) {
-                    self.all.remove(o, sort);
-                    self.all.insert(n.clone(), sort);
-                }
-            }
-            (Some(o), None) => {
-                self.all.remove(o, sort);
-            }
-            (None, Some(n)) => {
-                self.all.insert(n.clone(), sort);
-            }
-            (None, None) => {}
-        }
+        self.all.change(old.as_ref(), new.as_ref(), sort);
         if self.matched.is_none() {
             return;
         }
@@ -1344,6 +1365,11 @@ impl TableModel {
     /// Merges new objects (keys not shown yet) into the index: sorted, then one pass
     /// where a rebuild would key and sort all `n` rows again.
     fn merge(&mut self, added: Vec<Arc<Object>>) {
+        for (sort, index) in &mut self.kept {
+            let mut added: Vec<Entry> = added.iter().map(|o| Entry::new(sort, o.clone())).collect();
+            added.sort_unstable_by(|a, b| a.cmp(b, sort));
+            *index = std::mem::take(index).merged(added, sort);
+        }
         let sort = &self.sort;
         let mut added: Vec<Entry> = added.into_iter().map(|o| Entry::new(sort, o)).collect();
         added.sort_unstable_by(|a, b| a.cmp(b, sort));
@@ -1401,6 +1427,7 @@ impl TableModel {
                 .map(|(o, _)| Entry::new(sort, o.clone())),
         );
         self.all = Index::sort(rows, sort);
+        self.kept.clear();
         self.stale = false;
         if !self.filter.is_empty() {
             self.matched = Some(Index::default());
@@ -1463,6 +1490,7 @@ impl TableModel {
     /// Forgets everything (a new view).
     pub fn clear(&mut self) {
         self.all.clear();
+        self.kept.clear();
         if let Some(m) = &mut self.matched {
             m.clear();
         }

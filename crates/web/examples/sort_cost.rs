@@ -1,0 +1,135 @@
+//! What a sort change (a header click) costs the table's index (native, release), on
+//! pods as the apiserver prints them (metadata rows, kubectl's pod columns, names as
+//! ReplicaSets make them): `cargo run --release -p kubelive-web --example sort_cost
+//! [-- ROWS]` (1,000,000 by default). The rows go into a `TableModel` as LIST pages do,
+//! then header clicks are timed (a new column, the other direction, a column sorted
+//! by earlier), each followed by 4,000 changes (rows deleted and added again, 30 a
+//! batch) timed per change: what keeping earlier sorts' indexes costs churn.
+
+use kubelive_core::decode::ListDecoder;
+use kubelive_core::{ColumnKind, Event, Limits, Object, ParseOptions, Store};
+use kubelive_web::table::{view_columns, Filter, Sort, TableModel};
+use std::sync::Arc;
+use std::time::Instant;
+
+const COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"Ready","type":"string","format":"","description":"","priority":0},{"name":"Status","type":"string","format":"","description":"","priority":0},{"name":"Restarts","type":"string","format":"","description":"","priority":0},{"name":"Age","type":"string","format":"","description":"","priority":0},{"name":"IP","type":"string","format":"","description":"","priority":1},{"name":"Node","type":"string","format":"","description":"","priority":1}]"#;
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn alnum(&mut self, n: usize) -> String {
+        const A: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        (0..n)
+            .map(|_| A[(self.next() % A.len() as u64) as usize] as char)
+            .collect()
+    }
+}
+
+fn rows(n: usize) -> (Vec<kubelive_core::TableColumn>, Vec<Arc<Object>>) {
+    let mut decoder = ListDecoder::new(Limits::default(), ParseOptions::default());
+    let mut rows: Vec<Arc<Object>> = Vec::with_capacity(n);
+    let mut out = Vec::new();
+    let head = format!(
+        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"9"}},"columnDefinitions":{COLUMNS},"rows":["#
+    );
+    decoder.feed(head.as_bytes(), &mut out).expect("the head");
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut chunk = String::new();
+    for i in 0..n {
+        if i > 0 {
+            chunk.push(',');
+        }
+        let app = i % 17;
+        let name = format!(
+            "app-{app}-{:x}-{}",
+            0x5d8f_7c9b00u64 + app as u64,
+            r.alnum(5)
+        );
+        let restarts = match r.next() % 10 {
+            0 => format!("\"{} (5m ago)\"", 1 + r.next() % 9),
+            _ => "\"0\"".to_string(),
+        };
+        let status = [
+            "Running",
+            "Running",
+            "Running",
+            "Pending",
+            "CrashLoopBackOff",
+        ][(r.next() % 5) as usize];
+        let secs = r.next() % (30 * 86_400);
+        chunk.push_str(&format!(
+            r#"{{"cells":["{name}","1/1","{status}",{restarts},"5m","10.{b}.{c}.{d}","node-{e}"],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"{name}","namespace":"ns-{ns}","uid":"u{i}","resourceVersion":"1","creationTimestamp":"2026-11-{day:02}T{h:02}:{m:02}:{s:02}Z"}}}}}}"#,
+            b = i % 250,
+            c = (i / 250) % 250,
+            d = i % 200,
+            e = r.next() % 400,
+            ns = i % 20,
+            day = 1 + secs / 86_400,
+            h = secs / 3600 % 24,
+            m = secs / 60 % 60,
+            s = secs % 60,
+        ));
+        if chunk.len() > 1 << 20 {
+            decoder.feed(chunk.as_bytes(), &mut out).expect("rows");
+            rows.extend(out.drain(..).map(Arc::new));
+            chunk.clear();
+        }
+    }
+    chunk.push_str("]}");
+    decoder.feed(chunk.as_bytes(), &mut out).expect("rows");
+    decoder.finish().expect("a Table");
+    rows.extend(out.drain(..).map(Arc::new));
+    (decoder.take_columns().expect("columns"), rows)
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
+    let (defs, rows) = rows(n);
+    let cols = view_columns(Some(&defs), ColumnKind::Generic, true, false);
+    let mut m = TableModel::new(Sort::by_name(&cols), Filter::default());
+    m.maybe_rebuild(&Store::new(), 0.0, true);
+    for page in rows.chunks(500) {
+        let events: Vec<Event> = page.iter().cloned().map(Event::Added).collect();
+        m.apply(&events, 0.0);
+    }
+    println!("{} rows", m.len());
+    for param in [
+        "-name", "restarts", "age", "name", "status", "-age", "-status", "name",
+    ] {
+        let sort = Sort::parse(param, &cols).expect("a column");
+        let t = Instant::now();
+        m.set_sort(sort);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        let first: Vec<String> = m
+            .window(0, 2)
+            .iter()
+            .map(|o| o.name().to_string())
+            .collect();
+        println!("sort by {param:<10} {ms:>8.1} ms  first {first:?}");
+        // Churn: rows deleted and added again, a batch of 30 (a frame's worth).
+        let t = Instant::now();
+        for batch in rows
+            .iter()
+            .step_by(997)
+            .take(2000)
+            .collect::<Vec<_>>()
+            .chunks(30)
+        {
+            let del: Vec<Event> = batch.iter().map(|o| Event::Deleted((*o).clone())).collect();
+            m.apply(&del, 0.0);
+            let add: Vec<Event> = batch.iter().map(|o| Event::Added((*o).clone())).collect();
+            m.apply(&add, 0.0);
+        }
+        let per = t.elapsed().as_secs_f64() * 1e6 / 4000.0;
+        println!("    a change: {per:.1} us");
+    }
+}
