@@ -748,7 +748,10 @@ fn pages_and_rewatches_reuse_kept_alive_connections_through_kubectl_proxy() {
 }
 
 /// Pages after the first double (`--max-page-size`), and the server answers each
-/// continue request with the limit it asked for.
+/// continue request with the limit it asked for. Page 2 is asked for ahead as soon as
+/// page 1's continue token is read: at the first size if none of page 1's items had
+/// been decoded by then, else doubled; page 3 is asked for once page 1 is known
+/// (5 x 4, capped at 16).
 #[test]
 fn later_pages_grow_through_kubectl_proxy() {
     let stderr = run(Scenario {
@@ -756,19 +759,22 @@ fn later_pages_grow_through_kubectl_proxy() {
         churn: 0.0,
         ..Scenario::default()
     });
-    let listed: Vec<&str> = stderr
+    let so_far: Vec<usize> = stderr
         .lines()
         .filter_map(|l| l.split("listed page ").nth(1))
+        .filter_map(|l| l.split(" (").nth(1)?.split(' ').next()?.parse().ok())
         .collect();
-    assert_eq!(
-        listed,
-        [
-            "1 (5 objects so far, ~35 remaining)",
-            "2 (15 objects so far, ~25 remaining)",
-            "3 (31 objects so far, ~9 remaining)",
-            "4 (40 objects so far)"
-        ],
-        "{}",
+    let pages: Vec<usize> = so_far
+        .iter()
+        .scan(0, |before, &n| {
+            let page = n - *before;
+            *before = n;
+            Some(page)
+        })
+        .collect();
+    assert!(
+        pages == [5, 10, 16, 9] || pages == [5, 5, 16, 14],
+        "pages of {pages:?}\n{}",
         tail(&stderr, 40)
     );
 }
