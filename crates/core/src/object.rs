@@ -819,7 +819,7 @@ pub(crate) fn parse_row(
     };
     require_identity(&ex)?;
     let r = if object.1 != Wrap::None && opts.metadata == KeptMetadata::Identity {
-        fields_row(doc, object.1, &ex, &sc.cells, &mut sc.out)
+        fields_row(doc, object.1, &ex, &sc.cells)
     } else {
         let hits = &sc.hits[h0.min(sc.hits.len())..];
         build(
@@ -866,41 +866,35 @@ fn identity_values<'d>(doc: &'d str, ex: &Extract) -> [Option<(Cow<'d, str>, usi
 
 /// Builds a `PartialObjectMetadata` row kept with [`KeptMetadata::Identity`]: the
 /// identity members' values back to back, then the cells (the name cell stored once).
-fn fields_row(
-    doc: &str,
-    wrap: Wrap,
-    ex: &Extract,
-    cells: &[u8],
-    scratch: &mut Vec<u8>,
-) -> Result<Object, DecodeError> {
+fn fields_row(doc: &str, wrap: Wrap, ex: &Extract, cells: &[u8]) -> Result<Object, DecodeError> {
     let values = identity_values(doc, ex);
+    let name = values[NAME].as_ref().map_or("", |(v, _)| v.as_ref());
+    let (tag, rest) = row_cells(cells, name);
+    let fields: usize = values.iter().flatten().map(|(v, _)| v.len()).sum();
+    // Built in its exact-size allocation: no copy through the decoder's scratch.
+    let mut buf = Vec::with_capacity(fields + usize::from(tag.is_some()) + rest.len());
     let mut spans = [Span::NONE; SPANS];
-    scratch.clear();
     // The length of what `Object::json` writes: `{"key":"value",..}` in the wrapper.
     let (mut members, mut body) = (0, 0);
     for (i, (v, key)) in values.iter().zip(IDENTITY_KEYS).enumerate() {
         if let Some((v, json_len)) = v {
             spans[i] = Span {
-                off: scratch.len() as u32,
+                off: buf.len() as u32,
                 len: v.len() as u32,
             };
-            scratch.extend_from_slice(v.as_bytes());
+            buf.extend_from_slice(v.as_bytes());
             members += 1;
             body += key.len() + 3 + json_len;
         }
     }
     let json = wrap.prefix().len() + 2 + body + members.max(1) - 1 + wrap.suffix().len();
-    let off = scratch.len();
-    let name = values[NAME].as_ref().map_or("", |(v, _)| v.as_ref());
-    push_cells(scratch, cells, name);
-    if json.max(scratch.len()) > u32::MAX as usize - 1 {
+    let off = buf.len();
+    buf.extend(tag);
+    buf.extend_from_slice(rest);
+    if json.max(buf.len()) > u32::MAX as usize - 1 {
         return Err(DecodeError::TooLarge {
             limit: u32::MAX as usize - 1,
         });
-    }
-    let buf: Box<[u8]> = scratch.as_slice().into();
-    if scratch.len() > SCRATCH_KEEP {
-        *scratch = Vec::new();
     }
     Ok(Object {
         json_len: 0,
@@ -912,7 +906,7 @@ fn fields_row(
             wrap,
             fields: true,
         },
-        buf,
+        buf: buf.into_boxed_slice(),
     })
 }
 
@@ -923,13 +917,6 @@ fn row_cells<'c>(cells: &'c [u8], name: &str) -> (Option<u8>, &'c [u8]) {
         Some(first) => (Some(enc::NAME), &cells[first..]),
         None => (None, cells),
     }
-}
-
-/// Appends encoded cells as a row stores them ([`row_cells`]).
-fn push_cells(out: &mut Vec<u8>, cells: &[u8], name: &str) {
-    let (tag, rest) = row_cells(cells, name);
-    out.extend(tag);
-    out.extend_from_slice(rest);
 }
 
 /// The hits (sorted by position) that start within `a..e`.
