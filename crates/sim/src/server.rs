@@ -757,6 +757,22 @@ fn serve_watch(x: &mut Exchange<'_, '_>, id: crate::model::WatchId) -> io::Resul
     result
 }
 
+/// Body chunks, each in HTTP chunked framing if the response is chunked, in one buffer.
+fn framed<C: AsRef<[u8]>>(chunks: &[C], chunked: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(chunks.iter().map(|c| c.as_ref().len() + 12).sum());
+    for c in chunks {
+        let c = c.as_ref();
+        if chunked {
+            out.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
+        }
+        out.extend_from_slice(c);
+        if chunked {
+            out.extend_from_slice(b"\r\n");
+        }
+    }
+    out
+}
+
 /// The watch's head and frames, until it ends.
 fn watch_frames(
     x: &mut Exchange<'_, '_>,
@@ -771,6 +787,11 @@ fn watch_frames(
         sh.lock().cluster.close_watch(id);
         return Err(e);
     }
+    let split_writes = {
+        let st = sh.lock();
+        let faults = &st.cluster.config().faults;
+        faults.split > 0.0 || faults.drip.is_some()
+    };
     let mut last_check = Instant::now();
     loop {
         let output = {
@@ -803,16 +824,18 @@ fn watch_frames(
                 x.out
                     .metrics
                     .add("kubelive_sim_watch_events_total", &labels, events as i64);
-                for c in chunks {
-                    let mut buf = Vec::with_capacity(c.len() + 16);
-                    if chunked {
-                        buf.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
-                    }
-                    buf.extend_from_slice(&c);
-                    if chunked {
-                        buf.extend_from_slice(b"\r\n");
-                    }
-                    if let Err(e) = x.out.write_all(&buf).and_then(|_| x.out.flush()) {
+                // kube-apiserver flushes a watch only when no further event is queued
+                // (watch.go), so a burst (a streaming list's initial events) leaves in
+                // large writes. One write per poll does the same; the chunks keep their
+                // own framing. Faults that split frames on purpose write each chunk
+                // alone, so that the pieces reach the client in separate reads.
+                let writes: Vec<Vec<u8>> = if split_writes {
+                    chunks.iter().map(|c| framed(&[c], chunked)).collect()
+                } else {
+                    vec![framed(&chunks, chunked)]
+                };
+                for w in writes {
+                    if let Err(e) = x.out.write_all(&w).and_then(|_| x.out.flush()) {
                         sh.lock().cluster.close_watch(id);
                         return Err(e);
                     }
