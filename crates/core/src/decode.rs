@@ -128,6 +128,14 @@ fn check_start(a: &[u8], b: &[u8], complete: bool, limits: &Limits) -> Result<()
 }
 
 /// Adds `base` to a Malformed offset.
+/// The longest prefix of `b` that is valid UTF-8 (a chunk may end inside a character).
+fn valid_prefix(b: &[u8]) -> &str {
+    match std::str::from_utf8(b) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or_default(),
+    }
+}
+
 fn shift(e: DecodeError, base: usize) -> DecodeError {
     match e {
         DecodeError::Malformed { offset, reason } => DecodeError::Malformed {
@@ -581,6 +589,9 @@ impl ListDecoder {
     fn process(&mut self, input: &[u8], out: &mut Vec<Object>) -> Result<usize, DecodeError> {
         let mut i = 0;
         let limit = self.limits.max_document_bytes;
+        // The input's valid UTF-8 prefix, checked once (when the first item is met) for
+        // every item parsed in place (see `item_in_place`).
+        let mut valid: Option<&str> = None;
         loop {
             while i < input.len() && is_json_ws(input[i]) {
                 i += 1;
@@ -616,6 +627,18 @@ impl ListDecoder {
                 ListState::Key | ListState::Value(_) | ListState::Item => {
                     if self.state == ListState::Key && c != b'"' {
                         return Err(bad("expected a key string"));
+                    }
+                    if self.state == ListState::Item && self.boundary.is_fresh() {
+                        let text = *valid.get_or_insert_with(|| valid_prefix(input));
+                        if let Some(n) = self.item_in_place(text.get(i..).unwrap_or(""), out) {
+                            if n > limit {
+                                out.pop();
+                                return Err(DecodeError::TooLarge { limit });
+                            }
+                            self.state = ListState::ItemsAfter;
+                            i += n;
+                            continue;
+                        }
                     }
                     let v = &input[i..];
                     let Some(n) = self.boundary.advance(v) else {
@@ -683,6 +706,29 @@ impl ListDecoder {
                 ListState::Done => return Err(bad("trailing characters after the document")),
             }
         }
+    }
+
+    /// Parses an item straight from the input, without first finding its end (a
+    /// second pass over its bytes) or checking its UTF-8 alone: `text` starts at the
+    /// item and runs to the end of the input's valid UTF-8. Gives the item's length
+    /// when it parsed, `None` when it did not (it is cut off by the end of the input,
+    /// or malformed): then the item takes the usual way, which reports errors.
+    fn item_in_place(&mut self, text: &str, out: &mut Vec<Object>) -> Option<usize> {
+        let b = text.as_bytes();
+        if b.first() != Some(&b'{') {
+            return None;
+        }
+        let mut sc = Scanner::at(b, 0, std::mem::take(&mut self.scratch));
+        sc.hits.clear();
+        let parsed = if self.rows {
+            parse_row(text, &mut sc, &self.opts)
+        } else {
+            parse_object(text, &mut sc, &self.opts, &mut None)
+        };
+        let end = sc.i;
+        self.scratch = sc.take_scratch();
+        out.push(parsed.ok()?);
+        Some(end)
     }
 
     /// Handles a complete key, member value or item (offsets relative to `v`).

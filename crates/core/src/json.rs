@@ -922,6 +922,11 @@ pub(crate) struct Boundary {
 }
 
 impl Boundary {
+    /// No byte of the value seen yet.
+    pub fn is_fresh(&self) -> bool {
+        self.kind == 0
+    }
+
     /// Returns the value's length once its end is in `v`.
     pub fn advance(&mut self, v: &[u8]) -> Option<usize> {
         if self.kind == 0 {

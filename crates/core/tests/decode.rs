@@ -526,6 +526,72 @@ fn list_body_several_pages_all_splits() {
     }
 }
 
+/// Items are parsed where they lie when the input holds them whole, and found first
+/// (then parsed) when a chunk cuts them: both ways give the same items and the same
+/// error, however the body is cut. The bad items below come after good ones, and the
+/// good ones hold multi-byte characters that some cuts split.
+#[test]
+fn list_items_whole_or_cut_give_the_same_items_and_errors() {
+    let good = |name: &str| pod_json(name, "ns-é", "1");
+    let bad_items = [
+        // malformed inside an otherwise whole item
+        r#"{"metadata":{"name":"m","resourceVersion":"1",}}"#.to_string(),
+        // brackets that never close
+        r#"{"metadata":{"name":"m","resourceVersion":"1"]"#.to_string(),
+        // a control character in a string
+        "{\"metadata\":{\"name\":\"m\u{1}\",\"resourceVersion\":\"1\"}}".replace("\\u{1}", "\u{1}"),
+        // not an object
+        "[1,2]".to_string(),
+        // missing identity
+        r#"{"metadata":{"resourceVersion":"1"}}"#.to_string(),
+    ];
+    for bad in &bad_items {
+        let body = format!(
+            "{{\"metadata\":{{\"resourceVersion\":\"9\"}},\"items\":[{},{},{bad},{}]}}",
+            good("a-ü"),
+            good("b-✓"),
+            good("c")
+        );
+        let (items, r) = list_all(body.as_bytes(), Limits::default(), PODS);
+        assert_eq!(items.len(), 2, "{bad}");
+        assert_eq!(items[1].name(), "b-✓");
+        assert!(r.is_err(), "{bad}: {r:?}");
+    }
+    // Invalid UTF-8 in the third item: the first two are kept, the error says where.
+    let mut body = format!(
+        "{{\"metadata\":{{}},\"items\":[{},{},",
+        good("a"),
+        good("b")
+    )
+    .into_bytes();
+    let item = good("c-X");
+    let at = body.len() + item.find("c-X").unwrap() + 2;
+    body.extend_from_slice(item.as_bytes());
+    body[at] = 0xff;
+    body.extend_from_slice(b"]}");
+    let (items, r) = list_all(&body, Limits::default(), PODS);
+    assert_eq!(items.len(), 2);
+    assert_eq!(
+        r,
+        Err(DecodeError::Malformed {
+            offset: at,
+            reason: "invalid UTF-8"
+        })
+    );
+    // Whole and good: every item, in order, with its characters intact.
+    let body = format!(
+        "{{\"metadata\":{{}},\"items\":[{},{},{}]}}",
+        good("a-ü"),
+        good("b-✓"),
+        good("c")
+    );
+    let (items, r) = list_all(body.as_bytes(), Limits::default(), PODS);
+    assert!(r.is_ok());
+    let names: Vec<&str> = items.iter().map(|o| o.name()).collect();
+    assert_eq!(names, ["a-ü", "b-✓", "c"]);
+    assert!(items.iter().all(|o| o.namespace() == "ns-é"));
+}
+
 #[test]
 fn list_empty_continue_null_items_and_whitespace() {
     let body = b" {\n  \"kind\" : \"PodList\" ,\r\n \"metadata\" : { \"resourceVersion\" : \"7\" , \"continue\" : \"\" } ,\n \"items\" : null \n}\n";
