@@ -283,19 +283,20 @@ impl PodState {
             ip: self.pod_ip(),
             image: String::new(),
         };
+        let (last, end) = t.metadata_end;
         for (i, seg) in t.segs.iter().enumerate() {
             match seg {
                 Seg::Lit(s) => {
+                    let s = if i == last { &s[..end] } else { s };
                     let s = if i == 0 {
                         s.strip_prefix("\"metadata\":").unwrap_or(s)
                     } else {
                         s
                     };
-                    if let Some(end) = s.find(",\"spec\":{") {
-                        out.push_str(&s[..end]);
+                    out.push_str(s);
+                    if i == last {
                         return;
                     }
-                    out.push_str(s);
                 }
                 Seg::Var(v) => self.write_var(out, *v, name, rv, t, &cx),
             }
@@ -557,6 +558,9 @@ impl Holes {
 #[derive(Debug)]
 struct Template {
     segs: Vec<Seg>,
+    /// Where `metadata` ends: the literal segment holding `,"spec":{` and the offset of
+    /// that in it (found once, not per pod written).
+    metadata_end: (usize, usize),
     fv1: Holes,
     fv2: Holes,
 }
@@ -660,8 +664,17 @@ fn template() -> &'static Template {
             esc("\u{1}RSUID\u{1}"),
             esc("\u{1}IP\u{1}"),
         );
+        let metadata_end = segs
+            .iter()
+            .enumerate()
+            .find_map(|(i, seg)| match seg {
+                Seg::Lit(s) => s.find(",\"spec\":{").map(|at| (i, at)),
+                Seg::Var(_) => None,
+            })
+            .expect("the pod template has a spec after its metadata");
         Template {
             segs,
+            metadata_end,
             fv1: Holes::new(&mf[0]["fieldsV1"].to_string(), &[&app, &rsuid]),
             fv2: Holes::new(&mf[1]["fieldsV1"].to_string(), &[&ip]),
         }

@@ -819,7 +819,10 @@ fn watch_frames(
         };
         match output {
             WatchOutput::Chunks(chunks) => {
-                let events = chunks.iter().flatten().filter(|b| **b == b'\n').count();
+                let events: usize = chunks
+                    .iter()
+                    .map(|c| memchr::memchr_iter(b'\n', c).count())
+                    .sum();
                 let labels = [("resource", x.out.resource)];
                 x.out
                     .metrics
