@@ -40,7 +40,7 @@
 // header) timed from the event to the frame after the first row changed, long
 // animation frames around each, then frames still and scrolling at 5,600 px/s; with
 // BEFORE=DIST another build over the same sim (a second kubectl proxy), in turns,
-// KEY_ROUNDS times.
+// KEY_ROUNDS times (BEFORE=DIST1,DIST2,...: several, each behind its own proxy).
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -414,7 +414,8 @@ async function startTrace(browser, file = 'frames.trace.json') {
   const events = [];
   cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
   await cdp.send('Tracing.start', {
-    categories: 'devtools.timeline,blink,cc,viz,gpu,disabled-by-default-devtools.timeline.frame,toplevel',
+    // TRACE_CATEGORIES: more to record (invalidation tracking, say).
+    categories: ['devtools.timeline,blink,cc,viz,gpu,disabled-by-default-devtools.timeline.frame,toplevel', env.TRACE_CATEGORIES].filter(Boolean).join(','),
     transferMode: 'ReportEvents',
   });
   return {
@@ -707,7 +708,12 @@ try {
     const cluster = await startCluster(PODS, CHURN);
     try {
       const builds = [['this build', cluster.base]];
-      if (env.BEFORE) builds.push(['before', (await cluster.proxyFor(resolve(env.BEFORE))).base]);
+      // BEFORE=a,b,...: several other builds, each behind its own proxy, all in turn.
+      const others = (env.BEFORE || '').split(',').filter(Boolean);
+      for (const dir of others) {
+        const label = others.length > 1 ? `before ${dir.split('/').filter(Boolean).pop()}` : 'before';
+        builds.push([label, (await cluster.proxyFor(resolve(dir))).base]);
+      }
       const rounds = [];
       for (let i = 0; i < Number(env.KEY_ROUNDS || 1); i++) {
         for (const [label, base] of builds) rounds.push(await keysOnce(browser, base, label));

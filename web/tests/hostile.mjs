@@ -164,7 +164,8 @@ try {
     const row = document.querySelector('.row[data-key="default/sneaky-status"]');
     return row && row.querySelector('.td[data-col="status"]').className;
   });
-  check(classes === 'td st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
+  // (`w-mid`: the column's width class, app/parts.rs)
+  check(classes === 'td w-mid st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
   const color = await page.evaluate(() => {
     const cell = document.querySelector('.row[data-key="default/sneaky-status"] .td[data-col="status"]');
     return [getComputedStyle(cell).color, getComputedStyle(document.documentElement).getPropertyValue('--ok').trim()];

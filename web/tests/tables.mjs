@@ -106,6 +106,11 @@ try {
   const titles = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.th')].map((h) => [h.dataset.col, h.title])));
   const described = podTable.columnDefinitions.filter((d) => d.priority === 0).every((d) => titles[d.name.toLowerCase()] === d.description);
   check(described, 'each header holds its column\'s description as its title');
+  // A cell's tooltip is its text (it may be cut off), given as the pointer enters it.
+  const cell = page.locator('.row .td[data-col="name"]').first();
+  await cell.hover();
+  const [nameTip, nameText] = await cell.evaluate((c) => [c.getAttribute('title'), c.textContent]);
+  check(nameText !== '' && nameTip === nameText, `a name cell's tooltip is its text (${nameTip})`);
   // Status cells are toned by their words; class names only from [a-z0-9-].
   const tones = await page.evaluate(() => [...document.querySelectorAll('.row .td[data-col="status"]')].map((c) => [c.textContent, c.className]));
   const running = tones.filter(([t]) => t === 'Running');

@@ -5,7 +5,7 @@
 
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
 use kubelive_web::app::parts::{
-    Detail, DetailProps, EventLog, EventLogProps, Fetched, LogEntry, NamespaceField,
+    cell_looks, Detail, DetailProps, EventLog, EventLogProps, Fetched, LogEntry, NamespaceField,
     NamespaceFieldProps, NsOption, Rows, RowsProps, ShownRow, StatusBar, StatusBarProps,
 };
 use kubelive_web::app::App;
@@ -19,7 +19,6 @@ use std::time::Duration;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use yew::AttrValue;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -362,7 +361,10 @@ fn assert_inert(root: &web_sys::Element) {
 async fn hostile_object_data_renders_as_text() {
     let o = hostile();
     let root = mount();
-    let cols = columns(ColumnKind::Pod, true);
+    let cols: Vec<Column> = columns(ColumnKind::Pod, true)
+        .into_iter()
+        .map(Column::known)
+        .collect();
     yew::Renderer::<Rows>::with_root_and_props(
         root.clone(),
         RowsProps {
@@ -370,8 +372,8 @@ async fn hostile_object_data_renders_as_text() {
             first: 0,
             base: 0,
             pool: 0,
-            cols: Rc::new(cols.into_iter().map(Column::known).collect()),
-            template: AttrValue::default(),
+            looks: Rc::new(cell_looks(&cols)),
+            cols: Rc::new(cols),
             selected: None,
             now: 1_704_067_260.0,
             on_select: Default::default(),
@@ -632,6 +634,10 @@ async fn a_status_cannot_add_a_class_of_its_own() {
     };
     let o = Arc::new(Object::parse(json.as_bytes(), &opts).unwrap());
     let root = mount();
+    let cols: Vec<Column> = columns(ColumnKind::Pod, true)
+        .into_iter()
+        .map(Column::known)
+        .collect();
     yew::Renderer::<Rows>::with_root_and_props(
         root.clone(),
         RowsProps {
@@ -639,13 +645,8 @@ async fn a_status_cannot_add_a_class_of_its_own() {
             first: 0,
             base: 0,
             pool: 0,
-            cols: Rc::new(
-                columns(ColumnKind::Pod, true)
-                    .into_iter()
-                    .map(Column::known)
-                    .collect(),
-            ),
-            template: AttrValue::default(),
+            looks: Rc::new(cell_looks(&cols)),
+            cols: Rc::new(cols),
             selected: None,
             now: 0.0,
             on_select: Default::default(),
@@ -655,7 +656,7 @@ async fn a_status_cannot_add_a_class_of_its_own() {
     .render();
     sleep(50).await;
     let cell = root
-        .query_selector(".td[title='x st-running']")
+        .query_selector(".td[data-col='status']")
         .unwrap()
         .unwrap();
     let class = cell.get_attribute("class").unwrap_or_default();
@@ -1164,6 +1165,7 @@ async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects()
             .map(Column::known)
             .collect(),
     );
+    let looks = Rc::new(cell_looks(&cols));
     let now = kubelive_web::time::now_ms();
     // pod-10 changed 500 ms ago, pod-30 changed 300 ms ago, pod-12 is being deleted.
     let look = move |key: &str| match key {
@@ -1196,7 +1198,7 @@ async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects()
         base: 0,
         pool: 20,
         cols: cols.clone(),
-        template: AttrValue::default(),
+        looks: looks.clone(),
         selected: selected.map(str::to_string),
         now: 1_704_067_260.0,
         on_select: {

@@ -22,9 +22,7 @@ use crate::access::Access;
 use crate::driver::{Driver, DriverRef};
 use crate::query::Query;
 use crate::status::StatusView;
-use crate::table::{
-    self, grid_template, has_wide, spacer_rows, view_columns, Column, Filter, Sort, TableModel,
-};
+use crate::table::{self, has_wide, spacer_rows, view_columns, Column, Filter, Sort, TableModel};
 use crate::time;
 use crate::url::{check_resource, ViewState};
 use discovery::{Found, ResourceType};
@@ -33,8 +31,8 @@ use kubelive_core::{
     KeptMetadata, Object, TableColumn,
 };
 use parts::{
-    pool_size, Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem, RelatedView, Rows,
-    ShownRow, StatusBar,
+    cell_looks, pool_size, CellLook, Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem,
+    RelatedView, Rows, ShownRow, StatusBar,
 };
 use problem::Blocked;
 use std::cell::{Cell, RefCell};
@@ -252,8 +250,8 @@ pub struct App {
     /// The view spans namespaces of a namespaced kind: a NAMESPACE column.
     with_namespace: bool,
     cols: Rc<Vec<Column>>,
-    /// The rows' `grid-template-columns` for `cols`.
-    template: AttrValue,
+    /// What the cells of `cols` carry besides their text.
+    looks: Rc<Vec<CellLook>>,
     /// Made once, so that rows compare equal across renders.
     on_select: Callback<String>,
     on_open: Callback<String>,
@@ -520,7 +518,7 @@ impl App {
             return;
         }
         self.cols = Rc::new(cols);
-        self.template = grid_template(&self.cols).into();
+        self.looks = Rc::new(cell_looks(&self.cols));
         let sort =
             Sort::parse(&self.view.sort, &self.cols).unwrap_or_else(|| Sort::by_name(&self.cols));
         self.model.set_sort(sort);
@@ -1302,16 +1300,15 @@ impl App {
         let count = pool_size((self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN);
         let last = (first + count).min(rows);
         let first = first.min(last);
-        let template = self.template.clone();
         let sort = self.model.sort();
-        let header = self.cols.iter().map(|c| {
+        let header = self.cols.iter().zip(self.looks.iter()).map(|(c, look)| {
             let sorted = sort.col.id == c.id;
             let arrow = if sorted {
                 if sort.desc { " ▼" } else { " ▲" }
             } else {
                 ""
             };
-            let class = classes!("th", c.numeric.then_some("num"), sorted.then_some("sorted"));
+            let class = classes!("th", look.kind.to_string(), sorted.then_some("sorted"));
             let col = c.clone();
             // The server's description on hover (as `kubectl explain` would say).
             let title = (!c.description.is_empty()).then(|| c.description.clone());
@@ -1343,7 +1340,7 @@ impl App {
         );
         html! {
             <section class="table" role="grid" aria-rowcount={rows.to_string()}>
-                <div class="thead" style={template.clone()}>{ for header }</div>
+                <div class="thead">{ for header }</div>
                 { problem.unwrap_or_default() }
                 <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0">
                     // The window is the spacer's sibling, placed against the scroller:
@@ -1355,7 +1352,7 @@ impl App {
                         base={self.window_base}
                         pool={count}
                         cols={self.cols.clone()}
-                        template={template}
+                        looks={self.looks.clone()}
                         selected={self.view.selected.clone()}
                         now={time::unix_now().floor()}
                         on_select={self.on_select.clone()}
@@ -1404,7 +1401,7 @@ impl Component for App {
             printed: HashMap::new(),
             with_namespace: false,
             cols: Rc::default(),
-            template: AttrValue::default(),
+            looks: Rc::default(),
             on_select: ctx.link().callback(Msg::Select),
             on_open: ctx.link().callback(Msg::Open),
             status: StatusView::default(),

@@ -4,7 +4,7 @@
 use crate::access::Verdict;
 use crate::events::EventRow;
 use crate::status::StatusView;
-use crate::table::{key_of, row_texts, status_class, tone, Column, RowState};
+use crate::table::{key_of, row_texts, status_class, tone, Column, RowState, Source};
 use crate::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
 use kubelive_core::Object;
 use std::collections::HashSet;
@@ -99,13 +99,62 @@ pub struct RowsProps {
     #[prop_or_default]
     pub pool: usize,
     pub cols: Rc<Vec<Column>>,
-    /// `grid-template-columns:...`
-    pub template: AttrValue,
+    /// What each column's cells carry besides their text ([`cell_looks`] of `cols`).
+    pub looks: Rc<Vec<CellLook>>,
     pub selected: Option<String>,
     /// Unix seconds, for ages.
     pub now: f64,
     pub on_select: Callback<String>,
     pub on_open: Callback<String>,
+}
+
+/// What a column's cells (and its header) carry that does not depend on the row,
+/// made once per set of columns so that a cell's render allocates only its text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CellLook {
+    /// `data-col`.
+    pub id: AttrValue,
+    /// `td` and the column's kind classes: its width (`w-*`, see style.css), `num`,
+    /// `name`.
+    pub class: AttrValue,
+    /// The kind classes alone (the header's `th` carries them too).
+    pub kind: AttrValue,
+    /// Status-like: the cell's classes also say its words (`st-*`, `tone-*`).
+    pub status_like: bool,
+}
+
+/// The width class of a column: cells are laid out in a row by flex ratios and
+/// least widths (style.css, `.w-*`), the same for the header.
+fn width_class(c: &Column) -> &'static str {
+    if c.is_name {
+        "w-name"
+    } else if c.source == Source::Namespace || c.status_like {
+        "w-mid"
+    } else if c.numeric {
+        "w-num"
+    } else {
+        "w-text"
+    }
+}
+
+/// The [`CellLook`]s of `cols`, in order.
+pub fn cell_looks(cols: &[Column]) -> Vec<CellLook> {
+    cols.iter()
+        .map(|c| {
+            let kind = format!(
+                "{}{}{}",
+                width_class(c),
+                if c.numeric { " num" } else { "" },
+                if c.is_name { " name" } else { "" },
+            );
+            CellLook {
+                id: AttrValue::from(c.id.clone()),
+                class: AttrValue::from(format!("td {kind}")),
+                kind: AttrValue::from(kind),
+                status_like: c.status_like,
+            }
+        })
+        .collect()
 }
 
 /// The rendered window of the virtualized table: a layer placed at row `base`, each
@@ -130,7 +179,7 @@ pub fn rows(p: &RowsProps) -> Html {
         slots[slot_of(index as i64 - p.base, pool)] = Some((index, r));
     }
     html! {
-        <div class="window" style={format!("transform:translateY({origin}px)")}>
+        <div class="window" style={format!("transform:translateY({origin}px)")} onmouseover={show_title}>
             { for slots.into_iter().enumerate().filter_map(|(slot, shown)| {
                 let (index, r) = shown?;
                 let selected = p.selected.as_deref() == Some(&*r.key);
@@ -138,11 +187,27 @@ pub fn rows(p: &RowsProps) -> Html {
                 Some(html! {
                     <Row key={slot} id={r.key.clone()} object={r.object.clone()} state={r.state}
                          since={r.since} {selected} {index} {place} cols={p.cols.clone()}
-                         template={p.template.clone()} now={p.now}
+                         looks={p.looks.clone()} now={p.now}
                          on_select={p.on_select.clone()} on_open={p.on_open.clone()} />
                 })
             }) }
         </div>
+    }
+}
+
+/// A cell's text as its tooltip (it may be cut off), set when the pointer enters the
+/// cell rather than kept on every cell: a cell that scrolls into view then changes
+/// its text alone, not also an attribute. Numbers are never cut off.
+fn show_title(e: MouseEvent) {
+    let Some(cell) = e
+        .target_dyn_into::<web_sys::Element>()
+        .and_then(|t| t.closest(".td:not(.num)").ok().flatten())
+    else {
+        return;
+    };
+    let text = cell.text_content().unwrap_or_default();
+    if cell.get_attribute("title").as_deref() != Some(&text) {
+        let _ = cell.set_attribute("title", &text);
     }
 }
 
@@ -162,7 +227,7 @@ pub struct RowProps {
     /// Where in the window: rows from its origin.
     pub place: i64,
     pub cols: Rc<Vec<Column>>,
-    pub template: AttrValue,
+    pub looks: Rc<Vec<CellLook>>,
     pub now: f64,
     pub on_select: Callback<String>,
     pub on_open: Callback<String>,
@@ -242,14 +307,14 @@ pub fn row(p: &RowProps) -> Html {
     };
     let top = p.place as f64 * super::ROW_HEIGHT;
     let style = if p.state == RowState::Normal {
-        format!("{};top:{top}px", p.template)
+        format!("top:{top}px")
     } else {
-        format!("{};top:{top}px;animation-delay:{delay:.0}ms", p.template)
+        format!("top:{top}px;animation-delay:{delay:.0}ms")
     };
     html! {
         <div class={class} data-key={AttrValue::from(p.id.clone())} {style}
              aria-rowindex={(p.index + 1).to_string()} onclick={select} ondblclick={open} role="row">
-            <Cells object={o.clone()} cols={p.cols.clone()} now={p.now} />
+            <Cells object={o.clone()} cols={p.cols.clone()} looks={p.looks.clone()} now={p.now} />
         </div>
     }
 }
@@ -258,25 +323,30 @@ pub fn row(p: &RowProps) -> Html {
 struct CellsProps {
     object: Arc<Object>,
     cols: Rc<Vec<Column>>,
+    looks: Rc<Vec<CellLook>>,
     now: f64,
 }
 
 /// A row's cells: rendered again only when its object (or the clock, for ages)
 /// changes, not when the row's place or state does (rows come and go above it).
+/// A cell's attributes are its column's (shared strings) except a status-like
+/// cell's classes, which say its words.
 #[function_component(Cells)]
 fn cells(p: &CellsProps) -> Html {
     html! {
-        { for p.cols.iter().zip(row_texts(&p.cols, &p.object, p.now)).map(|(c, text)| {
-            let class = classes!(
-                "td",
-                c.numeric.then_some("num"),
-                c.status_like.then(|| status_class(&text)).flatten(),
-                c.status_like.then(|| tone(&text).map(|t| t.class())).flatten(),
-                c.is_name.then_some("name"),
-            );
-            // Tooltips where text may be cut off.
-            let title = (!c.numeric).then(|| text.clone());
-            html! { <span class={class} data-col={c.id.clone()} {title}>{ text }</span> }
+        { for p.looks.iter().zip(row_texts(&p.cols, &p.object, p.now)).map(|(look, text)| {
+            let class = if look.status_like {
+                let words = status_class(&text).into_iter().chain(tone(&text).map(|t| t.class().to_string()));
+                let mut class = look.class.to_string();
+                for w in words {
+                    class.push(' ');
+                    class.push_str(&w);
+                }
+                AttrValue::from(class)
+            } else {
+                look.class.clone()
+            };
+            html! { <span {class} data-col={look.id.clone()}>{ text }</span> }
         }) }
     }
 }
