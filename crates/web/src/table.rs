@@ -248,24 +248,19 @@ impl Column {
         matches!(self.sort_as, SortAs::Age | SortAs::Date)
     }
 
-    /// The `grid-template-columns` track of this column.
-    fn track(&self) -> &'static str {
+    /// The width class of this column: cells are laid out in a row by flex ratios and
+    /// least widths (style.css, `.w-*`), the header's the same.
+    pub fn width_class(&self) -> &'static str {
         if self.is_name {
-            "minmax(180px, 3fr)"
+            "w-name"
         } else if self.source == Source::Namespace || self.status_like {
-            "minmax(110px, 1.2fr)"
+            "w-mid"
         } else if self.numeric {
-            "minmax(70px, 0.6fr)"
+            "w-num"
         } else {
-            "minmax(90px, 1fr)"
+            "w-text"
         }
     }
-}
-
-/// The rows' `grid-template-columns` style for `cols`.
-pub fn grid_template(cols: &[Column]) -> String {
-    let tracks: Vec<&str> = cols.iter().map(Column::track).collect();
-    format!("grid-template-columns:{}", tracks.join(" "))
 }
 
 /// How far from the table's end the scroll range moves in steps rather than row by row.

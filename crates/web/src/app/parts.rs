@@ -4,7 +4,7 @@
 use crate::access::Verdict;
 use crate::events::EventRow;
 use crate::status::StatusView;
-use crate::table::{key_of, row_texts, status_class, tone, Column, RowState, Source};
+use crate::table::{key_of, row_texts, status_class, tone, Column, RowState};
 use crate::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
 use kubelive_core::Object;
 use std::collections::HashSet;
@@ -123,27 +123,13 @@ pub struct CellLook {
     pub status_like: bool,
 }
 
-/// The width class of a column: cells are laid out in a row by flex ratios and
-/// least widths (style.css, `.w-*`), the same for the header.
-fn width_class(c: &Column) -> &'static str {
-    if c.is_name {
-        "w-name"
-    } else if c.source == Source::Namespace || c.status_like {
-        "w-mid"
-    } else if c.numeric {
-        "w-num"
-    } else {
-        "w-text"
-    }
-}
-
 /// The [`CellLook`]s of `cols`, in order.
 pub fn cell_looks(cols: &[Column]) -> Vec<CellLook> {
     cols.iter()
         .map(|c| {
             let kind = format!(
                 "{}{}{}",
-                width_class(c),
+                c.width_class(),
                 if c.numeric { " num" } else { "" },
                 if c.is_name { " name" } else { "" },
             );
