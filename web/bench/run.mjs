@@ -33,7 +33,8 @@
 //
 //  5. syncab (not in the default ONLY): the syncs of (2) for two builds, BEFORE=dir and
 //     DIST, alternating run by run against one sim, each behind its own kubectl proxy;
-//     with the CPU the sim and the proxy spent until Synced.
+//     with the CPU the sim and the proxy spent until Synced. BEFORE_SIM_BIN: the before
+//     build gets a sim of its own, that binary (a comparison of both sides).
 //
 // ONLY=keys (not in the default): the app at PODS rows (streaming list) with CHURN
 // changes/s: filter keystrokes (KEY_ACTIONS: type:TEXT sets the box, sort:COL clicks a
@@ -651,8 +652,13 @@ try {
     // run by run against one sim (each build behind its own kubectl proxy).
     if (!BEFORE) throw new Error('syncab: BEFORE (the dist directory of the build to compare with) is needed');
     const cluster = await startCluster(PODS, 0);
+    // BEFORE_SIM_BIN: the before build is served by its own sim (another build of the
+    // sim), so that a comparison covers the server's side too; else both share one.
+    const beforeSim = env.BEFORE_SIM_BIN
+      ? await startSim({ simBin: env.BEFORE_SIM_BIN, kubectl: KUBECTL, dist: BEFORE, objects: PODS, churn: 0, log })
+      : null;
     try {
-      const builds = [['before', await cluster.proxyFor(BEFORE)], ['after', cluster]];
+      const builds = [['before', beforeSim || await cluster.proxyFor(BEFORE)], ['after', cluster]];
       const res = {};
       for (const streaming of [false, true]) {
         for (let i = 0; i < RUNS; i++) {
@@ -665,7 +671,7 @@ try {
         }
       }
       out.syncab = res;
-      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy, navigation -> Synced, before = ${BEFORE}, after = ${DIST}, alternating, ${NO_DEVTOOLS ? 'a Chromium without Playwright (no DevTools Network domain) per run' : 'Playwright, a fresh context per run'}, medians of ${RUNS} (min..max):`, '');
+      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy, navigation -> Synced, before = ${BEFORE}${env.BEFORE_SIM_BIN ? ` (served by ${env.BEFORE_SIM_BIN})` : ''}, after = ${DIST}, alternating, ${NO_DEVTOOLS ? 'a Chromium without Playwright (no DevTools Network domain) per run' : 'Playwright, a fresh context per run'}, medians of ${RUNS} (min..max):`, '');
       lines.push('| mode | before ms | after ms | after / before | navigation -> first rows painted, before / after ms | sim CPU ms before / after | proxy CPU ms before / after |', '|---|---:|---:|---:|---|---|---|');
       for (const [mode, by] of Object.entries(res)) {
         const m = (name, f) => median(by[name].map(f));
@@ -676,6 +682,7 @@ try {
       lines.push('');
     } finally {
       cluster.stop();
+      beforeSim?.stop();
     }
   }
   if (ONLY.has('store')) {
