@@ -589,9 +589,10 @@ impl ListDecoder {
     fn process(&mut self, input: &[u8], out: &mut Vec<Object>) -> Result<usize, DecodeError> {
         let mut i = 0;
         let limit = self.limits.max_document_bytes;
-        // The input's valid UTF-8 prefix, checked once (when the first item is met) for
-        // every item parsed in place (see `item_in_place`).
-        let mut valid: Option<&str> = None;
+        // The input's valid UTF-8 from the first item parsed in place on (where it
+        // starts, its text), checked once for every item after it (`item_in_place`);
+        // what comes before (a carried-over item, the list's head) was checked already.
+        let mut valid: Option<(usize, &str)> = None;
         loop {
             while i < input.len() && is_json_ws(input[i]) {
                 i += 1;
@@ -629,8 +630,10 @@ impl ListDecoder {
                         return Err(bad("expected a key string"));
                     }
                     if self.state == ListState::Item && self.boundary.is_fresh() {
-                        let text = *valid.get_or_insert_with(|| valid_prefix(input));
-                        if let Some(n) = self.item_in_place(text.get(i..).unwrap_or(""), out) {
+                        let (from, text) =
+                            *valid.get_or_insert_with(|| (i, valid_prefix(&input[i..])));
+                        let text = text.get(i - from..).unwrap_or("");
+                        if let Some(n) = self.item_in_place(text, out) {
                             if n > limit {
                                 out.pop();
                                 return Err(DecodeError::TooLarge { limit });

@@ -192,7 +192,7 @@ pub fn watch_response_head() -> Response {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WatchOutput {
     /// Send each element as one chunk, then poll again (the server writes them at once,
-    /// or one by one under the faults that split frames). Chunks and events
+    /// or one by one under the split fault). Chunks and events
     /// need not match: a chunk may hold several events, an event may span chunks.
     Chunks(Vec<Vec<u8>>),
     /// Nothing now. Poll again at `wake_at_ms` at the latest, or after any mutation. A

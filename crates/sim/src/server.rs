@@ -787,11 +787,8 @@ fn watch_frames(
         sh.lock().cluster.close_watch(id);
         return Err(e);
     }
-    let split_writes = {
-        let st = sh.lock();
-        let faults = &st.cluster.config().faults;
-        faults.split > 0.0 || faults.drip.is_some()
-    };
+    // A drip delivers one chunk a poll, so only the split fault needs writes of its own.
+    let split_writes = sh.lock().cluster.config().faults.split > 0.0;
     let mut last_check = Instant::now();
     loop {
         let output = {
@@ -830,8 +827,8 @@ fn watch_frames(
                 // kube-apiserver flushes a watch only when no further event is queued
                 // (watch.go), so a burst (a streaming list's initial events) leaves in
                 // large writes. One write per poll does the same; the chunks keep their
-                // own framing. Faults that split frames on purpose write each chunk
-                // alone, so that the pieces reach the client in separate reads.
+                // own framing. The split fault, which cuts frames on purpose, writes
+                // each chunk alone, so that the pieces reach the client in separate reads.
                 let writes: Vec<Vec<u8>> = if split_writes {
                     chunks.iter().map(|c| framed(&[c], chunked)).collect()
                 } else {

@@ -6,8 +6,9 @@
 //! by earlier), each followed by 4,000 changes (rows deleted and added again, 30 a
 //! batch) timed per change: what keeping earlier sorts' indexes costs churn.
 
-use kubelive_core::decode::ListDecoder;
-use kubelive_core::{ColumnKind, Event, Limits, Object, ParseOptions, Store};
+mod common;
+
+use kubelive_core::{ColumnKind, Event, Object, Store};
 use kubelive_web::table::{view_columns, Filter, Sort, TableModel};
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,20 +32,10 @@ impl Rng {
     }
 }
 
+/// Rows as ReplicaSets name pods, with random statuses, restarts and ages.
 fn rows(n: usize) -> (Vec<kubelive_core::TableColumn>, Vec<Arc<Object>>) {
-    let mut decoder = ListDecoder::new(Limits::default(), ParseOptions::default());
-    let mut rows: Vec<Arc<Object>> = Vec::with_capacity(n);
-    let mut out = Vec::new();
-    let head = format!(
-        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"9"}},"columnDefinitions":{COLUMNS},"rows":["#
-    );
-    decoder.feed(head.as_bytes(), &mut out).expect("the head");
     let mut r = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut chunk = String::new();
-    for i in 0..n {
-        if i > 0 {
-            chunk.push(',');
-        }
+    common::table_rows(COLUMNS, n, |i| {
         let app = i % 17;
         let name = format!(
             "app-{app}-{:x}-{}",
@@ -63,7 +54,7 @@ fn rows(n: usize) -> (Vec<kubelive_core::TableColumn>, Vec<Arc<Object>>) {
             "CrashLoopBackOff",
         ][(r.next() % 5) as usize];
         let secs = r.next() % (30 * 86_400);
-        chunk.push_str(&format!(
+        format!(
             r#"{{"cells":["{name}","1/1","{status}",{restarts},"5m","10.{b}.{c}.{d}","node-{e}"],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"{name}","namespace":"ns-{ns}","uid":"u{i}","resourceVersion":"1","creationTimestamp":"2026-11-{day:02}T{h:02}:{m:02}:{s:02}Z"}}}}}}"#,
             b = i % 250,
             c = (i / 250) % 250,
@@ -74,18 +65,8 @@ fn rows(n: usize) -> (Vec<kubelive_core::TableColumn>, Vec<Arc<Object>>) {
             h = secs / 3600 % 24,
             m = secs / 60 % 60,
             s = secs % 60,
-        ));
-        if chunk.len() > 1 << 20 {
-            decoder.feed(chunk.as_bytes(), &mut out).expect("rows");
-            rows.extend(out.drain(..).map(Arc::new));
-            chunk.clear();
-        }
-    }
-    chunk.push_str("]}");
-    decoder.feed(chunk.as_bytes(), &mut out).expect("rows");
-    decoder.finish().expect("a Table");
-    rows.extend(out.drain(..).map(Arc::new));
-    (decoder.take_columns().expect("columns"), rows)
+        )
+    })
 }
 
 fn main() {

@@ -4,10 +4,10 @@
 //! default). Rows come from a Table answer through the core's list decoder, as the
 //! engine stores them.
 
-use kubelive_core::decode::ListDecoder;
-use kubelive_core::{ColumnKind, Limits, Object, ParseOptions};
+mod common;
+
+use kubelive_core::ColumnKind;
 use kubelive_web::table::{sorted, view_columns, Filter, Sort};
-use std::sync::Arc;
 use std::time::Instant;
 
 const COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"Ready","type":"string","format":"","description":"","priority":0},{"name":"Status","type":"string","format":"","description":"","priority":0},{"name":"Restarts","type":"integer","format":"","description":"","priority":0},{"name":"Age","type":"string","format":"","description":"","priority":0},{"name":"IP","type":"string","format":"","description":"","priority":1},{"name":"Node","type":"string","format":"","description":"","priority":1}]"#;
@@ -17,24 +17,13 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(200_000);
-    let mut decoder = ListDecoder::new(Limits::default(), ParseOptions::default());
-    let mut rows: Vec<Arc<Object>> = Vec::with_capacity(n);
-    let mut out = Vec::new();
-    let head = format!(
-        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"9"}},"columnDefinitions":{COLUMNS},"rows":["#
-    );
-    decoder.feed(head.as_bytes(), &mut out).expect("the head");
-    let mut chunk = String::new();
-    for i in 0..n {
-        if i > 0 {
-            chunk.push(',');
-        }
+    let (defs, rows) = common::table_rows(COLUMNS, n, |i| {
         let restarts = if i % 3 == 0 {
             format!("\"{} (5m ago)\"", i % 11)
         } else {
             format!("\"{}\"", i % 11)
         };
-        chunk.push_str(&format!(
+        format!(
             r#"{{"cells":["app-{a}-pod-{i}","1/1","{st}",{restarts},"5m","10.0.{b}.{c}","node-{d}"],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"app-{a}-pod-{i}","namespace":"ns-{e}","uid":"u{i}","resourceVersion":"1","creationTimestamp":"2024-01-{day:02}T00:00:{sec:02}Z"}}}}}}"#,
             a = i % 50,
             st = ["Running", "Pending", "CrashLoopBackOff"][i % 3],
@@ -44,18 +33,8 @@ fn main() {
             e = i % 20,
             day = 1 + i % 28,
             sec = i % 60,
-        ));
-        if chunk.len() > 1 << 20 {
-            decoder.feed(chunk.as_bytes(), &mut out).expect("rows");
-            rows.extend(out.drain(..).map(Arc::new));
-            chunk.clear();
-        }
-    }
-    chunk.push_str("]}");
-    decoder.feed(chunk.as_bytes(), &mut out).expect("rows");
-    decoder.finish().expect("a Table");
-    rows.extend(out.drain(..).map(Arc::new));
-    let defs = decoder.take_columns().expect("columns");
+        )
+    });
     let cols = view_columns(Some(&defs), ColumnKind::Generic, true, true);
     println!("{} rows", rows.len());
     for param in ["name", "-restarts", "age", "status", "namespace", "ip"] {
