@@ -1,7 +1,7 @@
 // What the browser benchmarks share: child processes killed on exit, free ports, and a
 // kubelive-sim behind the real `kubectl proxy --www DIST --www-prefix /ui/`.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +55,49 @@ export function cpuSeconds(pid) {
   } catch (_) {
     return NaN;
   }
+}
+
+/**
+ * CPU seconds used so far by a process and all its descendants, by Chromium process
+ * type (`--type=renderer`, the network service, ...; "browser" for the root), from /proc.
+ */
+export function treeCpuSeconds(root) {
+  const parent = new Map();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch (_) { /* gone */ }
+  }
+  const inTree = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p)) if (p === root) return true;
+    return false;
+  };
+  const by = {};
+  for (const pid of parent.keys()) {
+    if (!inTree(pid)) continue;
+    let type = 'browser';
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const t = /--type=([a-z-]+)/.exec(cmd);
+      const sub = /--utility-sub-type=([\w.]+)/.exec(cmd);
+      if (t) type = sub ? `${t[1]}:${sub[1].split('.').pop()}` : t[1];
+    } catch (_) { /* gone */ }
+    const s = cpuSeconds(pid);
+    if (!Number.isNaN(s)) by[type] = (by[type] || 0) + s;
+    if (type === 'renderer') {
+      // The renderer's threads by name (its main thread is CrRendererMain).
+      try {
+        for (const t of readdirSync(`/proc/${pid}/task`)) {
+          const name = readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim().replace(/\d+$/, '');
+          const ts = cpuSeconds(`${pid}/task/${t}`);
+          if (!Number.isNaN(ts)) by[`renderer/${name}`] = (by[`renderer/${name}`] || 0) + ts;
+        }
+      } catch (_) { /* gone */ }
+    }
+  }
+  return by;
 }
 
 export async function waitHttp(url, secs, what) {

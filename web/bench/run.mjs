@@ -47,7 +47,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { launch, openPage, until } from '../tests/lib.mjs';
-import { freePort, median, sleep, start, startCluster as startSim, stop } from './cluster.mjs';
+import { freePort, median, sleep, start, startCluster as startSim, stop, treeCpuSeconds } from './cluster.mjs';
 
 const env = process.env;
 const here = new URL('.', import.meta.url).pathname;
@@ -246,9 +246,11 @@ async function syncOnceNoDevtools(cluster, streaming) {
     await send('Page.enable');
     await send('Page.addScriptToEvaluateOnNewDocument', { source: `(${marks})()` });
     const cpu0 = cluster.cpu();
+    const browser0 = treeCpuSeconds(chrome.pid);
     await send('Page.navigate', { url: `${cluster.base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}` });
     await until('Synced', () => evaluate('window.__kubeliveMarks?.synced != null'), 10 * 60 * 1000, 100);
     const cpu1 = cluster.cpu();
+    const browser1 = treeCpuSeconds(chrome.pid);
     await until('rows painted', () => evaluate('window.__kubeliveMarks?.rowsPainted != null'), 10000, 50);
     const r = await evaluate(`(() => {
       const pages = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/v1/pods?') && e.name.includes('limit='));
@@ -264,6 +266,8 @@ async function syncOnceNoDevtools(cluster, streaming) {
     })()`);
     r.simCpu = cpu1.sim - cpu0.sim;
     r.proxyCpu = cpu1.proxy - cpu0.proxy;
+    // Chromium's CPU until Synced by process type (the renderer, the network service...).
+    r.browserCpu = Object.fromEntries(Object.entries(browser1).map(([t, s]) => [t, +(s - (browser0[t] || 0)).toFixed(2)]));
     if (r.total !== PODS) throw new Error(`synced with ${r.total} objects, expected ${PODS}`);
     return r;
   } finally {

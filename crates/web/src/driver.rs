@@ -19,7 +19,10 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, ReadableStreamDefaultReader, RequestCredentials, RequestInit};
+use web_sys::{
+    AbortController, ReadableStreamByobReader, ReadableStreamDefaultReader,
+    ReadableStreamReadResult, RequestCredentials, RequestInit,
+};
 
 /// Receives every batch of engine events, with a handle to ask the driver for status
 /// or the store while it runs.
@@ -343,18 +346,23 @@ async fn run_request(
         feed(&shared, |engine, now| engine.handle_end(id, now));
         return;
     };
-    let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    let mut reader = BodyReader::new(&body);
     drop(shared);
     let mut buf: Vec<u8> = Vec::new();
     loop {
-        let read = JsFuture::from(reader.read()).await;
+        let read = reader.read_into(&mut buf).await;
         // Not wanted any more: it was aborted, which also errored the stream (a
         // reader.cancel() here would only add a promise rejecting with AbortError).
         let Some(shared) = still_wanted(&weak, id) else {
             return;
         };
-        let chunk = match read {
-            Ok(chunk) => chunk,
+        match read {
+            Ok(true) => feed_body(&shared, |engine, now| engine.handle_body(id, &buf, now)),
+            Ok(false) => {
+                forget(&shared, id);
+                feed(&shared, |engine, now| engine.handle_end(id, now));
+                return;
+            }
             Err(e) => {
                 // The body ended by a network error, not by its end: a reset.
                 forget(&shared, id);
@@ -362,21 +370,72 @@ async fn run_request(
                 feed(&shared, |engine, now| engine.handle_error(id, error, now));
                 return;
             }
+        }
+    }
+}
+
+/// Bytes a BYOB read may bring at once: a busy page takes what piled up in one read.
+const BYOB_BYTES: u32 = 1 << 20;
+
+/// A response body's reader. Where the fetch body is a byte stream (Chromium,
+/// Firefox), reads go into one reused buffer (no new buffer per chunk for the
+/// garbage collector, and a page that fell behind takes what piled up in one read);
+/// elsewhere the default reader's own chunks.
+enum BodyReader {
+    Byob {
+        reader: ReadableStreamByobReader,
+        /// The buffer to read into next (a read transfers it and hands it back).
+        spare: Option<js_sys::ArrayBuffer>,
+    },
+    Chunks(ReadableStreamDefaultReader),
+}
+
+impl BodyReader {
+    fn new(body: &web_sys::ReadableStream) -> BodyReader {
+        match ReadableStreamByobReader::new(body) {
+            Ok(reader) => BodyReader::Byob {
+                reader,
+                spare: None,
+            },
+            Err(_) => BodyReader::Chunks(body.get_reader().unchecked_into()),
+        }
+    }
+
+    /// Reads the next bytes into `buf` (replacing what it held): `Ok(false)` at the
+    /// body's end, `Err` when the body failed (a reset, or aborted).
+    async fn read_into(&mut self, buf: &mut Vec<u8>) -> Result<bool, JsValue> {
+        let value = match self {
+            BodyReader::Byob { reader, spare } => {
+                let buffer = spare
+                    .take()
+                    .unwrap_or_else(|| js_sys::ArrayBuffer::new(BYOB_BYTES));
+                let view = js_sys::Uint8Array::new(&buffer);
+                let result: ReadableStreamReadResult =
+                    JsFuture::from(reader.read_with_array_buffer_view(&view))
+                        .await?
+                        .unchecked_into();
+                if result.get_done() != Some(false) {
+                    return Ok(false);
+                }
+                let value: js_sys::Uint8Array = result.get_value().unchecked_into();
+                *spare = Some(value.buffer());
+                value
+            }
+            BodyReader::Chunks(reader) => {
+                let result: ReadableStreamReadResult =
+                    JsFuture::from(reader.read()).await?.unchecked_into();
+                if result.get_done() != Some(false) {
+                    return Ok(false);
+                }
+                match result.get_value().dyn_into::<js_sys::Uint8Array>() {
+                    Ok(value) => value,
+                    // Not bytes (never from fetch): nothing to feed.
+                    Err(_) => js_sys::Uint8Array::new_with_length(0),
+                }
+            }
         };
-        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done"))
-            .ok()
-            .and_then(|d| d.as_bool())
-            .unwrap_or(true);
-        if done {
-            forget(&shared, id);
-            feed(&shared, |engine, now| engine.handle_end(id, now));
-            return;
-        }
-        let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).unwrap_or_default();
-        if let Some(bytes) = value.dyn_ref::<js_sys::Uint8Array>() {
-            buf.resize(bytes.length() as usize, 0);
-            bytes.copy_to(&mut buf);
-            feed_body(&shared, |engine, now| engine.handle_body(id, &buf, now));
-        }
+        buf.resize(value.length() as usize, 0);
+        value.copy_to(buf);
+        Ok(true)
     }
 }
