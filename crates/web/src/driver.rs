@@ -357,8 +357,10 @@ async fn run_request(
             return;
         };
         match read {
-            Ok(true) => feed_body(&shared, |engine, now| engine.handle_body(id, &buf, now)),
-            Ok(false) => {
+            Ok(Some(n)) => feed_body(&shared, |engine, now| {
+                engine.handle_body(id, &buf[..n], now)
+            }),
+            Ok(None) => {
                 forget(&shared, id);
                 feed(&shared, |engine, now| engine.handle_end(id, now));
                 return;
@@ -401,9 +403,10 @@ impl BodyReader {
         }
     }
 
-    /// Reads the next bytes into `buf` (replacing what it held): `Ok(false)` at the
-    /// body's end, `Err` when the body failed (a reset, or aborted).
-    async fn read_into(&mut self, buf: &mut Vec<u8>) -> Result<bool, JsValue> {
+    /// Reads the next bytes into the start of `buf`, which only grows (so it is not
+    /// zeroed again per read): how many, `Ok(None)` at the body's end, `Err` when the
+    /// body failed (a reset, or aborted).
+    async fn read_into(&mut self, buf: &mut Vec<u8>) -> Result<Option<usize>, JsValue> {
         let value = match self {
             BodyReader::Byob { reader, spare } => {
                 let buffer = spare
@@ -415,7 +418,7 @@ impl BodyReader {
                         .await?
                         .unchecked_into();
                 if result.get_done() != Some(false) {
-                    return Ok(false);
+                    return Ok(None);
                 }
                 let value: js_sys::Uint8Array = result.get_value().unchecked_into();
                 *spare = Some(value.buffer());
@@ -425,7 +428,7 @@ impl BodyReader {
                 let result: ReadableStreamReadResult =
                     JsFuture::from(reader.read()).await?.unchecked_into();
                 if result.get_done() != Some(false) {
-                    return Ok(false);
+                    return Ok(None);
                 }
                 match result.get_value().dyn_into::<js_sys::Uint8Array>() {
                     Ok(value) => value,
@@ -434,8 +437,11 @@ impl BodyReader {
                 }
             }
         };
-        buf.resize(value.length() as usize, 0);
-        value.copy_to(buf);
-        Ok(true)
+        let n = value.length() as usize;
+        if buf.len() < n {
+            buf.resize(n, 0);
+        }
+        value.copy_to(&mut buf[..n]);
+        Ok(Some(n))
     }
 }
