@@ -22,9 +22,16 @@ use std::collections::HashMap;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let (mode, path) = (args[1].as_str(), &args[2]);
+    let [_, mode, path, ..] = args.as_slice() else {
+        eprintln!("usage: decode_driver MODE FILE [N] (the modes: see this example's header)");
+        std::process::exit(2);
+    };
+    let mode = mode.as_str();
     if mode == "gen" || mode == "gen-table" {
-        let n: usize = args[3].parse().expect("N");
+        let n: usize = args
+            .get(3)
+            .and_then(|n| n.parse().ok())
+            .expect("N: how many events");
         let mut stream = kubelive_sim::watch_event_stream(7, n);
         if mode == "gen-table" {
             stream = tables::table_stream(&stream, kubelive_sim::printers::IncludeObject::Metadata);
@@ -33,7 +40,10 @@ fn main() {
         return;
     }
     if mode == "gen-list" || mode == "gen-list-table" {
-        let n: u64 = args[3].parse().expect("N");
+        let n: u64 = args
+            .get(3)
+            .and_then(|n| n.parse().ok())
+            .expect("N: how many pods");
         let pods = tables::pods(42, n);
         let body = if mode == "gen-list" {
             tables::plain_list(&pods)
