@@ -1300,6 +1300,10 @@ impl Engine {
         self.backoff.reset();
         self.status.pages_listed += 1;
         self.status.remaining_estimate = meta.remaining_item_count;
+        if let Some(remaining) = meta.remaining_item_count {
+            self.store
+                .presize((self.list_objects as u64).saturating_add(remaining));
+        }
         self.events.push_back(Event::PageListed {
             page,
             objects: self.list_objects,

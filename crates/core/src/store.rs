@@ -30,6 +30,9 @@ pub(crate) enum Change {
     Unchanged,
 }
 
+/// The most objects [`Store::presize`] makes room for ahead of their arrival.
+const MAX_PRESIZE: u64 = 1 << 22;
+
 /// The live copy of the collection.
 #[derive(Default)]
 pub struct Store {
@@ -121,6 +124,23 @@ impl Store {
         let arc = 2 * std::mem::size_of::<usize>();
         let objects: usize = self.iter().map(|o| arc + o.heap_bytes()).sum();
         self.table.allocation_size() + objects
+    }
+
+    /// Makes room for `total` objects in all, so that a list whose size the server
+    /// told (`remainingItemCount`) fills the table without growing it page after page:
+    /// each growth moves every entry, a long task at a million. Never more than
+    /// [`MAX_PRESIZE`] (the count is the server's word), and a failed allocation is
+    /// left to the inserts.
+    pub(crate) fn presize(&mut self, total: u64) {
+        let total = usize::try_from(total.min(MAX_PRESIZE)).unwrap_or(0);
+        let _ = self
+            .table
+            .try_reserve(total.saturating_sub(self.table.len()), entry_hash);
+    }
+
+    /// Objects the table has room for without growing.
+    pub fn capacity(&self) -> usize {
+        self.table.capacity()
     }
 
     /// Stores `object`, marking it confirmed by `epoch`. An object held at the same
