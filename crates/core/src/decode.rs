@@ -549,15 +549,32 @@ impl ListDecoder {
                 self.buf.extend_from_slice(&chunk[n..]);
             })
         } else {
+            // Only the carried value's rest joins it where it ends in this chunk; the
+            // chunk after it is read in place (joining whole chunks copied every byte
+            // of a list once more).
+            let joined = self.join_carried(chunk);
             let mut input = std::mem::take(&mut self.buf);
-            input.extend_from_slice(chunk);
-            self.process(&input, out).map(|n| {
+            self.process(&input, out).and_then(|n| {
                 self.base += n;
                 input.drain(..n);
-                if input.capacity() > KEEP_CAPACITY && input.len() < KEEP_CAPACITY / 4 {
-                    input.shrink_to(KEEP_CAPACITY / 4);
+                let rest = &chunk[joined..];
+                if input.is_empty() {
+                    self.buf = input;
+                    return self.process(rest, out).map(|n| {
+                        self.base += n;
+                        self.buf.extend_from_slice(&rest[n..]);
+                    });
                 }
-                self.buf = input;
+                // Bytes left over (never expected when it ended in this chunk).
+                input.extend_from_slice(rest);
+                self.process(&input, out).map(|n| {
+                    self.base += n;
+                    input.drain(..n);
+                    if input.capacity() > KEEP_CAPACITY && input.len() < KEEP_CAPACITY / 4 {
+                        input.shrink_to(KEEP_CAPACITY / 4);
+                    }
+                    self.buf = input;
+                })
             })
         };
         if let Err(e) = &r {
@@ -582,6 +599,38 @@ impl ListDecoder {
             None => {}
         }
         r
+    }
+
+    /// Appends to the carried bytes (`buf`) as much of `chunk` as completes the value
+    /// they start (a cut item, key or member value) when it ends in `chunk`, found by
+    /// a copy of its boundary scan (the scan proper then reads it as before); else all
+    /// of `chunk`. Returns how many bytes of `chunk` joined.
+    fn join_carried(&mut self, chunk: &[u8]) -> usize {
+        if !matches!(
+            self.state,
+            ListState::Item | ListState::Key | ListState::Value(_)
+        ) || self.boundary.is_fresh()
+        {
+            self.buf.extend_from_slice(chunk);
+            return chunk.len();
+        }
+        let carried = self.buf.len();
+        let mut probe = self.boundary;
+        // In growing steps: an item takes a few KiB of the next chunk.
+        let mut step = 8 << 10;
+        let mut joined = 0;
+        while joined < chunk.len() {
+            let more = step.min(chunk.len() - joined);
+            self.buf.extend_from_slice(&chunk[joined..joined + more]);
+            joined += more;
+            if let Some(n) = probe.advance(&self.buf) {
+                let end = n.max(carried);
+                self.buf.truncate(end);
+                return end - carried;
+            }
+            step *= 2;
+        }
+        joined
     }
 
     /// Runs the state machine over `input` (whose first byte is at body offset

@@ -600,10 +600,20 @@ fn string_end(b: &[u8], mut i: usize) -> JResult<(usize, bool)> {
 }
 
 /// Validates one escape sequence at `i` (the backslash); returns the index after it.
-#[inline(never)]
+/// The two-byte escapes are checked inline (managedFields keys such as
+/// `k:{\"type\":\"Ready\"}` hold several a key); `\u` takes the call.
+#[inline(always)]
 fn escape(b: &[u8], i: usize) -> JResult<usize> {
     match b.get(i + 1) {
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(i + 2),
+        _ => escape_u(b, i),
+    }
+}
+
+/// [`escape`] of anything but a two-byte escape: `\uXXXX`, or an error.
+#[inline(never)]
+fn escape_u(b: &[u8], i: usize) -> JResult<usize> {
+    match b.get(i + 1) {
         Some(b'u') => {
             for k in i + 2..i + 6 {
                 if !b.get(k).is_some_and(u8::is_ascii_hexdigit) {

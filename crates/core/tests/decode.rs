@@ -592,6 +592,38 @@ fn list_items_whole_or_cut_give_the_same_items_and_errors() {
     assert!(items.iter().all(|o| o.namespace() == "ns-é"));
 }
 
+/// Cut in two anywhere, a list gives what it gives whole: the item the cut splits is
+/// carried over and completed from the second piece, and the items after it are read
+/// from that piece in place, good or bad.
+#[test]
+fn a_list_cut_in_two_anywhere_gives_what_it_gives_whole() {
+    let good = |name: &str| pod_json(name, "ns-é", "1");
+    let last = [
+        good("d"),
+        r#"{"metadata":{"name":"m","resourceVersion":"1",}}"#.to_string(),
+        r#"{"metadata":{"name":"m","resourceVersion":"1"]"#.to_string(),
+        r#"{"metadata":{"resourceVersion":"1"}}"#.to_string(),
+    ];
+    for item in &last {
+        let body = format!(
+            "{{\"metadata\":{{\"resourceVersion\":\"9\",\"remainingItemCount\":2}},\"items\":[{},{},{},{item}]}}",
+            good("a-ü"),
+            good("b-✓"),
+            good("c")
+        );
+        let whole = list_with(body.as_bytes(), &[body.len()], Limits::default(), PODS);
+        for cut in 1..body.len() {
+            let two = list_with(
+                body.as_bytes(),
+                &[cut, body.len() - cut],
+                Limits::default(),
+                PODS,
+            );
+            assert_eq!(two, whole, "cut at {cut} of {item}");
+        }
+    }
+}
+
 #[test]
 fn list_empty_continue_null_items_and_whitespace() {
     let body = b" {\n  \"kind\" : \"PodList\" ,\r\n \"metadata\" : { \"resourceVersion\" : \"7\" , \"continue\" : \"\" } ,\n \"items\" : null \n}\n";
