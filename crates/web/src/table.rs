@@ -958,6 +958,8 @@ pub struct TableModel {
     live: bool,
     /// Tables up to this many rows are filtered at once.
     filter_at_once: usize,
+    /// Indexes no longer kept, dropped a chunk at a time by [`TableModel::prepare`].
+    retired: Vec<Index>,
 }
 
 impl TableModel {
@@ -1056,7 +1058,13 @@ impl TableModel {
                     .unwrap_or_else(|| all.rekeyed(&self.sort)),
             };
             self.kept.insert(0, (previous, all));
-            self.kept.truncate(KEEP_SORTS);
+            // An index no longer kept: dropped in idle slices (a million rows' objects
+            // released in one task took as long as the sort).
+            self.retired.extend(
+                self.kept
+                    .drain(KEEP_SORTS.min(self.kept.len())..)
+                    .map(|(_, i)| i),
+            );
             kept
         };
         match (&mut self.matched, &mut self.scan) {
@@ -1502,6 +1510,17 @@ impl TableModel {
     /// `deadline`, once the table is synced and current: a slice of an idle frame.
     /// Returns whether work is left.
     pub fn prepare(&mut self, cols: &[Column], deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        while let Some(index) = self.retired.last_mut() {
+            if clock() >= deadline {
+                return true;
+            }
+            for _ in 0..16 {
+                if !index.drop_chunk() {
+                    self.retired.pop();
+                    break;
+                }
+            }
+        }
         if !self.live || self.stale {
             return false;
         }
@@ -1546,6 +1565,7 @@ impl TableModel {
     pub fn clear(&mut self) {
         self.all.clear();
         self.kept.clear();
+        self.retired.clear();
         self.prepared.reset();
         if let Some(m) = &mut self.matched {
             m.clear();

@@ -707,6 +707,16 @@ impl Index {
         self.chunks.clear();
         self.len = 0;
     }
+
+    /// Drops the last chunk's entries (an index being released in slices). Returns
+    /// whether there was one.
+    pub fn drop_chunk(&mut self) -> bool {
+        let Some(c) = self.chunks.pop() else {
+            return false;
+        };
+        self.len -= c.len();
+        true
+    }
 }
 
 #[cfg(test)]

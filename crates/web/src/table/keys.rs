@@ -31,10 +31,11 @@ const MISSING: u64 = u64::MAX;
 const NO_NUMBER: u64 = u64::MAX - 1;
 /// Text columns with more distinct values than this are not prepared.
 const DICT_MAX: usize = 1 << 14;
-/// Rows handled between two looks at the clock.
-const STEP: usize = 1024;
+/// Rows handled between two looks at the clock (tests: a few, so that slices stop
+/// mid-way through every phase).
+const STEP: usize = if cfg!(test) { 4 } else { 1024 };
 /// Rows sorted at once when the name order is built (then merged in slices).
-const BLOCK: usize = 8192;
+const BLOCK: usize = if cfg!(test) { 16 } else { 8192 };
 
 /// Whether `col` can be prepared: a name column sorts by its long keys (and is the
 /// table's first sort, kept or flipped in place).
@@ -160,8 +161,8 @@ enum Base {
     None,
     /// Each slot's `namespace \0 name` words being read (those below the cursor are).
     Ties(usize),
-    /// The slots in use being sorted by them; changes meanwhile (slot, added) wait.
-    Sorting(MergeSort, Vec<(u32, bool)>),
+    /// The slots in use being sorted by them; slots added meanwhile wait.
+    Sorting(MergeSort, Vec<u32>),
     Ready(Chunks),
 }
 
@@ -197,6 +198,16 @@ struct Names<'a> {
     ties: &'a [Tie],
     exact: &'a [bool],
     objs: &'a [Option<Arc<Object>>],
+    /// Rows that left while the name order was being sorted, still compared by it.
+    parked: Option<&'a HashMap<u32, Arc<Object>>>,
+}
+
+impl Names<'_> {
+    fn obj(&self, slot: u32) -> Option<&Arc<Object>> {
+        self.objs[slot as usize]
+            .as_ref()
+            .or_else(|| self.parked?.get(&slot))
+    }
 }
 
 impl Names<'_> {
@@ -204,7 +215,7 @@ impl Names<'_> {
         let (x, y) = (a as usize, b as usize);
         match self.ties[x].cmp(&self.ties[y]) {
             Ordering::Equal if !(self.exact[x] && self.exact[y]) => {
-                match (&self.objs[x], &self.objs[y]) {
+                match (self.obj(a), self.obj(b)) {
                     (Some(p), Some(q)) => (p.namespace(), p.name()).cmp(&(q.namespace(), q.name())),
                     _ => Ordering::Equal,
                 }
@@ -286,18 +297,20 @@ impl Prepared {
 
     /// Row `slot` left.
     pub fn release(&mut self, slot: u32) {
-        if self
-            .objs
-            .get_mut(slot as usize)
-            .and_then(Option::take)
-            .is_none()
-        {
+        if self.objs.get(slot as usize).is_none_or(Option::is_none) {
             return;
         }
-        self.len -= 1;
+        // Found by its name while the object is there (a name longer than the tie
+        // words is compared in full: without it the search would miss, and scan).
         if self.ties_kept() {
             self.unlink(slot);
         }
+        let gone = self.objs[slot as usize].take();
+        if let (Base::Sorting(sort, _), Some(o)) = (&mut self.base, gone) {
+            // The sort under way compares it still (and leaves it out at the end).
+            sort.parked.insert(slot, o);
+        }
+        self.len -= 1;
         self.free.push(slot);
     }
 
@@ -306,9 +319,10 @@ impl Prepared {
             ties: &self.ties,
             exact: &self.tie_exact,
             objs: &self.objs,
+            parked: None,
         };
         match &mut self.base {
-            Base::Sorting(_, waiting) => waiting.push((slot, true)),
+            Base::Sorting(_, waiting) => waiting.push(slot),
             Base::Ready(order) => order.insert(slot, |a, b| names.cmp(a, b)),
             Base::None | Base::Ties(_) => {}
         }
@@ -319,9 +333,11 @@ impl Prepared {
             ties: &self.ties,
             exact: &self.tie_exact,
             objs: &self.objs,
+            parked: None,
         };
         match &mut self.base {
-            Base::Sorting(_, waiting) => waiting.push((slot, false)),
+            // Left out when the sort is done.
+            Base::Sorting(..) => {}
             Base::Ready(order) => order.remove(slot, |a, b| names.cmp(a, b)),
             Base::None | Base::Ties(_) => {}
         }
@@ -387,24 +403,32 @@ impl Prepared {
                     self.base = Base::Sorting(MergeSort::new(slots), Vec::new());
                 }
                 Base::Sorting(sort, _) => {
+                    let parked = std::mem::take(&mut sort.parked);
                     let names = Names {
                         ties: &self.ties,
                         exact: &self.tie_exact,
                         objs: &self.objs,
+                        parked: Some(&parked),
                     };
-                    if !sort.step(|a, b| names.cmp(a, b), deadline, clock) {
+                    let done = sort.step(|a, b| names.cmp(a, b), deadline, clock);
+                    sort.parked = parked;
+                    if !done {
                         return false;
                     }
                     let Base::Sorting(sort, waiting) =
                         std::mem::replace(&mut self.base, Base::None)
                     else {
-                        unreachable!("matched above")
+                        return false;
                     };
-                    self.base = Base::Ready(Chunks::from_vec(sort.items));
-                    for (slot, added) in waiting {
-                        match added {
-                            true => self.link(slot),
-                            false => self.unlink(slot),
+                    // Rows that left meanwhile are dropped in one pass (their objects
+                    // are gone: a search by name would miss); the slots were not reused,
+                    // so the new ones are those added meanwhile, linked one by one.
+                    let mut items = sort.items;
+                    items.retain(|&s| self.objs[s as usize].is_some());
+                    self.base = Base::Ready(Chunks::from_vec(items));
+                    for slot in waiting {
+                        if self.objs[slot as usize].is_some() {
+                            self.link(slot);
                         }
                     }
                 }
@@ -556,6 +580,8 @@ pub(super) fn radix_sort(items: &mut Vec<(u64, u32)>) {
 /// in pairs, a few thousand slots between two looks at the clock.
 struct MergeSort {
     items: Vec<u32>,
+    /// Rows that left meanwhile (see `Names::parked`).
+    parked: HashMap<u32, Arc<Object>>,
     tmp: Vec<u32>,
     /// Sorted runs' length (0: blocks not sorted yet).
     width: usize,
@@ -568,6 +594,7 @@ struct MergeSort {
 impl MergeSort {
     fn new(items: Vec<u32>) -> MergeSort {
         MergeSort {
+            parked: HashMap::new(),
             tmp: vec![0; items.len()],
             items,
             width: 0,
