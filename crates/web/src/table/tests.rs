@@ -1428,8 +1428,8 @@ fn prepared_ties_stay_by_namespace_and_name() {
             _ => format!("web-{i}"),
         };
         let o = pod(["b", "a"][(i % 2) as usize], &name, i, (i % 4) / 3, "x");
-        if !rows.contains_key(&key_of(&o)) {
-            rows.insert(key_of(&o), o.clone());
+        if let std::collections::hash_map::Entry::Vacant(v) = rows.entry(key_of(&o)) {
+            v.insert(o.clone());
             events.push(Event::Added(o));
         }
     }
@@ -1470,7 +1470,8 @@ fn prepared_ties_stay_by_namespace_and_name() {
 }
 
 /// The radix sort orders by the words and keeps equal words in their order.
-#[test]
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn the_radix_sort_is_stable() {
     let mut r = Rng(5);
     for n in [0usize, 1, 2, 255, 3000] {
