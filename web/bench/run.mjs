@@ -557,6 +557,7 @@ async function frameRun(page, secs, speed) {
 // KEY_ACTIONS=none: no keystrokes, the frames alone.
 const KEY_ACTIONS = env.KEY_ACTIONS === 'none' ? [] : (env.KEY_ACTIONS || 'type:x,type:xq,type:,sort:name,sort:restarts,sort:age,sort:name').split(',');
 const KEY_SETTLE = Number(env.KEY_SETTLE || 2500);
+const KEY_WAIT = Number(env.KEY_WAIT || 3000);
 
 /** The keystroke and frame measures against one build (`base` serves it). */
 async function keysOnce(browser, base, label) {
@@ -566,7 +567,9 @@ async function keysOnce(browser, base, label) {
   await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 15 * 60 * 1000, 500);
   const rows = await page.evaluate(() => Number(document.querySelector('.table').getAttribute('aria-rowcount')));
   log(`keys ${label}: synced ${rows} rows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  await sleep(3000);
+  // KEY_WAIT: ms between Synced and the first action (the tab settling: the app
+  // prepares its columns' sort keys in idle slices meanwhile).
+  await sleep(KEY_WAIT);
   const out = { label, rows, keys: [], frames: [] };
   for (const action of KEY_ACTIONS) {
     const r = await page.evaluate(keystroke, [action, KEY_SETTLE]);

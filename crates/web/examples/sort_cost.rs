@@ -2,9 +2,11 @@
 //! pods as the apiserver prints them (metadata rows, kubectl's pod columns, names as
 //! ReplicaSets make them): `cargo run --release -p kubelive-web --example sort_cost
 //! [-- ROWS]` (1,000,000 by default). The rows go into a `TableModel` as LIST pages do,
-//! then header clicks are timed (a new column, the other direction, a column sorted
-//! by earlier), each followed by 4,000 changes (rows deleted and added again, 30 a
-//! batch) timed per change: what keeping earlier sorts' indexes costs churn.
+//! then synced and the columns' sort keys prepared (timed; `PREPARE=0`: not), then
+//! header clicks are timed (a new column, the other direction, a column sorted by
+//! earlier), each followed by 4,000 changes (rows deleted and added again, 30 a
+//! batch; synced, so a deleted row fades: swept at once) timed per change: what keeping
+//! earlier sorts' indexes and the prepared keys costs churn.
 
 mod common;
 
@@ -83,8 +85,32 @@ fn main() {
         m.apply(&events, 0.0);
     }
     println!("{} rows", m.len());
+    // Synced, then the columns' sort keys prepared as idle slices would (here at once;
+    // PREPARE=0 leaves them unprepared: every new column sorts the old way).
+    m.apply(
+        &[Event::Synced {
+            objects: m.len(),
+            resource_version: kubelive_core::ResourceVersion::new("1"),
+        }],
+        0.0,
+    );
+    if std::env::var("PREPARE").as_deref() != Ok("0") {
+        let t = Instant::now();
+        m.prepare(&cols, f64::INFINITY, &|| 0.0);
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        println!("prepared in {ms:.0} ms (idle slices in the app)");
+    }
     for param in [
-        "-name", "restarts", "age", "name", "status", "-age", "-status", "name",
+        "-name",
+        "restarts",
+        "age",
+        "name",
+        "status",
+        "-age",
+        "-status",
+        "name",
+        "ready",
+        "namespace",
     ] {
         let sort = Sort::parse(param, &cols).expect("a column");
         let t = Instant::now();
@@ -107,6 +133,7 @@ fn main() {
         {
             let del: Vec<Event> = batch.iter().map(|o| Event::Deleted((*o).clone())).collect();
             m.apply(&del, 0.0);
+            m.sweep(kubelive_web::table::FADE_MS);
             let add: Vec<Event> = batch.iter().map(|o| Event::Added((*o).clone())).collect();
             m.apply(&add, 0.0);
         }

@@ -14,7 +14,8 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use index::{Entry, Index};
+use index::{Entry, Index, NO_SLOT};
+use keys::Prepared;
 
 /// How long a deleted row stays (fading out) before it leaves the table.
 pub const FADE_MS: f64 = 1500.0;
@@ -941,6 +942,9 @@ pub struct TableModel {
     /// The indexes of the last sorts by other columns, newest first, kept up to date
     /// (every row, as `all`), at most [`KEEP_SORTS`].
     kept: Vec<(Sort, Index)>,
+    /// The rows' slots, and the view's columns' sort keys prepared by them in idle
+    /// frames (see `keys`): a click on a column not sorted by yet sorts those.
+    prepared: Prepared,
     /// Deleted rows still shown: key -> (the object in the index, deleted at).
     fading: HashMap<String, (Arc<Object>, f64)>,
     /// Recently changed rows: key -> (added?, generation, at).
@@ -954,6 +958,8 @@ pub struct TableModel {
     live: bool,
     /// Tables up to this many rows are filtered at once.
     filter_at_once: usize,
+    /// Indexes no longer kept, dropped a chunk at a time by [`TableModel::prepare`].
+    retired: Vec<Index>,
 }
 
 impl TableModel {
@@ -1046,10 +1052,19 @@ impl TableModel {
                         false => index.flipped(&self.sort),
                     }
                 }
-                None => all.rekeyed(&self.sort),
+                None => self
+                    .prepared
+                    .sorted(&self.sort, all.len())
+                    .unwrap_or_else(|| all.rekeyed(&self.sort)),
             };
             self.kept.insert(0, (previous, all));
-            self.kept.truncate(KEEP_SORTS);
+            // An index no longer kept: dropped in idle slices (a million rows' objects
+            // released in one task took as long as the sort).
+            self.retired.extend(
+                self.kept
+                    .drain(KEEP_SORTS.min(self.kept.len())..)
+                    .map(|(_, i)| i),
+            );
             kept
         };
         match (&mut self.matched, &mut self.scan) {
@@ -1294,15 +1309,30 @@ impl TableModel {
 
     /// One row changed: `old` (the version indexed) leaves, `new` comes.
     fn change(&mut self, old: Option<&Arc<Object>>, new: Option<&Arc<Object>>) {
+        let sort = &self.sort;
+        let old_entry = old.map(|o| Entry::new(sort, o.clone()));
+        let new_entry = new.map(|o| Entry::new(sort, o.clone()));
+        // `all` holds every row: the row's slot is its entry's (a new row's, a new one).
+        let prepared = &mut self.prepared;
+        let (slot, gone) =
+            self.all
+                .change_owned(old_entry.as_ref(), new_entry.clone(), sort, || {
+                    prepared.reserve()
+                });
+        if let Some(gone) = gone {
+            self.prepared.release(gone);
+        }
+        if let (Some(slot), Some(o)) = (slot, new) {
+            self.prepared.put(slot, o);
+        }
+        let slot = slot.unwrap_or(NO_SLOT);
         for (sort, index) in &mut self.kept {
             let old = old.map(|o| Entry::new(sort, o.clone()));
-            let new = new.map(|o| Entry::new(sort, o.clone()));
+            let new = new.map(|o| Entry::in_slot(sort, o.clone(), slot));
             index.change(old.as_ref(), new.as_ref(), sort);
         }
-        let sort = &self.sort;
-        let old = old.map(|o| Entry::new(sort, o.clone()));
-        let new = new.map(|o| Entry::new(sort, o.clone()));
-        self.all.change(old.as_ref(), new.as_ref(), sort);
+        let old = old_entry;
+        let new = new_entry.map(|e| Entry { slot, ..e });
         if self.matched.is_none() {
             return;
         }
@@ -1360,16 +1390,36 @@ impl TableModel {
     /// Merges new objects (keys not shown yet) into the index: sorted, then one pass
     /// where a rebuild would key and sort all `n` rows again.
     fn merge(&mut self, added: Vec<Arc<Object>>) {
+        let slots: Vec<u32> = added
+            .iter()
+            .map(|o| {
+                let slot = self.prepared.reserve();
+                self.prepared.put(slot, o);
+                slot
+            })
+            .collect();
         for (sort, index) in &mut self.kept {
-            let mut added: Vec<Entry> = added.iter().map(|o| Entry::new(sort, o.clone())).collect();
+            let mut added: Vec<Entry> = added
+                .iter()
+                .zip(&slots)
+                .map(|(o, &slot)| Entry::in_slot(sort, o.clone(), slot))
+                .collect();
             added.sort_unstable_by(|a, b| a.cmp(b, sort));
-            *index = std::mem::take(index).merged(added, sort);
+            *index = std::mem::take(index).merged(added, sort, &mut Vec::new());
         }
         let sort = &self.sort;
-        let mut added: Vec<Entry> = added.into_iter().map(|o| Entry::new(sort, o)).collect();
+        let mut added: Vec<Entry> = added
+            .into_iter()
+            .zip(slots)
+            .map(|(o, slot)| Entry::in_slot(sort, o, slot))
+            .collect();
         added.sort_unstable_by(|a, b| a.cmp(b, sort));
         let all = std::mem::take(&mut self.all);
-        self.all = all.merged(added.clone(), sort);
+        let mut gone = Vec::new();
+        self.all = all.merged(added.clone(), sort, &mut gone);
+        for slot in gone {
+            self.prepared.release(slot);
+        }
         if self.matched.is_none() {
             return;
         }
@@ -1412,15 +1462,18 @@ impl TableModel {
     fn rebuild(&mut self, store: &Store) {
         let sort = &self.sort;
         let mut rows: Vec<Entry> = Vec::with_capacity(store.len() + self.fading.len());
-        rows.extend(store.iter().map(|o| Entry::new(sort, o.clone())));
         // Deleted rows still fading stay (unless the store has the key again).
         self.fading
             .retain(|_, (o, _)| store.get(o.namespace(), o.name()).is_none());
-        rows.extend(
-            self.fading
-                .values()
-                .map(|(o, _)| Entry::new(sort, o.clone())),
-        );
+        // Every row gets a slot again (what was prepared is built again in idle frames).
+        self.prepared.reset();
+        let prepared = &mut self.prepared;
+        let fading = self.fading.values().map(|(o, _)| o);
+        rows.extend(store.iter().chain(fading).map(|o| {
+            let slot = prepared.reserve();
+            prepared.put(slot, o);
+            Entry::in_slot(sort, o.clone(), slot)
+        }));
         self.all = Index::sort(rows, sort);
         self.kept.clear();
         self.stale = false;
@@ -1451,6 +1504,32 @@ impl TableModel {
             }
         }
         !done.is_empty()
+    }
+
+    /// Prepares sort keys for `cols` (the view's columns) until `clock()` reaches
+    /// `deadline`, once the table is synced and current: a slice of an idle frame.
+    /// Returns whether work is left.
+    pub fn prepare(&mut self, cols: &[Column], deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        while let Some(index) = self.retired.last_mut() {
+            if clock() >= deadline {
+                return true;
+            }
+            for _ in 0..16 {
+                if !index.drop_chunk() {
+                    self.retired.pop();
+                    break;
+                }
+            }
+        }
+        if !self.live || self.stale {
+            return false;
+        }
+        self.prepared.prepare(cols, deadline, clock)
+    }
+
+    /// Whether a sort by `col` would find its keys prepared.
+    pub fn prepared(&self, col: &Column) -> bool {
+        self.prepared.ready(col) && self.prepared.len() == self.all.len()
     }
 
     /// Anything time-based left to animate or drop.
@@ -1486,6 +1565,8 @@ impl TableModel {
     pub fn clear(&mut self) {
         self.all.clear();
         self.kept.clear();
+        self.retired.clear();
+        self.prepared.reset();
         if let Some(m) = &mut self.matched {
             m.clear();
         }
@@ -1499,5 +1580,6 @@ impl TableModel {
 }
 
 mod index;
+mod keys;
 #[cfg(test)]
 mod tests;

@@ -61,6 +61,10 @@ const FRAME_MEASURE: &str = "kubelive:frame";
 const FIRST_SCREEN_MS: f64 = 40.0;
 /// The filter's work per frame after the first screen, while it counts the rest.
 const FILTER_SLICE_MS: f64 = 6.0;
+/// Preparing the columns' sort keys once synced (`TableModel::prepare`): work per
+/// slice, each slice a task of its own after a timeout (a click or a frame goes
+/// between two slices).
+const PREPARE_SLICE_MS: f64 = 4.0;
 /// Until Synced, once the first screen of rows is shown, the table is brought up to
 /// date at most this often: every render re-lays-out and repaints the table and the
 /// status bar while the main thread is the sync's bottleneck. The progress still moves
@@ -68,6 +72,8 @@ const FILTER_SLICE_MS: f64 = 6.0;
 const SYNC_FRAME_MS: f64 = 200.0;
 
 pub enum Msg {
+    /// A slice of preparing sort keys (see [`PREPARE_SLICE_MS`]).
+    Prepare,
     /// Discovery of the core group (`/api`) answered.
     CoreFound(Result<Found, String>),
     /// Discovery of the named groups (`/apis`) answered.
@@ -264,6 +270,7 @@ pub struct App {
     /// When the last frame ran (ms, [`time::now_ms`]).
     last_frame_at: f64,
     sweep_scheduled: bool,
+    prepare_scheduled: bool,
     /// A frame's update ran; its render is being measured.
     frame_measured: bool,
     scroll_top: f64,
@@ -671,6 +678,18 @@ impl App {
         next_frame(move || link.send_message(Msg::Frame));
     }
 
+    /// A slice of preparing sort keys after a timeout, if there is work left.
+    fn schedule_prepare(&mut self, ctx: &Context<Self>) {
+        if self.prepare_scheduled {
+            return;
+        }
+        self.prepare_scheduled = true;
+        let link = ctx.link().clone();
+        let cb = Closure::once_into_js(move || link.send_message(Msg::Prepare));
+        let _ =
+            window().set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 0);
+    }
+
     /// Frames run at the next animation frame; this timer only brings one about when
     /// nothing else will (rows to fade, flashes to end, log lines to show).
     fn schedule_sweep(&mut self, ctx: &Context<Self>) {
@@ -834,6 +853,15 @@ impl App {
         }
         self.log_events(&events);
         self.log.refresh(now);
+        // A deadline already past: only whether there is work to prepare (the table
+        // synced, rebuilt, or shows other columns).
+        if !self.prepare_scheduled
+            && self
+                .model
+                .prepare(&self.cols, f64::NEG_INFINITY, &time::now_ms)
+        {
+            self.schedule_prepare(ctx);
+        }
         if self.model.is_stale() || self.model.is_filtering() {
             self.schedule_frame(ctx);
         } else if self.model.animating() || self.log.behind() {
@@ -1411,6 +1439,7 @@ impl Component for App {
             held_frame_scheduled: false,
             last_frame_at: f64::NEG_INFINITY,
             sweep_scheduled: false,
+            prepare_scheduled: false,
             frame_measured: false,
             scroll_top: 0.0,
             scroll_to: None,
@@ -1495,6 +1524,15 @@ impl Component for App {
             Msg::Sweep => {
                 self.sweep_scheduled = false;
                 self.schedule_frame(ctx);
+                false
+            }
+            Msg::Prepare => {
+                self.prepare_scheduled = false;
+                let deadline = time::now_ms() + PREPARE_SLICE_MS;
+                if self.model.prepare(&self.cols, deadline, &time::now_ms) {
+                    self.schedule_prepare(ctx);
+                }
+                // Nothing shown changed.
                 false
             }
             Msg::HoldLog(held) => {

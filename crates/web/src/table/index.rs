@@ -21,6 +21,8 @@ const TIE_WORDS: usize = 4;
 const TIE_BYTES: usize = TIE_WORDS * 8;
 
 pub type Primary = [u64; PRIMARY_WORDS];
+/// The words of `namespace \0 name` (see [`tie_prefix`]).
+pub type Tie = [u64; TIE_WORDS];
 
 /// A row's place in a sort, compactly: `primary` orders by the column (its kind
 /// first, so that missing cells sort last; descending sorts store it inverted), `tie`
@@ -44,22 +46,33 @@ pub struct Key {
 
 /// Whether `sort`'s keys continue the column's text in the tie words (a name column:
 /// its values rarely tie; namespace and name are then read from the objects).
-fn continues(sort: &Sort) -> bool {
+pub(super) fn continues(sort: &Sort) -> bool {
     sort.col.is_name && sort.col.sort_as == SortAs::Text
 }
 
-/// A shown row: its key and its object.
+/// No slot (an entry made to look a row up).
+pub const NO_SLOT: u32 = u32::MAX;
+
+/// A shown row: its key, its object and its slot (where the table's prepared sort
+/// keys keep the row's, see `keys`; the same in every index holding the row). The slot
+/// fits in the entry's padding in wasm (72 bytes with or without it).
 #[derive(Clone)]
 pub struct Entry {
     pub key: Key,
     pub obj: Arc<Object>,
+    pub slot: u32,
 }
 
 impl Entry {
     pub fn new(sort: &Sort, obj: Arc<Object>) -> Entry {
+        Entry::in_slot(sort, obj, NO_SLOT)
+    }
+
+    pub fn in_slot(sort: &Sort, obj: Arc<Object>, slot: u32) -> Entry {
         Entry {
             key: Key::of(sort, &obj),
             obj,
+            slot,
         }
     }
 
@@ -150,6 +163,22 @@ impl Key {
         key
     }
 
+    /// The key of a sort that does not continue into the tie words (see [`continues`])
+    /// from its parts: the column's prefix (ascending) and the row's namespace-and-name
+    /// prefix ([`tie_prefix`]).
+    pub fn from_parts(primary: (Primary, bool), tie: ([u64; TIE_WORDS], bool), desc: bool) -> Key {
+        let mut key = Key {
+            primary: primary.0,
+            tie: tie.0,
+            primary_exact: primary.1,
+            tie_exact: tie.1,
+        };
+        if desc {
+            key.flip(false);
+        }
+        key
+    }
+
     /// The key of the same row in the other direction: the column's words inverted.
     fn flip(&mut self, long: bool) {
         self.primary = self.primary.map(|w| !w);
@@ -171,7 +200,7 @@ fn pack<const N: usize>(bytes: &[u8]) -> [u64; N] {
 }
 
 /// `namespace \0 name`: byte order is the order of the pair (names hold no NUL).
-fn tie_prefix(namespace: &str, name: &str) -> ([u64; TIE_WORDS], bool) {
+pub fn tie_prefix(namespace: &str, name: &str) -> (Tie, bool) {
     let mut b = [0u8; TIE_BYTES];
     let bytes = namespace
         .as_bytes()
@@ -186,7 +215,7 @@ fn tie_prefix(namespace: &str, name: &str) -> ([u64; TIE_WORDS], bool) {
 }
 
 /// An `f64` as a `u64` whose order is `f64::total_cmp`'s.
-fn f64_bits(x: f64) -> u64 {
+pub fn f64_bits(x: f64) -> u64 {
     let bits = x.to_bits() as i64;
     let ordered = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
     (ordered as u64) ^ (1 << 63)
@@ -194,12 +223,16 @@ fn f64_bits(x: f64) -> u64 {
 
 /// The kind of a key in its first byte (Primary's rank), then the value.
 pub fn number_prefix(rank: u8, value: Option<f64>) -> (Primary, bool) {
-    let kind = (rank as u64) << 56;
     match value {
-        Some(x) => ([kind, f64_bits(x), 0], true),
+        Some(x) => ordered_number_prefix(rank, f64_bits(x)),
         // None after every number of the same kind.
-        None => ([kind | 1, 0, 0], true),
+        None => ([((rank as u64) << 56) | 1, 0, 0], true),
     }
+}
+
+/// [`number_prefix`] of a number given as [`f64_bits`].
+pub fn ordered_number_prefix(rank: u8, bits: u64) -> (Primary, bool) {
+    ([(rank as u64) << 56, bits, 0], true)
 }
 
 pub fn pair_prefix(rank: u8, a: u32, b: u32) -> (Primary, bool) {
@@ -280,6 +313,9 @@ fn natural_bytes(s: &str, out: &mut [u8]) -> (usize, bool) {
 /// Rows per chunk at most: an insert moves at most this many entries.
 const CHUNK: usize = 1024;
 
+/// Rows per chunk of an index built at once: room for inserts before a split.
+const FILLED: usize = CHUNK * 3 / 4;
+
 /// A sorted list of entries in chunks of at most [`CHUNK`] (none empty).
 #[derive(Clone, Default)]
 pub struct Index {
@@ -295,10 +331,37 @@ impl Index {
         let mut it = entries.into_iter().peekable();
         while it.peek().is_some() {
             let mut c = Vec::with_capacity(CHUNK);
-            c.extend(it.by_ref().take(CHUNK * 3 / 4));
+            c.extend(it.by_ref().take(FILLED));
             chunks.push(c);
         }
         Index { chunks, len }
+    }
+
+    /// `n` entries laid out as [`Index::from_sorted`] lays them, each `filler` until
+    /// [`Index::fill`] puts the right one in its place (a cheap placeholder: its
+    /// object's count is hot, where the rows' objects are not).
+    pub fn filled(n: usize, filler: &Entry) -> Index {
+        let mut chunks = Vec::with_capacity(n / FILLED + 1);
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(FILLED);
+            let mut c = Vec::with_capacity(CHUNK);
+            c.resize(k, filler.clone());
+            chunks.push(c);
+            left -= k;
+        }
+        Index { chunks, len: n }
+    }
+
+    /// Puts `e` at position `i` of an index made by [`Index::filled`].
+    pub fn fill(&mut self, i: usize, e: Entry) {
+        if let Some(slot) = self
+            .chunks
+            .get_mut(i / FILLED)
+            .and_then(|c| c.get_mut(i % FILLED))
+        {
+            *slot = e;
+        }
     }
 
     /// Sorts `entries` (keys compared, text only where prefixes tie).
@@ -443,15 +506,72 @@ impl Index {
     }
 
     /// Removes the entry equal to `e`, or else (a key that moved) `e`'s row found by a
-    /// scan. Returns whether one was there.
-    pub fn remove(&mut self, e: &Entry, sort: &Sort) -> bool {
-        match self.find(e, sort).or_else(|| self.scan_for(&e.obj)) {
+    /// scan. Returns it if one was there.
+    pub fn remove(&mut self, e: &Entry, sort: &Sort) -> Option<Entry> {
+        let i = self.find(e, sort).or_else(|| self.scan_for(&e.obj))?;
+        Some(self.remove_at(i))
+    }
+
+    /// [`Index::change`] for the index whose entries own the rows' slots (the table's
+    /// every row): `new` takes the slot of `old`'s entry if it is here, else `alloc()`'s.
+    /// Returns `new`'s slot and the slot of an entry that left (`old`'s without a
+    /// `new`, or one that `new` replaced as equal).
+    pub fn change_owned(
+        &mut self,
+        old: Option<&Entry>,
+        new: Option<Entry>,
+        sort: &Sort,
+        alloc: impl FnOnce() -> u32,
+    ) -> (Option<u32>, Option<u32>) {
+        let Some(mut n) = new else {
+            let gone = old.and_then(|o| self.remove(o, sort));
+            return (None, gone.map(|e| e.slot));
+        };
+        let at = old.and_then(|o| self.find(o, sort).or_else(|| self.scan_for(&o.obj)));
+        match at {
             Some(i) => {
+                n.slot = self.get(i).map_or(NO_SLOT, |e| e.slot);
+                let slot = n.slot;
+                if self.fits(i, &n, sort) {
+                    self.set(i, n);
+                    return (Some(slot), None);
+                }
                 self.remove_at(i);
-                true
+                (Some(slot), self.insert_owned(n, sort))
             }
-            None => false,
+            None => {
+                n.slot = alloc();
+                let slot = n.slot;
+                (Some(slot), self.insert_owned(n, sort))
+            }
         }
+    }
+
+    /// Inserts `e` in order; returns the slot of an equal entry it replaced.
+    fn insert_owned(&mut self, e: Entry, sort: &Sort) -> Option<u32> {
+        let i = self.position(&e, sort);
+        match self.get(i) {
+            Some(p) if p.cmp(&e, sort) == Ordering::Equal => {
+                let gone = p.slot;
+                self.set(i, e);
+                Some(gone)
+            }
+            _ => {
+                self.insert_at(i, e);
+                None
+            }
+        }
+    }
+
+    /// Whether `new` sorts at position `i` (in place of the entry there).
+    fn fits(&self, i: usize, new: &Entry, sort: &Sort) -> bool {
+        (i == 0
+            || self
+                .get(i - 1)
+                .is_some_and(|p| p.cmp(new, sort) == Ordering::Less))
+            && self
+                .get(i + 1)
+                .is_none_or(|p| new.cmp(p, sort) == Ordering::Less)
     }
 
     /// One row changed: `old` (its entry here) leaves, `new` comes.
@@ -479,13 +599,7 @@ impl Index {
         let Some(i) = self.find(old, sort) else {
             return false;
         };
-        let fits = (i == 0
-            || self
-                .get(i - 1)
-                .is_some_and(|p| p.cmp(new, sort) == Ordering::Less))
-            && self
-                .get(i + 1)
-                .is_none_or(|p| new.cmp(p, sort) == Ordering::Less);
+        let fits = self.fits(i, new, sort);
         if fits {
             self.set(i, new.clone());
         }
@@ -559,17 +673,18 @@ impl Index {
     pub fn rekeyed(&self, sort: &Sort) -> Index {
         let entries: Vec<Entry> = self
             .iter()
-            .map(|e| Entry::new(sort, e.obj.clone()))
+            .map(|e| Entry::in_slot(sort, e.obj.clone(), e.slot))
             .collect();
         Index::sort(entries, sort)
     }
 
-    /// With `added` (sorted) merged in; an entry equal to one held replaces it. A few
-    /// are inserted one by one, many in one pass over both.
-    pub fn merged(mut self, added: Vec<Entry>, sort: &Sort) -> Index {
+    /// With `added` (sorted) merged in; an entry equal to one held replaces it (its
+    /// slot is pushed on `gone`). A few are inserted one by one, many in one pass over
+    /// both.
+    pub fn merged(mut self, added: Vec<Entry>, sort: &Sort, gone: &mut Vec<u32>) -> Index {
         if added.len() < self.len / 64 {
             for e in added {
-                self.insert(e, sort);
+                gone.extend(self.insert_owned(e, sort));
             }
             return self;
         }
@@ -579,11 +694,8 @@ impl Index {
             while let Some(p) = old.next_if(|p| p.cmp(&e, sort) == Ordering::Less) {
                 out.push(p);
             }
-            if old
-                .peek()
-                .is_some_and(|p| p.cmp(&e, sort) == Ordering::Equal)
-            {
-                old.next();
+            if let Some(p) = old.next_if(|p| p.cmp(&e, sort) == Ordering::Equal) {
+                gone.push(p.slot);
             }
             out.push(e);
         }
@@ -594,6 +706,16 @@ impl Index {
     pub fn clear(&mut self) {
         self.chunks.clear();
         self.len = 0;
+    }
+
+    /// Drops the last chunk's entries (an index being released in slices). Returns
+    /// whether there was one.
+    pub fn drop_chunk(&mut self) -> bool {
+        let Some(c) = self.chunks.pop() else {
+            return false;
+        };
+        self.len -= c.len();
+        true
     }
 }
 

@@ -1068,6 +1068,16 @@ fn header_clicks_mid_churn_match_a_naive_sort() {
         assert_eq!(keys(&m), oracle(&rows, &s, &Filter::default()), "{click}");
         m.set_filter(filter.clone());
     }
+    // The indexes no longer kept are dropped in idle slices, not by the click.
+    assert!(!m.retired.is_empty());
+    let ticks = std::cell::Cell::new(0.0);
+    let clock = || {
+        ticks.set(ticks.get() + 1.0);
+        ticks.get()
+    };
+    assert!(m.prepare(&cols, 1.0, &clock), "a slice leaves work");
+    assert!(!m.prepare(&cols, f64::INFINITY, &|| 0.0));
+    assert!(m.retired.is_empty());
 }
 
 /// A DELETED event carries the object's last state, which may differ from the version
@@ -1137,5 +1147,347 @@ fn a_flip_across_chunks_keeps_equal_rows_by_name() {
             oracle(&rows, &sort(click), &Filter::default()),
             "{click}"
         );
+    }
+}
+
+/// A pod (object mode) whose every column varies: readiness, phase (`late` adds
+/// phases that sort between and around the earlier ones: the dictionary grows and
+/// reorders after it was built), restarts, node (`node-2` before `node-10`; some
+/// unscheduled) and age.
+fn varied_pod(r: &mut Rng, ns: &str, name: &str, rv: u32, late: bool) -> Arc<Object> {
+    let phases: &[&str] = match late {
+        false => &["Running", "Pending", "Failed"],
+        true => &["Running", "Aborted", "Qux", "Zeta", "Pending"],
+    };
+    let phase = *r.pick(phases);
+    let node = match r.below(5) {
+        0 => String::new(),
+        _ => format!(r#""nodeName":"node-{}","#, r.below(12)),
+    };
+    let ready = r.below(2) == 0;
+    let restarts = r.pick(&[0, 0, 0, 1, 2, 11]);
+    let (day, hour) = (1 + r.below(3), r.below(3));
+    let json = format!(
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"{ns}","uid":"u-{name}","resourceVersion":"{rv}","creationTimestamp":"2024-01-0{day}T0{hour}:00:00Z"}},"spec":{{{node}"containers":[{{"name":"c"}}]}},"status":{{"phase":"{phase}","containerStatuses":[{{"name":"c","ready":{ready},"restartCount":{restarts}}}]}}}}"#
+    );
+    let opts = ParseOptions {
+        columns: ColumnKind::Pod,
+        ..ParseOptions::default()
+    };
+    Arc::new(Object::parse(json.as_bytes(), &opts).expect("test pod parses"))
+}
+
+/// Server rows (kubectl's pod columns, wide) whose cells vary as [`varied_pod`]'s,
+/// IPs and null cells among them.
+fn varied_rows(r: &mut Rng, rows: &[(String, String)], rv: u32, late: bool) -> Vec<Arc<Object>> {
+    let cells: Vec<(String, String, String, String)> = rows
+        .iter()
+        .map(|(ns, name)| {
+            let phases: &[&str] = match late {
+                false => &["Running", "Pending", "Failed"],
+                true => &["Running", "Aborted", "Qux", "Zeta", "Pending"],
+            };
+            let restarts = match r.below(4) {
+                0 => format!("\"{} (5m ago)\"", 1 + r.below(12)),
+                1 => "null".to_string(),
+                _ => "\"0\"".to_string(),
+            };
+            let node = match r.below(5) {
+                0 => "null".to_string(),
+                _ => format!("\"node-{}\"", r.below(12)),
+            };
+            let json = format!(
+                r#"["{name}","{}/1","{}",{restarts},"5m","10.{}.{}.{}",{node}]"#,
+                r.below(2),
+                r.pick(phases),
+                r.below(3),
+                r.below(300),
+                r.below(30),
+            );
+            let created = format!("2024-01-0{}T0{}:00:00Z", 1 + r.below(3), r.below(3));
+            (ns.clone(), name.clone(), created, json)
+        })
+        .collect();
+    let refs: Vec<(&str, &str, &str, &str)> = cells
+        .iter()
+        .map(|(a, b, c, d)| (a.as_str(), b.as_str(), c.as_str(), d.as_str()))
+        .collect();
+    let _ = rv;
+    table_rows(POD_COLUMNS, &refs).1
+}
+
+/// Every entry of the table's index is keyed as its object is under the sort, and its
+/// slot holds that object: the keys a prepared sort made are the ones a change's
+/// binary search compares with.
+fn assert_slots_and_keys(m: &TableModel, what: &str) {
+    assert_eq!(m.prepared.len(), m.all.len(), "{what}: rows held");
+    for e in m.all.iter() {
+        assert_eq!(
+            e.key,
+            index::Key::of(&m.sort, &e.obj),
+            "{what}: {}",
+            key_of(&e.obj)
+        );
+        let held = m.prepared.obj(e.slot).expect("a slot in use");
+        assert!(
+            Arc::ptr_eq(held, &e.obj),
+            "{what}: slot of {}",
+            key_of(&e.obj)
+        );
+    }
+    if let Some(order) = m.prepared.by_name() {
+        let got: Vec<(String, String)> = order
+            .iter()
+            .map(|&s| {
+                let o = m.prepared.obj(s).expect("a slot in use");
+                (o.namespace().to_string(), o.name().to_string())
+            })
+            .collect();
+        let mut want = got.clone();
+        want.sort();
+        assert_eq!(got, want, "{what}: the slots by namespace and name");
+        assert_eq!(
+            got.len(),
+            m.all.len(),
+            "{what}: every row in the name order"
+        );
+    }
+}
+
+/// Sort keys prepared in idle slices (a clock that ticks per look, so slices stop
+/// anywhere: mid-way through the name order's merge sort, a column's rows, while
+/// rows come and go in between), then clicks on every column in both directions,
+/// against a naive sort of the same rows: every click shows exactly its rows, a
+/// prepared one as well as one sorted the old way, and the index stays keyed as its
+/// objects are. Deleted rows fade and leave (their slots are freed and reused); new
+/// text values arrive after a column was prepared.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn prepared_sorts_match_a_naive_sort_under_random_changes() {
+    let (defs, _) = table_rows(POD_COLUMNS, &[]);
+    let server = view_columns(Some(&defs), ColumnKind::Generic, true, true);
+    let seeds: u64 = if cfg!(target_arch = "wasm32") { 2 } else { 8 };
+    let mut prepared_clicks = 0;
+    for seed in 1..=seeds {
+        let object_mode = seed % 2 == 0;
+        let cols = match object_mode {
+            true => pod_cols(),
+            false => server.clone(),
+        };
+        let sorts: Vec<Sort> = cols
+            .iter()
+            .flat_map(|c| {
+                [false, true].map(|desc| Sort {
+                    col: c.clone(),
+                    desc,
+                })
+            })
+            .collect();
+        let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let mut sort = Sort::by_name(&cols);
+        let mut m = TableModel::new(sort.clone(), Filter::default());
+        assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+        let mut rows: HashMap<String, Arc<Object>> = HashMap::new();
+        let mut rv = 0u32;
+        let mut make = |r: &mut Rng, keys: &[(String, String)], late: bool| -> Vec<Arc<Object>> {
+            rv += 1;
+            match object_mode {
+                true => keys
+                    .iter()
+                    .map(|(ns, name)| varied_pod(r, ns, name, rv, late))
+                    .collect(),
+                false => varied_rows(r, keys, rv, late),
+            }
+        };
+        let first: Vec<(String, String)> = (0..400)
+            .map(|i| {
+                let ns = r.pick(&["a", "b", "kube-system"]).to_string();
+                (ns, format!("{}-{i}", random_name(&mut r)))
+            })
+            .collect();
+        let mut events: Vec<Event> = make(&mut r, &first, false)
+            .into_iter()
+            .map(|o| {
+                rows.insert(key_of(&o), o.clone());
+                Event::Added(o)
+            })
+            .collect();
+        events.push(Event::Synced {
+            objects: rows.len(),
+            resource_version: kubelive_core::ResourceVersion::new("9"),
+        });
+        m.apply(&events, 0.0);
+        let mut now = 0.0;
+        for step in 0..160 {
+            now += 10.0;
+            let late = step > 80;
+            match r.below(8) {
+                0..=2 => {
+                    let mut events = Vec::new();
+                    for _ in 0..=r.below(6) {
+                        let keys: Vec<String> = rows.keys().cloned().collect();
+                        match r.below(3) {
+                            0 if !keys.is_empty() => {
+                                let key = r.pick(&keys).clone();
+                                events.push(Event::Deleted(rows.remove(&key).unwrap()));
+                            }
+                            1 if !keys.is_empty() => {
+                                let key = r.pick(&keys).clone();
+                                let old = rows[&key].clone();
+                                let at = [(old.namespace().to_string(), old.name().to_string())];
+                                let new = make(&mut r, &at, late).remove(0);
+                                rows.insert(key, new.clone());
+                                events.push(Event::Modified { old, new });
+                            }
+                            _ => {
+                                let ns = r.pick(&["a", "b", "c"]).to_string();
+                                let at = [(ns, random_name(&mut r))];
+                                let o = make(&mut r, &at, late).remove(0);
+                                match rows.insert(key_of(&o), o.clone()) {
+                                    Some(old) => events.push(Event::Modified { old, new: o }),
+                                    None => events.push(Event::Added(o)),
+                                }
+                            }
+                        }
+                    }
+                    m.apply(&events, now);
+                    if r.below(2) == 0 {
+                        // Faded rows leave (their slots free for new rows).
+                        m.sweep(now + FADE_MS);
+                    }
+                }
+                3..=5 => {
+                    let ticks = std::cell::Cell::new(0.0);
+                    let clock = || {
+                        ticks.set(ticks.get() + 1.0);
+                        ticks.get()
+                    };
+                    m.prepare(&cols, r.below(300) as f64, &clock);
+                }
+                _ => {
+                    sort = r.pick(&sorts).clone();
+                    let prepared =
+                        m.prepared(&sort.col) && !m.kept.iter().any(|(s, _)| s.col == sort.col);
+                    m.set_sort(sort.clone());
+                    prepared_clicks += usize::from(prepared);
+                    assert_slots_and_keys(
+                        &m,
+                        &format!("seed {seed} step {step} {}", sort.to_param()),
+                    );
+                }
+            }
+            // Rows still fading are shown: the naive sort has them too.
+            let mut shown = rows.clone();
+            for (key, (o, _)) in &m.fading {
+                shown.insert(key.clone(), o.clone());
+            }
+            assert_eq!(
+                keys(&m),
+                oracle(&shown, &sort, &Filter::default()),
+                "seed {seed} step {step} {}",
+                sort.to_param()
+            );
+        }
+        // Finished: every column's keys ready, every click prepared.
+        m.sweep(now + FADE_MS);
+        assert!(!m.prepare(&cols, f64::INFINITY, &|| 0.0));
+        for s in &sorts {
+            if !s.col.is_name {
+                assert!(m.prepared(&s.col), "seed {seed}: {} prepared", s.col.id);
+            }
+            m.set_sort(s.clone());
+            assert_slots_and_keys(&m, &format!("seed {seed} {}", s.to_param()));
+            assert_eq!(
+                keys(&m),
+                oracle(&rows, s, &Filter::default()),
+                "seed {seed} {}",
+                s.to_param()
+            );
+        }
+    }
+    assert!(
+        prepared_clicks > 10,
+        "{prepared_clicks} clicks sorted prepared keys"
+    );
+}
+
+/// Equal cells keep rows by namespace then name in bytes (`app-10` before `app-9`,
+/// unlike the name column's natural order), names too long for the tie words
+/// included; the flip of a prepared sort keeps them so as well.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn prepared_ties_stay_by_namespace_and_name() {
+    let mut m = TableModel::new(sort("name"), Filter::default());
+    assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+    let mut rows: HashMap<String, Arc<Object>> = HashMap::new();
+    let mut events = Vec::new();
+    for i in 0..3000u32 {
+        let name = match i % 3 {
+            0 => format!("app-{}-x", i % 23),
+            1 => format!("a-name-longer-than-the-tie-words-hold-{}-{}", i % 5, i),
+            _ => format!("web-{i}"),
+        };
+        let o = pod(["b", "a"][(i % 2) as usize], &name, i, (i % 4) / 3, "x");
+        if let std::collections::hash_map::Entry::Vacant(v) = rows.entry(key_of(&o)) {
+            v.insert(o.clone());
+            events.push(Event::Added(o));
+        }
+    }
+    events.push(Event::Synced {
+        objects: rows.len(),
+        resource_version: kubelive_core::ResourceVersion::new("9"),
+    });
+    for batch in events.chunks(500) {
+        m.apply(batch, 0.0);
+    }
+    assert!(!m.prepare(&pod_cols(), f64::INFINITY, &|| 0.0));
+    assert_slots_and_keys(&m, "prepared");
+    for col in pod_cols().iter().filter(|c| !c.is_name) {
+        assert!(m.prepared(col), "{} prepared", col.id);
+    }
+    for click in [
+        "restarts",
+        "-restarts",
+        "status",
+        "node",
+        "-node",
+        "namespace",
+        "-ready",
+    ] {
+        let s = sort(click);
+        m.set_sort(s.clone());
+        let (got, want) = (keys(&m), oracle(&rows, &s, &Filter::default()));
+        let diff = got.iter().zip(&want).position(|(g, w)| g != w);
+        assert!(
+            diff.is_none() && got.len() == want.len(),
+            "{click}: first difference at {diff:?}: {:?}",
+            diff.map(|i| (
+                &got[i.saturating_sub(2)..i + 2],
+                &want[i.saturating_sub(2)..i + 2]
+            ))
+        );
+    }
+}
+
+/// The radix sort orders by the words and keeps equal words in their order.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn the_radix_sort_is_stable() {
+    let mut r = Rng(5);
+    for n in [0usize, 1, 2, 255, 3000] {
+        let mut items: Vec<(u64, u32)> = (0..n as u32)
+            .map(|i| {
+                let w = match r.below(3) {
+                    0 => r.below(4),
+                    1 => r.below(4) << 40,
+                    _ => r.next(),
+                };
+                (w, i)
+            })
+            .collect();
+        let mut want = items.clone();
+        want.sort_by_key(|&(w, _)| w);
+        keys::radix_sort(&mut items);
+        assert_eq!(items, want);
     }
 }

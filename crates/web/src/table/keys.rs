@@ -1,0 +1,736 @@
+//! Sort keys prepared ahead of a click on a column not sorted by yet.
+//!
+//! A sort by a new column read one cell of every row, in the old order: the objects
+//! are spread over the heap, so at a million rows that alone took ~1 s. Here each of
+//! the view's columns (the name column aside: see `index::continues`) keeps one
+//! `u64` per row, by the row's slot, built in slices of idle frames once the table is
+//! synced (nothing during the sync) and updated on every change once built. A click
+//! then sorts those words: a stable LSD radix sort (only over the bytes that differ)
+//! of the slots taken in namespace-and-name order (the sorts' tie-break, kept here as
+//! well), and builds the new index's entries from the words, reading no object.
+//!
+//! Words: numbers and dates as their ordered bits ([`f64_bits`]), count pairs
+//! (`1/2`) as one word, text as an id in a dictionary of the column's values whose
+//! sorted order is computed at the sort (text columns with too many distinct values,
+//! such as an IP, are not prepared: their clicks sort as before).
+
+use super::index::{
+    f64_bits, kind_prefix, ordered_number_prefix, pair_prefix, text_prefix, tie_prefix, Entry,
+    Index, Key, Primary as Words, Tie, NO_SLOT,
+};
+use super::Sort;
+use super::{natural_cmp, Column, Primary, SortAs, SortKey};
+use kubelive_core::Object;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A missing cell (`Primary::None`): after everything.
+const MISSING: u64 = u64::MAX;
+/// A number column's cell without a number: after every number.
+const NO_NUMBER: u64 = u64::MAX - 1;
+/// Text columns with more distinct values than this are not prepared.
+const DICT_MAX: usize = 1 << 14;
+/// Rows handled between two looks at the clock (tests: a few, so that slices stop
+/// mid-way through every phase).
+const STEP: usize = if cfg!(test) { 4 } else { 1024 };
+/// Rows sorted at once when the name order is built (then merged in slices).
+const BLOCK: usize = if cfg!(test) { 16 } else { 8192 };
+
+/// Whether `col` can be prepared: a name column sorts by its long keys (and is the
+/// table's first sort, kept or flipped in place).
+fn preparable(col: &Column) -> bool {
+    !(col.is_name && col.sort_as == SortAs::Text)
+}
+
+/// How one column's words are made (decided by the first cell that is not missing).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Unknown,
+    /// Dictionary ids.
+    Text,
+    /// Ordered bits of a number of this rank (`Primary::Num` or `Older`).
+    Number(u8),
+    /// `(a << 32) | b`.
+    Pair,
+}
+
+/// One column's words by slot.
+struct ColumnKeys {
+    col: Column,
+    words: Vec<u64>,
+    /// Slots below this have been written since the column was added.
+    built: usize,
+    mode: Mode,
+    /// Text: value -> id, and the values by id.
+    ids: HashMap<Box<str>, u32>,
+    values: Vec<Box<str>>,
+    /// Id -> rank in natural order (None: values came since).
+    ranks: Option<Vec<u32>>,
+    /// A cell the words cannot order (another kind, too many values): not prepared.
+    refused: bool,
+}
+
+impl ColumnKeys {
+    fn new(col: &Column, slots: usize) -> ColumnKeys {
+        ColumnKeys {
+            col: col.clone(),
+            words: vec![MISSING; slots],
+            built: 0,
+            mode: Mode::Unknown,
+            ids: HashMap::new(),
+            values: Vec::new(),
+            ranks: None,
+            refused: false,
+        }
+    }
+
+    fn write(&mut self, slot: usize, o: &Object) {
+        if self.refused {
+            return;
+        }
+        let k = SortKey::of(&self.col, o);
+        match self.word(&k.primary) {
+            Some(w) => self.words[slot] = w,
+            None => {
+                self.refused = true;
+                self.words = Vec::new();
+                self.ids = HashMap::new();
+                self.values = Vec::new();
+            }
+        }
+    }
+
+    /// The word of a cell; None if this column's words cannot order it.
+    fn word(&mut self, p: &Primary<'_>) -> Option<u64> {
+        let mode = match p {
+            Primary::None => return Some(MISSING),
+            Primary::Str(_) => Mode::Text,
+            Primary::Num(_) | Primary::Older(_) => Mode::Number(p.rank()),
+            Primary::Nums(..) => Mode::Pair,
+        };
+        if self.mode == Mode::Unknown {
+            self.mode = mode;
+        }
+        if self.mode != mode {
+            return None;
+        }
+        match p {
+            Primary::Str(s) => {
+                if let Some(&id) = self.ids.get(&**s) {
+                    return Some(id as u64);
+                }
+                if self.values.len() >= DICT_MAX {
+                    return None;
+                }
+                let id = self.values.len() as u32;
+                self.values.push((&**s).into());
+                self.ids.insert((&**s).into(), id);
+                self.ranks = None;
+                Some(id as u64)
+            }
+            Primary::Num(Some(x)) | Primary::Older(Some(x)) => {
+                Some(f64_bits(*x)).filter(|&b| b < NO_NUMBER)
+            }
+            Primary::Num(None) | Primary::Older(None) => Some(NO_NUMBER),
+            Primary::Nums(a, b) => Some(((*a as u64) << 32) | *b as u64).filter(|&w| w != MISSING),
+            Primary::None => Some(MISSING),
+        }
+    }
+
+    /// The dictionary's ranks, computed if values came.
+    fn rank(&mut self) {
+        if self.ranks.is_some() {
+            return;
+        }
+        let mut by_value: Vec<u32> = (0..self.values.len() as u32).collect();
+        by_value.sort_unstable_by(|&a, &b| {
+            natural_cmp(&self.values[a as usize], &self.values[b as usize])
+        });
+        let mut ranks = vec![0; self.values.len()];
+        for (rank, id) in by_value.into_iter().enumerate() {
+            ranks[id as usize] = rank as u32;
+        }
+        self.ranks = Some(ranks);
+    }
+}
+
+/// The slots in namespace-and-name order, as far as they are built.
+enum Base {
+    /// Not yet (the table is syncing, or was rebuilt).
+    None,
+    /// Each slot's `namespace \0 name` words being read (those below the cursor are).
+    Ties(usize),
+    /// The slots in use being sorted by them; slots added meanwhile wait.
+    Sorting(MergeSort, Vec<u32>),
+    Ready(Chunks),
+}
+
+/// The rows' slots and what is prepared for them.
+pub struct Prepared {
+    /// The row in each slot (the version the table's index holds); None: free.
+    objs: Vec<Option<Arc<Object>>>,
+    free: Vec<u32>,
+    len: usize,
+    /// Each slot's `namespace \0 name` words (kept once the base is started).
+    ties: Vec<Tie>,
+    tie_exact: Vec<bool>,
+    base: Base,
+    cols: Vec<ColumnKeys>,
+}
+
+impl Default for Prepared {
+    fn default() -> Self {
+        Prepared {
+            objs: Vec::new(),
+            free: Vec::new(),
+            len: 0,
+            ties: Vec::new(),
+            tie_exact: Vec::new(),
+            base: Base::None,
+            cols: Vec::new(),
+        }
+    }
+}
+
+/// Compares slots by namespace and name.
+struct Names<'a> {
+    ties: &'a [Tie],
+    exact: &'a [bool],
+    objs: &'a [Option<Arc<Object>>],
+    /// Rows that left while the name order was being sorted, still compared by it.
+    parked: Option<&'a HashMap<u32, Arc<Object>>>,
+}
+
+impl Names<'_> {
+    fn obj(&self, slot: u32) -> Option<&Arc<Object>> {
+        self.objs[slot as usize]
+            .as_ref()
+            .or_else(|| self.parked?.get(&slot))
+    }
+}
+
+impl Names<'_> {
+    fn cmp(&self, a: u32, b: u32) -> Ordering {
+        let (x, y) = (a as usize, b as usize);
+        match self.ties[x].cmp(&self.ties[y]) {
+            Ordering::Equal if !(self.exact[x] && self.exact[y]) => {
+                match (self.obj(a), self.obj(b)) {
+                    (Some(p), Some(q)) => (p.namespace(), p.name()).cmp(&(q.namespace(), q.name())),
+                    _ => Ordering::Equal,
+                }
+            }
+            o => o,
+        }
+        .then(a.cmp(&b))
+    }
+}
+
+impl Prepared {
+    /// Rows held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Forgets every row and what was prepared (the index is rebuilt).
+    pub fn reset(&mut self) {
+        *self = Prepared::default();
+    }
+
+    fn ties_kept(&self) -> bool {
+        !matches!(self.base, Base::None)
+    }
+
+    /// A free slot for a new row (then [`Prepared::put`]).
+    pub fn reserve(&mut self) -> u32 {
+        // Not while the base sorts: its comparisons read the slots' words.
+        if !matches!(self.base, Base::Sorting(..)) {
+            if let Some(s) = self.free.pop() {
+                return s;
+            }
+        }
+        let s = self.objs.len();
+        self.objs.push(None);
+        if self.ties_kept() {
+            self.ties.push([0; 4]);
+            self.tie_exact.push(true);
+        }
+        for c in &mut self.cols {
+            if !c.refused {
+                c.words.push(MISSING);
+            }
+        }
+        s as u32
+    }
+
+    /// Row `slot` is now `o` (a new row in a reserved slot, or a change).
+    pub fn put(&mut self, slot: u32, o: &Arc<Object>) {
+        let s = slot as usize;
+        let Some(held) = self.objs.get_mut(s) else {
+            return;
+        };
+        let was = held.replace(o.clone());
+        if was.is_none() {
+            self.len += 1;
+        }
+        if self.ties_kept() {
+            let (tie, exact) = tie_prefix(o.namespace(), o.name());
+            let renamed = was.is_some() && (self.ties[s], self.tie_exact[s]) != (tie, exact);
+            if renamed {
+                if matches!(self.base, Base::Sorting(..)) {
+                    // Its words move under the sort: sorted again later.
+                    self.base = Base::Ties(0);
+                } else {
+                    self.unlink(slot);
+                }
+            }
+            self.ties[s] = tie;
+            self.tie_exact[s] = exact;
+            if was.is_none() || renamed {
+                self.link(slot);
+            }
+        }
+        for c in &mut self.cols {
+            c.write(s, o);
+        }
+    }
+
+    /// Row `slot` left.
+    pub fn release(&mut self, slot: u32) {
+        if self.objs.get(slot as usize).is_none_or(Option::is_none) {
+            return;
+        }
+        // Found by its name while the object is there (a name longer than the tie
+        // words is compared in full: without it the search would miss, and scan).
+        if self.ties_kept() {
+            self.unlink(slot);
+        }
+        let gone = self.objs[slot as usize].take();
+        if let (Base::Sorting(sort, _), Some(o)) = (&mut self.base, gone) {
+            // The sort under way compares it still (and leaves it out at the end).
+            sort.parked.insert(slot, o);
+        }
+        self.len -= 1;
+        self.free.push(slot);
+    }
+
+    fn link(&mut self, slot: u32) {
+        let names = Names {
+            ties: &self.ties,
+            exact: &self.tie_exact,
+            objs: &self.objs,
+            parked: None,
+        };
+        match &mut self.base {
+            Base::Sorting(_, waiting) => waiting.push(slot),
+            Base::Ready(order) => order.insert(slot, |a, b| names.cmp(a, b)),
+            Base::None | Base::Ties(_) => {}
+        }
+    }
+
+    fn unlink(&mut self, slot: u32) {
+        let names = Names {
+            ties: &self.ties,
+            exact: &self.tie_exact,
+            objs: &self.objs,
+            parked: None,
+        };
+        match &mut self.base {
+            // Left out when the sort is done.
+            Base::Sorting(..) => {}
+            Base::Ready(order) => order.remove(slot, |a, b| names.cmp(a, b)),
+            Base::None | Base::Ties(_) => {}
+        }
+    }
+
+    /// Prepares `cols` (the view's) until `clock()` reaches `deadline`. Returns
+    /// whether work is left.
+    pub fn prepare(&mut self, cols: &[Column], deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        self.cols.retain(|c| cols.contains(&c.col));
+        for col in cols {
+            if preparable(col) && !self.cols.iter().any(|c| c.col == *col) {
+                self.cols.push(ColumnKeys::new(col, self.objs.len()));
+            }
+        }
+        if !self.prepare_base(deadline, clock) {
+            return true;
+        }
+        for c in &mut self.cols {
+            while c.built < self.objs.len() && !c.refused {
+                if c.built % STEP == 0 && clock() >= deadline {
+                    return true;
+                }
+                if let Some(o) = &self.objs[c.built] {
+                    c.write(c.built, o);
+                }
+                c.built += 1;
+            }
+            if c.mode == Mode::Text && !c.refused && c.ranks.is_none() {
+                if clock() >= deadline {
+                    return true;
+                }
+                c.rank();
+            }
+        }
+        false
+    }
+
+    /// Goes on building the name order. Returns whether it is ready.
+    fn prepare_base(&mut self, deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        loop {
+            match &mut self.base {
+                Base::Ready(_) => return true,
+                Base::None => {
+                    self.ties = vec![[0; 4]; self.objs.len()];
+                    self.tie_exact = vec![true; self.objs.len()];
+                    self.base = Base::Ties(0);
+                }
+                Base::Ties(at) => {
+                    while *at < self.objs.len() {
+                        if *at % STEP == 0 && clock() >= deadline {
+                            return false;
+                        }
+                        if let Some(o) = &self.objs[*at] {
+                            let (tie, exact) = tie_prefix(o.namespace(), o.name());
+                            self.ties[*at] = tie;
+                            self.tie_exact[*at] = exact;
+                        }
+                        *at += 1;
+                    }
+                    let slots: Vec<u32> = (0..self.objs.len() as u32)
+                        .filter(|&s| self.objs[s as usize].is_some())
+                        .collect();
+                    self.base = Base::Sorting(MergeSort::new(slots), Vec::new());
+                }
+                Base::Sorting(sort, _) => {
+                    let parked = std::mem::take(&mut sort.parked);
+                    let names = Names {
+                        ties: &self.ties,
+                        exact: &self.tie_exact,
+                        objs: &self.objs,
+                        parked: Some(&parked),
+                    };
+                    let done = sort.step(|a, b| names.cmp(a, b), deadline, clock);
+                    sort.parked = parked;
+                    if !done {
+                        return false;
+                    }
+                    let Base::Sorting(sort, waiting) =
+                        std::mem::replace(&mut self.base, Base::None)
+                    else {
+                        return false;
+                    };
+                    // Rows that left meanwhile are dropped in one pass (their objects
+                    // are gone: a search by name would miss); the slots were not reused,
+                    // so the new ones are those added meanwhile, linked one by one.
+                    let mut items = sort.items;
+                    items.retain(|&s| self.objs[s as usize].is_some());
+                    self.base = Base::Ready(Chunks::from_vec(items));
+                    for slot in waiting {
+                        if self.objs[slot as usize].is_some() {
+                            self.link(slot);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a sort by `col` would find its words ready.
+    pub fn ready(&self, col: &Column) -> bool {
+        matches!(self.base, Base::Ready(_))
+            && self
+                .cols
+                .iter()
+                .any(|c| c.col == *col && !c.refused && c.built >= self.objs.len())
+    }
+
+    /// The index of the rows held sorted by `sort` (whose key does not continue into
+    /// the tie words), from the prepared words; None if they are not ready or `rows`
+    /// (the table's row count) says the rows held are not the index's.
+    pub fn sorted(&mut self, sort: &Sort, rows: usize) -> Option<Index> {
+        if !preparable(&sort.col) || rows != self.len || !self.ready(&sort.col) {
+            return None;
+        }
+        let Base::Ready(order) = &self.base else {
+            return None;
+        };
+        let c = self.cols.iter_mut().find(|c| c.col == sort.col)?;
+        c.rank();
+        let flip = if sort.desc { !0 } else { 0 };
+        let ranks = c.ranks.as_deref().unwrap_or_default();
+        let sortable = |w: u64| match c.mode {
+            Mode::Text if w != MISSING => ranks.get(w as usize).map_or(MISSING, |&r| r as u64),
+            _ => w,
+        };
+        let mut items: Vec<(u64, u32)> = order
+            .iter()
+            .map(|s| (sortable(c.words[s as usize]) ^ flip, s))
+            .collect();
+        radix_sort(&mut items);
+        let text: Vec<(Words, bool)> = match c.mode {
+            Mode::Text => c.values.iter().map(|v| text_prefix(v)).collect(),
+            _ => Vec::new(),
+        };
+        let prefix = |w: u64| match (w, c.mode) {
+            (MISSING, _) => kind_prefix(4),
+            (_, Mode::Text) => text.get(w as usize).copied().unwrap_or(kind_prefix(4)),
+            (NO_NUMBER, Mode::Number(rank)) => ([((rank as u64) << 56) | 1, 0, 0], true),
+            (w, Mode::Number(rank)) => ordered_number_prefix(rank, w),
+            (w, Mode::Pair) => pair_prefix(3, (w >> 32) as u32, w as u32),
+            (_, Mode::Unknown) => kind_prefix(4),
+        };
+        // Each slot's place, then the entries built in slot order (the rows' words and
+        // objects read in the order they are held, mostly the order the objects were
+        // allocated in: a read in sort order would miss the cache on every row) and
+        // written to their places.
+        let mut place = vec![u32::MAX; self.objs.len()];
+        for (i, &(_, slot)) in items.iter().enumerate() {
+            place[slot as usize] = i as u32;
+        }
+        drop(items);
+        let filler = self.objs.iter().flatten().next().map(|o| Entry {
+            key: Key::from_parts(kind_prefix(4), ([0; 4], true), false),
+            obj: o.clone(),
+            slot: NO_SLOT,
+        })?;
+        let mut index = Index::filled(rows, &filler);
+        drop(filler);
+        let mut filled = 0;
+        for (s, (obj, &at)) in self.objs.iter().zip(&place).enumerate() {
+            let Some(obj) = obj else {
+                continue;
+            };
+            if at as usize >= rows {
+                return None;
+            }
+            let key = Key::from_parts(
+                prefix(c.words[s]),
+                (self.ties[s], self.tie_exact[s]),
+                sort.desc,
+            );
+            index.fill(
+                at as usize,
+                Entry {
+                    key,
+                    obj: obj.clone(),
+                    slot: s as u32,
+                },
+            );
+            filled += 1;
+        }
+        if filled != rows {
+            return None;
+        }
+        Some(index)
+    }
+
+    /// Slots in name order, if built (tests).
+    #[cfg(test)]
+    pub fn by_name(&self) -> Option<Vec<u32>> {
+        match &self.base {
+            Base::Ready(order) => Some(order.iter().collect()),
+            _ => None,
+        }
+    }
+
+    /// The row in `slot` (tests).
+    #[cfg(test)]
+    pub fn obj(&self, slot: u32) -> Option<&Arc<Object>> {
+        self.objs.get(slot as usize)?.as_ref()
+    }
+}
+
+/// Sorts by the words, stably: one counting pass per byte that differs between them,
+/// least significant first.
+pub(super) fn radix_sort(items: &mut Vec<(u64, u32)>) {
+    let Some(&(first, _)) = items.first() else {
+        return;
+    };
+    let diff = items.iter().fold(0, |d, it| d | (it.0 ^ first));
+    let mut tmp = Vec::new();
+    for byte in 0..8 {
+        let shift = byte * 8;
+        if (diff >> shift) & 0xff == 0 {
+            continue;
+        }
+        if tmp.is_empty() {
+            tmp = vec![(0u64, 0u32); items.len()];
+        }
+        let mut starts = [0usize; 256];
+        for it in items.iter() {
+            starts[((it.0 >> shift) & 0xff) as usize] += 1;
+        }
+        let mut sum = 0;
+        for s in starts.iter_mut() {
+            let n = *s;
+            *s = sum;
+            sum += n;
+        }
+        for it in items.iter() {
+            let b = ((it.0 >> shift) & 0xff) as usize;
+            tmp[starts[b]] = *it;
+            starts[b] += 1;
+        }
+        std::mem::swap(items, &mut tmp);
+    }
+}
+
+/// A merge sort of slots that goes on where it stopped: blocks sorted, then merged
+/// in pairs, a few thousand slots between two looks at the clock.
+struct MergeSort {
+    items: Vec<u32>,
+    /// Rows that left meanwhile (see `Names::parked`).
+    parked: HashMap<u32, Arc<Object>>,
+    tmp: Vec<u32>,
+    /// Sorted runs' length (0: blocks not sorted yet).
+    width: usize,
+    /// Where the current block or pair starts.
+    at: usize,
+    /// Within the pair: the next of the left run, of the right run, and the output.
+    cursor: (usize, usize, usize),
+}
+
+impl MergeSort {
+    fn new(items: Vec<u32>) -> MergeSort {
+        MergeSort {
+            parked: HashMap::new(),
+            tmp: vec![0; items.len()],
+            items,
+            width: 0,
+            at: 0,
+            cursor: (0, 0, 0),
+        }
+    }
+
+    /// Sorts on until done (true) or `deadline`.
+    fn step(
+        &mut self,
+        cmp: impl Fn(u32, u32) -> Ordering,
+        deadline: f64,
+        clock: &dyn Fn() -> f64,
+    ) -> bool {
+        let n = self.items.len();
+        loop {
+            if clock() >= deadline {
+                return false;
+            }
+            if self.width == 0 {
+                let end = (self.at + BLOCK).min(n);
+                self.items[self.at..end].sort_unstable_by(|&a, &b| cmp(a, b));
+                self.at = end;
+                if self.at >= n {
+                    self.width = BLOCK;
+                    self.start_pair(0);
+                }
+                continue;
+            }
+            if self.width >= n {
+                return true;
+            }
+            let mid = (self.at + self.width).min(n);
+            let end = (self.at + 2 * self.width).min(n);
+            let (mut i, mut j, mut o) = self.cursor;
+            let mut budget = 4 * STEP;
+            while o < end && budget > 0 {
+                let left =
+                    i < mid && (j >= end || cmp(self.items[i], self.items[j]) != Ordering::Greater);
+                self.tmp[o] = match left {
+                    true => self.items[i],
+                    false => self.items[j],
+                };
+                match left {
+                    true => i += 1,
+                    false => j += 1,
+                }
+                o += 1;
+                budget -= 1;
+            }
+            self.cursor = (i, j, o);
+            if o >= end {
+                if end >= n {
+                    std::mem::swap(&mut self.items, &mut self.tmp);
+                    self.width *= 2;
+                    self.start_pair(0);
+                } else {
+                    self.start_pair(end);
+                }
+            }
+        }
+    }
+
+    fn start_pair(&mut self, at: usize) {
+        self.at = at;
+        self.cursor = (at, (at + self.width).min(self.items.len()), at);
+    }
+}
+
+/// Slots at most per chunk of [`Chunks`].
+const CHUNK: usize = 1024;
+
+/// A sorted list of slots in chunks (an insert moves at most one chunk).
+#[derive(Default)]
+struct Chunks {
+    chunks: Vec<Vec<u32>>,
+}
+
+impl Chunks {
+    fn from_vec(v: Vec<u32>) -> Chunks {
+        Chunks {
+            chunks: v.chunks(CHUNK * 3 / 4).map(<[u32]>::to_vec).collect(),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.chunks.iter().flatten().copied()
+    }
+
+    /// The chunk and offset of the first slot not before `slot`.
+    fn seek(&self, slot: u32, cmp: &impl Fn(u32, u32) -> Ordering) -> (usize, usize) {
+        let before = |p: u32| cmp(p, slot) == Ordering::Less;
+        let c = self
+            .chunks
+            .partition_point(|ch| ch.last().is_some_and(|&p| before(p)));
+        match self.chunks.get(c) {
+            Some(ch) => (c, ch.partition_point(|&p| before(p))),
+            None => (c, 0),
+        }
+    }
+
+    fn insert(&mut self, slot: u32, cmp: impl Fn(u32, u32) -> Ordering) {
+        if self.chunks.is_empty() {
+            self.chunks.push(vec![slot]);
+            return;
+        }
+        let (mut c, mut o) = self.seek(slot, &cmp);
+        if c == self.chunks.len() {
+            c -= 1;
+            o = self.chunks[c].len();
+        }
+        let ch = &mut self.chunks[c];
+        ch.insert(o, slot);
+        if ch.len() > CHUNK {
+            let tail = ch.split_off(CHUNK / 2);
+            self.chunks.insert(c + 1, tail);
+        }
+    }
+
+    /// Removes `slot` (where its words say, else found by a scan).
+    fn remove(&mut self, slot: u32, cmp: impl Fn(u32, u32) -> Ordering) {
+        let (c, o) = self.seek(slot, &cmp);
+        let at = match self.chunks.get(c).and_then(|ch| ch.get(o)) {
+            Some(&p) if p == slot => Some((c, o)),
+            _ => self
+                .chunks
+                .iter()
+                .enumerate()
+                .find_map(|(ci, ch)| ch.iter().position(|&p| p == slot).map(|oi| (ci, oi))),
+        };
+        if let Some((c, o)) = at {
+            self.chunks[c].remove(o);
+            if self.chunks[c].is_empty() {
+                self.chunks.remove(c);
+            }
+        }
+    }
+}
