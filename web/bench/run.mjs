@@ -33,7 +33,9 @@
 //
 //  5. syncab (not in the default ONLY): the syncs of (2) for two builds, BEFORE=dir and
 //     DIST, alternating run by run against one sim, each behind its own kubectl proxy;
-//     with the CPU the sim and the proxy spent until Synced. BEFORE_SIM_BIN: the before
+//     with the CPU the sim and the proxy spent until Synced and the first rows after the
+//     first LIST page (list-then-watch). SYNCAB_MODES: list, stream (both by default).
+//     BEFORE=a,b,...: several builds to compare with, each behind its own proxy, in turns. BEFORE_SIM_BIN: the before
 //     build gets a sim of its own, that binary (a comparison of both sides).
 //
 // ONLY=keys (not in the default): the app at PODS rows (streaming list) with CHURN
@@ -135,13 +137,29 @@ async function decodeBench(browser) {
 // 2. 100,000 pods: first rows, synced --------------------------------------------
 /** Installed before the app loads: when rows first enter the DOM, when Synced shows. */
 function marks() {
-  const m = { rows: null, rowsPainted: null, synced: null };
+  // rowsFrame: the app's work (its `kubelive:frame` measure, ms: from the frame's
+  // update to the end of its render) in the render that first put rows in the DOM, the
+  // last one to start before they were seen.
+  const m = { rows: null, rowsPainted: null, synced: null, rowsFrame: null };
   window.__kubeliveMarks = m;
+  const frames = [];
+  new PerformanceObserver((l) => {
+    for (const e of l.getEntries()) if (e.name === 'kubelive:frame' && frames.length < 200) frames.push([e.startTime, e.duration]);
+    if (m.rows !== null && m.rowsFrame === null) {
+      const before = frames.filter(([start]) => start <= m.rows);
+      if (before.length) m.rowsFrame = before[before.length - 1][1];
+    }
+  }).observe({ type: 'measure' });
   const obs = new MutationObserver(() => {
     const now = performance.now();
     if (m.rows === null && document.querySelector('#scroller .row')) {
       m.rows = now;
-      requestAnimationFrame(() => setTimeout(() => { m.rowsPainted = performance.now(); }, 0));
+      // Trace timestamps (TRACE=1): where the marks fall among the page's tasks.
+      console.timeStamp('kubelive:rows');
+      requestAnimationFrame(() => setTimeout(() => {
+        m.rowsPainted = performance.now();
+        console.timeStamp('kubelive:rowsPainted');
+      }, 0));
     }
     if (m.synced === null && document.querySelector('#status[data-synced="true"]')) m.synced = now;
     if (m.rows !== null && m.synced !== null) obs.disconnect();
@@ -165,10 +183,33 @@ async function syncOnce(browser, cluster, streaming = false, profile = null, pip
     await cdp.send('Profiler.start');
   }
   const tracing = profile && TRACE ? await startTrace(browser, `${profile}.trace.json`) : null;
+  // The page's main-thread time until Synced (CDP Performance: tasks, of them script),
+  // which a loaded machine inflates less than the wall clock.
+  const perf = cdp || await context.newCDPSession(page);
+  await perf.send('Performance.enable');
+  const busy = async () => {
+    const { metrics } = await perf.send('Performance.getMetrics');
+    const get = (name) => metrics.find((x) => x.name === name)?.value ?? NaN;
+    return { task: get('TaskDuration'), script: get('ScriptDuration') };
+  };
+  const busy0 = await busy();
+  // CPU seconds of the browser's renderer processes (this page's is the one at work):
+  // what the sync cost, which a loaded machine inflates far less than the wall clock.
+  const sys = await browser.newBrowserCDPSession();
+  const rendererCpu = async () => {
+    const { processInfo } = await sys.send('SystemInfo.getProcessInfo');
+    return new Map(processInfo.filter((p) => p.type === 'renderer').map((p) => [p.id, p.cpuTime]));
+  };
+  const renderer0 = await rendererCpu();
   const cpu0 = cluster.cpu();
   await page.goto(`${cluster.base}/ui/#r=v1/pods${streaming ? '&stream=1' : ''}${pipeline ? '' : '&pipeline=0'}`);
   await until('Synced', () => page.evaluate(() => window.__kubeliveMarks?.synced !== null), 10 * 60 * 1000, 100);
   const cpu1 = cluster.cpu();
+  const busy1 = await busy();
+  const renderer1 = await rendererCpu();
+  await sys.detach();
+  // (A navigation to another renderer starts its counters again.)
+  const since = (k) => (busy1[k] >= busy0[k] ? busy1[k] - busy0[k] : busy1[k]);
   if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile, profile);
   if (tracing) await tracing.stop();
   await until('rows painted', () => page.evaluate(() => window.__kubeliveMarks?.rowsPainted !== null), 10000, 50);
@@ -190,6 +231,9 @@ async function syncOnce(browser, cluster, streaming = false, profile = null, pip
   // CPU seconds the sim and kubectl proxy spent until Synced (polled: up to 100 ms late).
   r.simCpu = cpu1.sim - cpu0.sim;
   r.proxyCpu = cpu1.proxy - cpu0.proxy;
+  r.mainTaskMs = 1000 * since('task');
+  r.mainScriptMs = 1000 * since('script');
+  r.rendererCpu = [...renderer1].reduce((a, [id, t]) => a + t - (renderer0.get(id) ?? 0), 0);
   failOnProblems(problems, 'app (sync)');
   await context.close();
   if (r.total !== PODS) throw new Error(`synced with ${r.total} objects, expected ${PODS}`);
@@ -631,6 +675,8 @@ try {
       lines.push(`| navigation -> first LIST page fully arrived | ${median(firstPage).toFixed(0)} | ${spread(firstPage)} |`);
       lines.push(`| first page arrived -> first rows in the DOM | ${median(firstRows).toFixed(0)} | ${spread(firstRows)} |`);
       lines.push(`| first page arrived -> first rows painted | ${median(firstPainted).toFixed(0)} | ${spread(firstPainted)} |`);
+      const rowsFrame = col((r) => r.rowsFrame ?? NaN);
+      lines.push(`| the app's work in the render that first held rows (\`kubelive:frame\`) | ${median(rowsFrame).toFixed(0)} | ${spread(rowsFrame)} |`);
       lines.push(`| navigation -> Synced (${PODS.toLocaleString('en')} objects) | ${median(synced).toFixed(0)} | ${spread(synced)} |`);
       if (AB_PIPELINE) {
         lines.push(`| navigation -> Synced, pages one at a time (\`&pipeline=0\`) | ${median(oneAtATime).toFixed(0)} | ${spread(oneAtATime)} |`);
@@ -656,20 +702,31 @@ try {
   }
   if (ONLY.has('syncab')) {
     // The same syncs for two builds, BEFORE (a dist directory) and DIST, alternating
-    // run by run against one sim (each build behind its own kubectl proxy).
+    // run by run against one sim (each build behind its own kubectl proxy). BEFORE=a,b:
+    // several builds to compare with, all in turn.
     if (!BEFORE) throw new Error('syncab: BEFORE (the dist directory of the build to compare with) is needed');
+    const befores = (env.BEFORE || '').split(',').filter(Boolean).map((d) => resolve(d));
     const cluster = await startCluster(PODS, 0);
-    // BEFORE_SIM_BIN: the before build is served by its own sim (another build of the
-    // sim), so that a comparison covers the server's side too; else both share one.
+    // BEFORE_SIM_BIN: the (first) before build is served by its own sim (another build
+    // of the sim), so that a comparison covers the server's side too; else all share one.
     const beforeSim = env.BEFORE_SIM_BIN
-      ? await startSim({ simBin: env.BEFORE_SIM_BIN, kubectl: KUBECTL, dist: BEFORE, objects: PODS, churn: 0, log })
+      ? await startSim({ simBin: env.BEFORE_SIM_BIN, kubectl: KUBECTL, dist: befores[0], objects: PODS, churn: 0, log })
       : null;
     try {
-      const builds = [['before', beforeSim || await cluster.proxyFor(BEFORE)], ['after', cluster]];
+      const builds = [];
+      for (const [i, dir] of befores.entries()) {
+        const name = befores.length === 1 ? 'before' : `before${i + 1}`;
+        builds.push([name, dir, i === 0 && beforeSim ? beforeSim : await cluster.proxyFor(dir)]);
+      }
+      builds.push(['after', DIST, cluster]);
       const res = {};
-      for (const streaming of [false, true]) {
+      // SYNCAB_MODES: list, stream or both (list,stream).
+      const modes = (env.SYNCAB_MODES || 'list,stream').split(',');
+      for (const streaming of [false, true].filter((st) => modes.includes(st ? 'stream' : 'list'))) {
         for (let i = 0; i < RUNS; i++) {
-          for (const [name, proxy] of (i % 2 ? [...builds].reverse() : builds)) {
+          // Each run starts with another build (two builds: before, after; after, before; ...).
+          const turn = builds.map((_, k) => builds[(k + i) % builds.length]);
+          for (const [name, , proxy] of turn) {
             const r = NO_DEVTOOLS ? await syncOnceNoDevtools(proxy, streaming) : await syncOnce(browser, proxy, streaming);
             const mode = streaming ? 'streaming list' : 'list-then-watch';
             log(`syncab ${name} ${mode} ${i + 1}/${RUNS}: ${JSON.stringify(r)}`);
@@ -678,13 +735,24 @@ try {
         }
       }
       out.syncab = res;
-      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy, navigation -> Synced, before = ${BEFORE}${env.BEFORE_SIM_BIN ? ` (served by ${env.BEFORE_SIM_BIN})` : ''}, after = ${DIST}, alternating, ${NO_DEVTOOLS ? 'a Chromium without Playwright (no DevTools Network domain) per run' : 'Playwright, a fresh context per run'}, medians of ${RUNS} (min..max):`, '');
-      lines.push('| mode | before ms | after ms | after / before | navigation -> first rows painted, before / after ms | sim CPU ms before / after | proxy CPU ms before / after |', '|---|---:|---:|---:|---|---|---|');
+      lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy, navigation -> Synced, ${builds.map(([name, dir]) => `${name} = ${dir}`).join(', ')}${env.BEFORE_SIM_BIN ? ` (${builds[0][0]} served by ${env.BEFORE_SIM_BIN})` : ''}, in turns, ${NO_DEVTOOLS ? 'a Chromium without Playwright (no DevTools Network domain) per run' : 'Playwright, a fresh context per run'}, medians of ${RUNS} (min..max):`, '');
+      lines.push(`| mode | build | navigation -> Synced ms | / ${builds[0][0]} | navigation -> first rows painted ms | first page arrived -> first rows in the DOM; painted (min..max); the app work in that render, ms | sim CPU ms | proxy CPU ms | renderer CPU ms (Playwright) |`, '|---|---|---:|---:|---|---|---:|---:|---:|');
       for (const [mode, by] of Object.entries(res)) {
         const m = (name, f) => median(by[name].map(f));
-        const s = (name) => by[name].map((r) => r.synced);
-        const painted = (r) => r.rowsPainted;
-        lines.push(`| ${mode} | ${m('before', (r) => r.synced).toFixed(0)} (${spread(s('before'))}) | ${m('after', (r) => r.synced).toFixed(0)} (${spread(s('after'))}) | ${(m('after', (r) => r.synced) / m('before', (r) => r.synced)).toFixed(2)} | ${m('before', painted).toFixed(0)} / ${m('after', painted).toFixed(0)} | ${(1000 * m('before', (r) => r.simCpu)).toFixed(0)} / ${(1000 * m('after', (r) => r.simCpu)).toFixed(0)} | ${(1000 * m('before', (r) => r.proxyCpu)).toFixed(0)} / ${(1000 * m('after', (r) => r.proxyCpu)).toFixed(0)} |`);
+        // After the first LIST page's last byte (resource timing): list-then-watch only.
+        const afterPage = (name) => {
+          const rs = by[name].filter((r) => r.firstPageEnd);
+          if (!rs.length) return '-';
+          const dom = rs.map((r) => r.rows - r.firstPageEnd);
+          const shown = rs.map((r) => r.rowsPainted - r.firstPageEnd);
+          const work = rs.map((r) => r.rowsFrame ?? NaN);
+          return `${median(dom).toFixed(0)}; ${median(shown).toFixed(0)} (${spread(shown)}); ${median(work).toFixed(0)}`;
+        };
+        for (const [name] of builds) {
+          const synced = by[name].map((r) => r.synced);
+          const painted = by[name].map((r) => r.rowsPainted);
+          lines.push(`| ${mode} | ${name} | ${median(synced).toFixed(0)} (${spread(synced)}) | ${(median(synced) / m(builds[0][0], (r) => r.synced)).toFixed(2)} | ${median(painted).toFixed(0)} (${spread(painted)}) | ${afterPage(name)} | ${(1000 * m(name, (r) => r.simCpu)).toFixed(0)} | ${(1000 * m(name, (r) => r.proxyCpu)).toFixed(0)} | ${NO_DEVTOOLS ? '-' : `${(1000 * m(name, (r) => r.rendererCpu)).toFixed(0)} (${spread(by[name].map((r) => r.rendererCpu), (x) => (1000 * x).toFixed(0))})`} |`);
+        }
       }
       lines.push('');
     } finally {

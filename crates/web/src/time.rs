@@ -2,12 +2,16 @@
 
 use kubelive_core::Instant;
 
+thread_local! {
+    /// The window's `performance`, looked up once: the clock is read several times a
+    /// frame and per body chunk, and the lookup is two more calls into JS each time.
+    static PERFORMANCE: Option<web_sys::Performance> =
+        web_sys::window().and_then(|w| w.performance());
+}
+
 /// Milliseconds since page load, on the monotonic `performance.now()` clock.
 pub fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map(|p| p.now())
-        .unwrap_or(0.0)
+    PERFORMANCE.with(|p| p.as_ref().map(|p| p.now()).unwrap_or(0.0))
 }
 
 /// The engine's clock: `performance.now()` in whole milliseconds.

@@ -32,7 +32,7 @@ use kubelive_core::{
 };
 use parts::{
     cell_looks, pool_size, CellLook, Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem,
-    RelatedView, Rows, ShownRow, StatusBar,
+    RelatedView, RowsProps, ShownRow, StatusBar,
 };
 use problem::Blocked;
 use std::cell::{Cell, RefCell};
@@ -70,6 +70,11 @@ const PREPARE_SLICE_MS: f64 = 4.0;
 /// status bar while the main thread is the sync's bottleneck. The progress still moves
 /// several times a second; Synced itself (and a failure) is shown at the next frame.
 const SYNC_FRAME_MS: f64 = 200.0;
+/// Items the first LIST page asks for (later pages double, up to the engine's
+/// `max_page_size`): a few screens of rows, which arrive and are decoded sooner than
+/// kubectl's 500 (a fifth of the bytes before the first rows are shown), for a few
+/// more requests while the pages grow.
+const FIRST_PAGE_ITEMS: u32 = 100;
 
 pub enum Msg {
     /// A slice of preparing sort keys (see [`PREPARE_SLICE_MS`]).
@@ -283,6 +288,11 @@ pub struct App {
     window_base: i64,
     /// The rows the scroll range was last made for (`table::spacer_rows`).
     spacer_rows: Cell<usize>,
+    /// How many rows the last render showed.
+    shown_rows: Cell<usize>,
+    /// The last render showed the first screen of rows only: the rest of the pool
+    /// (the overscan) is due in a later frame.
+    fill_pool: Cell<bool>,
     /// When the user last scrolled (ms, `performance.now()`).
     user_scrolled_at: f64,
     viewport: f64,
@@ -478,6 +488,7 @@ impl App {
             config.mode = kubelive_core::Mode::StreamingList;
         }
         config.pipeline_pages = self.view.pipeline;
+        config.page_size = FIRST_PAGE_ITEMS;
         let pending: Rc<RefCell<Vec<CoreEvent>>> = Rc::default();
         let generation = self.generation;
         let wake = ctx.link().callback(Msg::Wake);
@@ -1326,8 +1337,16 @@ impl App {
         // Even, and the pool's size: no slot is spare mid-table, so scrolling never
         // creates or drops a row element (`parts::Rows`).
         let count = pool_size((self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN);
-        let last = (first + count).min(rows);
+        let mut last = (first + count).min(rows);
+        // Rows appearing in an empty table (the first page): the rows on screen now,
+        // the overscan in a later frame. Creating the row elements is most of that
+        // frame's work, and the rows past the viewport are not seen.
+        if self.shown_rows.get() == 0 && last > seen_to {
+            last = seen_to.max(first);
+            self.fill_pool.set(true);
+        }
         let first = first.min(last);
+        self.shown_rows.set(last - first);
         let sort = self.model.sort();
         let header = self.cols.iter().zip(self.looks.iter()).map(|(c, look)| {
             let sorted = sort.col.id == c.id;
@@ -1374,18 +1393,18 @@ impl App {
                     // The window is the spacer's sibling, placed against the scroller:
                     // the table's height changing under churn lays out only the spacer.
                     <div class="spacer" style={format!("height:{total_h}px")}></div>
-                    <Rows
-                        rows={shown}
-                        first={first}
-                        base={self.window_base}
-                        pool={count}
-                        cols={self.cols.clone()}
-                        looks={self.looks.clone()}
-                        selected={self.view.selected.clone()}
-                        now={time::unix_now().floor()}
-                        on_select={self.on_select.clone()}
-                        on_open={self.on_open.clone()}
-                    />
+                    { parts::rows_html(&RowsProps {
+                        rows: shown,
+                        first,
+                        base: self.window_base,
+                        pool: count,
+                        cols: self.cols.clone(),
+                        looks: self.looks.clone(),
+                        selected: self.view.selected.clone(),
+                        now: time::unix_now().floor(),
+                        on_select: self.on_select.clone(),
+                        on_open: self.on_open.clone(),
+                    }) }
                     if empty {
                         <div class="empty" id="empty">{ empty_text }</div>
                     }
@@ -1445,6 +1464,8 @@ impl Component for App {
             scroll_to: None,
             window_base: 0,
             spacer_rows: Cell::new(0),
+            shown_rows: Cell::new(0),
+            fill_pool: Cell::new(false),
             user_scrolled_at: f64::NEG_INFINITY,
             viewport: 600.0,
             selected_obj: None,
@@ -1726,6 +1747,14 @@ impl Component for App {
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
         if self.model.is_filtering() {
             self.schedule_frame(ctx);
+        }
+        if self.fill_pool.take() {
+            // The rest of the pool, with the next frame a sync lets through.
+            if self.hold_frames() {
+                self.schedule_held_frame(ctx);
+            } else {
+                self.schedule_frame(ctx);
+            }
         }
         if let Some(top) = self.scroll_to.take() {
             if let Some(el) = self.scroller_ref.cast::<HtmlElement>() {

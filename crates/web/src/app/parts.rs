@@ -12,6 +12,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
+use yew::virtual_dom::{AttributeOrProperty, Attributes, VTag, VText};
 
 #[derive(Properties, PartialEq)]
 pub struct StatusBarProps {
@@ -153,6 +154,15 @@ pub fn cell_looks(cols: &[Column]) -> Vec<CellLook> {
 /// order is not the table's: `aria-rowindex` says each row's place.
 #[function_component(Rows)]
 pub fn rows(p: &RowsProps) -> Html {
+    rows_html(p)
+}
+
+/// What [`Rows`] renders, for a parent to render in place: the app does, so that a
+/// render that first brings rows creates their elements in the same run of Yew's
+/// scheduler. A child component's new props wait in a queue that Yew may leave for a
+/// later task once a run has taken 16 ms (it yields to the browser), and the browser
+/// would then paint the table without its rows first.
+pub fn rows_html(p: &RowsProps) -> Html {
     let origin = p.base as f64 * super::ROW_HEIGHT;
     let pool = if p.pool >= p.rows.len() {
         p.pool
@@ -319,10 +329,14 @@ struct CellsProps {
 /// cell's classes, which say its words.
 #[function_component(Cells)]
 fn cells(p: &CellsProps) -> Html {
-    html! {
-        { for p.looks.iter().zip(row_texts(&p.cols, &p.object, p.now)).map(|(look, text)| {
+    p.looks
+        .iter()
+        .zip(row_texts(&p.cols, &p.object, p.now))
+        .map(|(look, text)| {
             let class = if look.status_like {
-                let words = status_class(&text).into_iter().chain(tone(&text).map(|t| t.class().to_string()));
+                let words = status_class(&text)
+                    .into_iter()
+                    .chain(tone(&text).map(|t| t.class().to_string()));
                 let mut class = look.class.to_string();
                 for w in words {
                     class.push(' ');
@@ -332,9 +346,25 @@ fn cells(p: &CellsProps) -> Html {
             } else {
                 look.class.clone()
             };
-            html! { <span {class} data-col={look.id.clone()}>{ text }</span> }
-        }) }
-    }
+            cell(class, look.id.clone(), text)
+        })
+        .collect()
+}
+
+/// `<span class={class} data-col={col}>{text}</span>`, built without `html!`, which
+/// makes every `class` a `Classes` (split at spaces, hashed into a set, joined again):
+/// a cell's classes are its column's shared string, given as they are.
+fn cell(class: AttrValue, col: AttrValue, text: String) -> Html {
+    let mut span = VTag::new("span");
+    span.set_attributes(Attributes::Dynamic {
+        keys: &["class", "data-col"],
+        values: Box::new([
+            Some(AttributeOrProperty::Attribute(class)),
+            Some(AttributeOrProperty::Attribute(col)),
+        ]),
+    });
+    span.add_child(VText::new(text).into());
+    span.into()
 }
 
 /// The whole object as the detail panel last fetched it (a row holds only metadata).
