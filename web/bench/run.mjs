@@ -736,7 +736,7 @@ try {
       }
       out.syncab = res;
       lines.push(`${PODS.toLocaleString('en')} pods through kubectl proxy, navigation -> Synced, ${builds.map(([name, dir]) => `${name} = ${dir}`).join(', ')}${env.BEFORE_SIM_BIN ? ` (${builds[0][0]} served by ${env.BEFORE_SIM_BIN})` : ''}, in turns, ${NO_DEVTOOLS ? 'a Chromium without Playwright (no DevTools Network domain) per run' : 'Playwright, a fresh context per run'}, medians of ${RUNS} (min..max):`, '');
-      lines.push(`| mode | build | navigation -> Synced ms | / ${builds[0][0]} | navigation -> first rows painted ms | first page arrived -> first rows in the DOM; painted (min..max); the app work in that render, ms | sim CPU ms | proxy CPU ms | renderer CPU ms (Playwright) |`, '|---|---|---:|---:|---|---|---:|---:|---:|');
+      lines.push(`| mode | build | navigation -> Synced ms | / ${builds[0][0]} | navigation -> first rows painted ms | first page arrived -> first rows in the DOM; painted (min..max); the app work in that render, ms | sim CPU ms | proxy CPU ms | renderer CPU ms${NO_DEVTOOLS ? ' (of it the page\'s main thread)' : ''} |`, '|---|---|---:|---:|---|---|---:|---:|---:|');
       for (const [mode, by] of Object.entries(res)) {
         const m = (name, f) => median(by[name].map(f));
         // After the first LIST page's last byte (resource timing): list-then-watch only.
@@ -751,7 +751,7 @@ try {
         for (const [name] of builds) {
           const synced = by[name].map((r) => r.synced);
           const painted = by[name].map((r) => r.rowsPainted);
-          lines.push(`| ${mode} | ${name} | ${median(synced).toFixed(0)} (${spread(synced)}) | ${(median(synced) / m(builds[0][0], (r) => r.synced)).toFixed(2)} | ${median(painted).toFixed(0)} (${spread(painted)}) | ${afterPage(name)} | ${(1000 * m(name, (r) => r.simCpu)).toFixed(0)} | ${(1000 * m(name, (r) => r.proxyCpu)).toFixed(0)} | ${NO_DEVTOOLS ? '-' : `${(1000 * m(name, (r) => r.rendererCpu)).toFixed(0)} (${spread(by[name].map((r) => r.rendererCpu), (x) => (1000 * x).toFixed(0))})`} |`);
+          lines.push(`| ${mode} | ${name} | ${median(synced).toFixed(0)} (${spread(synced)}) | ${(median(synced) / m(builds[0][0], (r) => r.synced)).toFixed(2)} | ${median(painted).toFixed(0)} (${spread(painted)}) | ${afterPage(name)} | ${(1000 * m(name, (r) => r.simCpu)).toFixed(0)} | ${(1000 * m(name, (r) => r.proxyCpu)).toFixed(0)} | ${NO_DEVTOOLS ? `${(1000 * m(name, (r) => r.browserCpu.renderer)).toFixed(0)} (${(1000 * m(name, (r) => r.browserCpu['renderer/chromium'])).toFixed(0)})` : `${(1000 * m(name, (r) => r.rendererCpu)).toFixed(0)} (${spread(by[name].map((r) => r.rendererCpu), (x) => (1000 * x).toFixed(0))})`} |`);
         }
       }
       lines.push('');
