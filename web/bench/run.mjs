@@ -43,7 +43,8 @@
 // header) timed from the event to the frame after the first row changed, long
 // animation frames around each, then frames still and scrolling at 5,600 px/s; with
 // BEFORE=DIST another build over the same sim (a second kubectl proxy), in turns,
-// KEY_ROUNDS times (BEFORE=DIST1,DIST2,...: several, each behind its own proxy).
+// KEY_ROUNDS times (BEFORE=DIST1,DIST2,...: several, each behind its own proxy);
+// PROFILE_KEYS=1: a CPU profile of the page over the first still frames run.
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -602,6 +603,7 @@ async function frameRun(page, secs, speed) {
 const KEY_ACTIONS = env.KEY_ACTIONS === 'none' ? [] : (env.KEY_ACTIONS || 'type:x,type:xq,type:,sort:name,sort:restarts,sort:age,sort:name').split(',');
 const KEY_SETTLE = Number(env.KEY_SETTLE || 2500);
 const KEY_WAIT = Number(env.KEY_WAIT || 3000);
+const PROFILE_KEYS = env.PROFILE_KEYS === '1';
 
 /** The keystroke and frame measures against one build (`base` serves it). */
 async function keysOnce(browser, base, label) {
@@ -621,10 +623,19 @@ async function keysOnce(browser, base, label) {
     out.keys.push({ action, ...r });
     await sleep(500);
   }
-  for (const speed of [0, 0, 5600, 5600]) {
+  for (const [i, speed] of [0, 0, 5600, 5600].entries()) {
     if (!speed) await page.evaluate(() => { const s = document.getElementById('scroller'); s.scrollTop = s.scrollHeight / 2; });
     await sleep(1000);
+    // PROFILE_KEYS=1: a CPU profile of the page over the first still frames run (a dist
+    // whose wasm kept its names says which functions), summarised, in $ARTIFACTS.
+    const cdp = PROFILE_KEYS && i === 0 ? await context.newCDPSession(page) : null;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
+      await cdp.send('Profiler.start');
+    }
     const r = await frameRun(page, FRAME_SECS, speed);
+    if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile, `keys-still-${label.replace(/\W+/g, '-')}`);
     log(`keys ${label} frames ${speed ? `scrolling ${speed} px/s` : 'still'}: ${JSON.stringify(r)}`);
     out.frames.push({ mode: speed ? `scrolling ${speed} px/s` : 'still', ...r });
   }
