@@ -923,6 +923,65 @@ struct Scan {
     from: Option<Index>,
 }
 
+/// The version of each row the index holds, by namespace/name. A `Deleted` event
+/// brings the server's final state of the object, whose cell in the sorted column may
+/// differ from the row's (a pod's status or readiness at its deletion): the row is
+/// then found by binary search for the version held, where it took a scan of every
+/// row (a long task at a million). A pointer a row.
+#[derive(Default)]
+struct Held(hashbrown::HashTable<Arc<Object>>);
+
+impl Held {
+    fn hash(namespace: &str, name: &str) -> u64 {
+        // FNV-1a, mixed down (hashbrown's control byte comes from the top bits).
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in namespace
+            .as_bytes()
+            .iter()
+            .chain(&[0xff])
+            .chain(name.as_bytes())
+        {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^ (h >> 29) ^ (h << 17)
+    }
+
+    fn of(o: &Object) -> u64 {
+        Held::hash(o.namespace(), o.name())
+    }
+
+    fn get(&self, o: &Object) -> Option<&Arc<Object>> {
+        self.0.find(Held::of(o), |h| {
+            h.name() == o.name() && h.namespace() == o.namespace()
+        })
+    }
+
+    fn put(&mut self, o: &Arc<Object>) {
+        match self.0.entry(
+            Held::of(o),
+            |h| h.name() == o.name() && h.namespace() == o.namespace(),
+            |h| Held::of(h),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(mut e) => *e.get_mut() = o.clone(),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert(o.clone());
+            }
+        }
+    }
+
+    fn remove(&mut self, o: &Object) {
+        if let Ok(e) = self.0.find_entry(Held::of(o), |h| {
+            h.name() == o.name() && h.namespace() == o.namespace()
+        }) {
+            e.remove();
+        }
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
 /// The sorted, filtered index the table renders a window of.
 ///
 /// Every row is in `all`, sorted by compact keys (`index::Key`); a non-empty filter
@@ -945,6 +1004,8 @@ pub struct TableModel {
     /// The rows' slots, and the view's columns' sort keys prepared by them in idle
     /// frames (see `keys`): a click on a column not sorted by yet sorts those.
     prepared: Prepared,
+    /// The version of each row `all` holds, by namespace/name (see [`Held`]).
+    held: Held,
     /// Deleted rows still shown: key -> (the object in the index, deleted at).
     fading: HashMap<String, (Arc<Object>, f64)>,
     /// Recently changed rows: key -> (added?, generation, at).
@@ -1261,7 +1322,9 @@ impl TableModel {
                             self.fading.insert(key, (shown, now));
                         }
                     } else if incremental {
-                        self.change(Some(o), None);
+                        // The version indexed, which the final state may not match.
+                        let held = self.held.get(o).cloned().unwrap_or_else(|| o.clone());
+                        self.change(Some(&held), None);
                     }
                 }
                 _ => {}
@@ -1273,9 +1336,14 @@ impl TableModel {
     /// `o` (equal under this sort's key, it may differ in a column an index kept of
     /// another sort is keyed by, which would then find it only by a scan of every row).
     fn shown_version(&self, o: &Arc<Object>) -> Option<Arc<Object>> {
-        let e = Entry::new(&self.sort, o.clone());
-        self.all
-            .find(&e, &self.sort)
+        let find = |o: &Arc<Object>| {
+            self.all
+                .find(&Entry::new(&self.sort, o.clone()), &self.sort)
+        };
+        self.held
+            .get(o)
+            .and_then(find)
+            .or_else(|| find(o))
             .or_else(|| self.all.scan_for(o))
             .and_then(|i| self.all.get(i))
             .map(|e| e.obj.clone())
@@ -1324,6 +1392,11 @@ impl TableModel {
         }
         if let (Some(slot), Some(o)) = (slot, new) {
             self.prepared.put(slot, o);
+        }
+        match (old, new) {
+            (_, Some(n)) => self.held.put(n),
+            (Some(o), None) => self.held.remove(o),
+            (None, None) => {}
         }
         let slot = slot.unwrap_or(NO_SLOT);
         for (sort, index) in &mut self.kept {
@@ -1395,6 +1468,7 @@ impl TableModel {
             .map(|o| {
                 let slot = self.prepared.reserve();
                 self.prepared.put(slot, o);
+                self.held.put(o);
                 slot
             })
             .collect();
@@ -1467,11 +1541,14 @@ impl TableModel {
             .retain(|_, (o, _)| store.get(o.namespace(), o.name()).is_none());
         // Every row gets a slot again (what was prepared is built again in idle frames).
         self.prepared.reset();
+        self.held.clear();
         let prepared = &mut self.prepared;
+        let held = &mut self.held;
         let fading = self.fading.values().map(|(o, _)| o);
         rows.extend(store.iter().chain(fading).map(|o| {
             let slot = prepared.reserve();
             prepared.put(slot, o);
+            held.put(o);
             Entry::in_slot(sort, o.clone(), slot)
         }));
         self.all = Index::sort(rows, sort);
@@ -1564,6 +1641,7 @@ impl TableModel {
     /// Forgets everything (a new view).
     pub fn clear(&mut self) {
         self.all.clear();
+        self.held.clear();
         self.kept.clear();
         self.retired.clear();
         self.prepared.reset();

@@ -10,6 +10,12 @@ use kubelive_core::Object;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+#[cfg(test)]
+thread_local! {
+    /// Scans of every row ([`Index::scan_for`]) in this thread: a test's count.
+    pub static SCANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Words of the column's prefix: 24 bytes, the first the key's kind.
 const PRIMARY_WORDS: usize = 3;
 /// Bytes of a text key kept in the prefix.
@@ -438,6 +444,8 @@ impl Index {
 
     /// The position of `o`'s row by a scan (when its key is not known).
     pub fn scan_for(&self, o: &Object) -> Option<usize> {
+        #[cfg(test)]
+        SCANS.with(|n| n.set(n.get() + 1));
         self.iter().position(|p| p.same_row(o))
     }
 

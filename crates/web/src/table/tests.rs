@@ -255,6 +255,57 @@ fn after_sync_changes_flash_and_deletes_fade() {
     assert_ne!(m.row_state("ns/b", 450.0), RowState::Gone);
 }
 
+/// A deleted object's final state may differ in the sorted column from the row shown
+/// (a pod's restarts, status or readiness at its deletion): its row is found by the
+/// version held, not by a scan of every row (a long task at a million rows), both
+/// while synced (it fades, shown as it was) and before (it leaves at once).
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn a_deleted_row_whose_sorted_cell_changed_is_found_without_a_scan() {
+    let mut m = TableModel::new(sort("restarts"), Filter::default());
+    m.maybe_rebuild(&Store::new(), 0.0, false);
+    let rows: Vec<Arc<Object>> = (0..40)
+        .map(|i| pod("ns", &format!("p{i:02}"), 1, i % 7, "x"))
+        .collect();
+    let added: Vec<Event> = rows.iter().map(|o| Event::Added(o.clone())).collect();
+    m.apply(&added[..10], 0.0);
+    // Before the sync: deleted with other restarts than shown, it leaves at once.
+    super::index::SCANS.with(|n| n.set(0));
+    m.apply(&[Event::Deleted(pod("ns", "p03", 2, 99, "x"))], 10.0);
+    assert!(!names(&m).contains(&"p03".to_string()), "{:?}", names(&m));
+    m.apply(&added[10..], 20.0);
+    m.apply(
+        &[Event::Synced {
+            objects: 39,
+            resource_version: kubelive_core::ResourceVersion::new("1"),
+        }],
+        30.0,
+    );
+    // Synced: it fades as the version shown, then leaves.
+    m.apply(&[Event::Deleted(pod("ns", "p20", 2, 99, "x"))], 100.0);
+    assert_eq!(m.row_state("ns/p20", 150.0), RowState::Gone);
+    let shown = m.find_key("ns/p20").expect("the fading row");
+    assert_eq!(shown.resource_version(), "1", "shown as it was");
+    assert!(m.sweep(100.0 + FADE_MS));
+    assert!(m.find_key("ns/p20").is_none());
+    assert_eq!(m.len(), 38);
+    assert_eq!(
+        super::index::SCANS.with(|n| n.get()),
+        0,
+        "no scan of every row"
+    );
+    let mut expected: Vec<String> = rows
+        .iter()
+        .filter(|o| !["p03", "p20"].contains(&o.name()))
+        .map(|o| o.name().to_string())
+        .collect();
+    expected.sort_by_key(|n| {
+        let i: u32 = n[1..].parse().unwrap();
+        (i % 7, i)
+    });
+    assert_eq!(names(&m), expected);
+}
+
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn the_rebuild_sorts_like_sort_compare() {
