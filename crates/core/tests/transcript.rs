@@ -464,17 +464,23 @@ fn paginated_list_follows_continue_with_the_same_filters() {
     assert_eq!(h.engine.status().pages_listed, 3);
 }
 
-#[test]
-fn a_list_whose_size_the_server_tells_gets_a_store_made_for_it_at_its_first_page() {
+/// A list in pages of two, its first page applied: it says `remaining` items follow.
+fn first_page_saying(remaining: u64) -> Harness {
     let mut c = config(Mode::ListWatch);
     c.page_size = 2;
     let mut h = Harness::new(c);
     h.ok(&list(
         20,
         "tok1",
-        Some(5_000),
+        Some(remaining),
         &[pod("a", "p1", "u1", 1), pod("a", "p2", "u2", 2)],
     ));
+    h
+}
+
+#[test]
+fn a_list_whose_size_the_server_tells_gets_a_store_made_for_it_at_its_first_page() {
+    let mut h = first_page_saying(5_000);
     let room = h.engine.store().capacity();
     assert!(room >= 5_002, "room for {room}");
     // The rest of the list fills it without growing it again.
@@ -485,15 +491,7 @@ fn a_list_whose_size_the_server_tells_gets_a_store_made_for_it_at_its_first_page
 
 #[test]
 fn a_remaining_count_beyond_belief_sizes_the_store_no_further_than_a_bound() {
-    let mut c = config(Mode::ListWatch);
-    c.page_size = 2;
-    let mut h = Harness::new(c);
-    h.ok(&list(
-        20,
-        "tok1",
-        Some(u64::MAX),
-        &[pod("a", "p1", "u1", 1), pod("a", "p2", "u2", 2)],
-    ));
+    let mut h = first_page_saying(u64::MAX);
     let room = h.engine.store().capacity();
     assert!((2..1 << 23).contains(&room), "room for {room}");
     h.ok(&list(20, "", None, &[pod("a", "p3", "u3", 3)]));
