@@ -565,16 +565,20 @@ impl ListDecoder {
                         self.buf.extend_from_slice(&rest[n..]);
                     });
                 }
-                // Bytes left over (never expected when it ended in this chunk).
-                input.extend_from_slice(rest);
-                self.process(&input, out).map(|n| {
+                // The carried value goes on past this chunk (all of it joined: read
+                // again, the same bytes would give no more); or, never expected when
+                // it ended here, bytes left over.
+                if !rest.is_empty() {
+                    input.extend_from_slice(rest);
+                    let n = self.process(&input, out)?;
                     self.base += n;
                     input.drain(..n);
-                    if input.capacity() > KEEP_CAPACITY && input.len() < KEEP_CAPACITY / 4 {
-                        input.shrink_to(KEEP_CAPACITY / 4);
-                    }
-                    self.buf = input;
-                })
+                }
+                if input.capacity() > KEEP_CAPACITY && input.len() < KEEP_CAPACITY / 4 {
+                    input.shrink_to(KEEP_CAPACITY / 4);
+                }
+                self.buf = input;
+                Ok(())
             })
         };
         if let Err(e) = &r {

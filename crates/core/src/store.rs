@@ -42,7 +42,8 @@ pub struct Store {
 /// FNV-1a over namespace, a separator and name: deterministic across runs (so
 /// simulations replay) and fast on short keys. Keys come from the apiserver, which
 /// we trust as much as the data itself, so flooding resistance buys nothing here.
-fn key_hash(namespace: &str, name: &str) -> u64 {
+/// Other tables keyed by an object's name use it too (the web table's held rows).
+pub fn key_hash(namespace: &str, name: &str) -> u64 {
     let mut h = Fnv(0xcbf2_9ce4_8422_2325);
     h.write(namespace.as_bytes());
     h.write(&[0xff]);

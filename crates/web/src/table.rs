@@ -932,36 +932,21 @@ struct Scan {
 struct Held(hashbrown::HashTable<Arc<Object>>);
 
 impl Held {
-    fn hash(namespace: &str, name: &str) -> u64 {
-        // FNV-1a, mixed down (hashbrown's control byte comes from the top bits).
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for &b in namespace
-            .as_bytes()
-            .iter()
-            .chain(&[0xff])
-            .chain(name.as_bytes())
-        {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h ^ (h >> 29) ^ (h << 17)
+    fn of(o: &Object) -> u64 {
+        kubelive_core::store::key_hash(o.namespace(), o.name())
     }
 
-    fn of(o: &Object) -> u64 {
-        Held::hash(o.namespace(), o.name())
+    /// Whether a held version is `o`'s row.
+    fn same(o: &Object) -> impl Fn(&Arc<Object>) -> bool + '_ {
+        move |h| h.name() == o.name() && h.namespace() == o.namespace()
     }
 
     fn get(&self, o: &Object) -> Option<&Arc<Object>> {
-        self.0.find(Held::of(o), |h| {
-            h.name() == o.name() && h.namespace() == o.namespace()
-        })
+        self.0.find(Held::of(o), Held::same(o))
     }
 
     fn put(&mut self, o: &Arc<Object>) {
-        match self.0.entry(
-            Held::of(o),
-            |h| h.name() == o.name() && h.namespace() == o.namespace(),
-            |h| Held::of(h),
-        ) {
+        match self.0.entry(Held::of(o), Held::same(o), |h| Held::of(h)) {
             hashbrown::hash_table::Entry::Occupied(mut e) => *e.get_mut() = o.clone(),
             hashbrown::hash_table::Entry::Vacant(e) => {
                 e.insert(o.clone());
@@ -970,9 +955,7 @@ impl Held {
     }
 
     fn remove(&mut self, o: &Object) {
-        if let Ok(e) = self.0.find_entry(Held::of(o), |h| {
-            h.name() == o.name() && h.namespace() == o.namespace()
-        }) {
+        if let Ok(e) = self.0.find_entry(Held::of(o), Held::same(o)) {
             e.remove();
         }
     }
