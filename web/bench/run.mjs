@@ -45,6 +45,7 @@
 // BEFORE=DIST another build over the same sim (a second kubectl proxy), in turns,
 // KEY_ROUNDS times (BEFORE=DIST1,DIST2,...: several, each behind its own proxy);
 // PROFILE_KEYS=1: a CPU profile of the page over the first still frames run.
+// PROFILE_CLICKS=1: a CPU profile of the page over each keystroke or click and its settle time.
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -527,7 +528,13 @@ function keystroke([action, settle]) {
     const lo = new PerformanceObserver((l) => long.push(...l.getEntries().map((e) => e.duration)));
     lo.observe({ type: 'long-animation-frame' });
     const work = [];
-    const wo = new PerformanceObserver((l) => work.push(...l.getEntries().filter((e) => e.name === 'kubelive:frame').map((e) => e.duration)));
+    // The app's first measured work after the event (a click's update and render).
+    let firstWork = null;
+    const wo = new PerformanceObserver((l) => {
+      const mine = l.getEntries().filter((e) => e.name === 'kubelive:frame');
+      if (firstWork === null) firstWork = mine.find((e) => t0 !== null && e.startTime >= t0)?.duration ?? null;
+      work.push(...mine.map((e) => e.duration));
+    });
     wo.observe({ type: 'measure' });
     const scroller = document.getElementById('scroller');
     // The first row in the table's order (the row elements are a pool in their own order).
@@ -537,10 +544,21 @@ function keystroke([action, settle]) {
     const before = shown();
     let t0 = null;
     let dom = null;
+    // A sort whose rows past the first screen are put in order after the click: the
+    // table is `aria-busy` until they are (sortedMs: the click to that).
+    const table = document.querySelector('.table');
+    let busy = false;
+    let sorted = null;
+    const bo = new MutationObserver(() => {
+      if (table.getAttribute('aria-busy') === 'true') busy = true;
+      else if (busy && sorted === null) sorted = performance.now();
+    });
+    bo.observe(table, { attributes: true, attributeFilter: ['aria-busy'] });
     const finish = (painted) => setTimeout(() => {
       lo.disconnect();
       wo.disconnect();
-      done({ ms: painted === null ? null : painted - t0, domMs: dom === null ? null : dom - t0, long: long.filter((d) => d > 50), maxLong: Math.max(0, ...long), work: work.reduce((a, b) => a + b, 0), first: firstKey(), before, count: document.getElementById('shown-count').textContent });
+      bo.disconnect();
+      done({ ms: painted === null ? null : painted - t0, domMs: dom === null ? null : dom - t0, firstWork, sortedMs: sorted === null ? null : sorted - t0, busyAtEnd: table.getAttribute('aria-busy') === 'true', long: long.filter((d) => d > 50), maxLong: Math.max(0, ...long), work: work.reduce((a, b) => a + b, 0), first: firstKey(), before, count: document.getElementById('shown-count').textContent });
     }, settle);
     const mo = new MutationObserver(() => {
       if (dom !== null || shown() === before) return;
@@ -604,6 +622,7 @@ const KEY_ACTIONS = env.KEY_ACTIONS === 'none' ? [] : (env.KEY_ACTIONS || 'type:
 const KEY_SETTLE = Number(env.KEY_SETTLE || 2500);
 const KEY_WAIT = Number(env.KEY_WAIT || 3000);
 const PROFILE_KEYS = env.PROFILE_KEYS === '1';
+const PROFILE_CLICKS = env.PROFILE_CLICKS === '1';
 
 /** The keystroke and frame measures against one build (`base` serves it). */
 async function keysOnce(browser, base, label) {
@@ -617,8 +636,17 @@ async function keysOnce(browser, base, label) {
   // prepares its columns' sort keys in idle slices meanwhile).
   await sleep(KEY_WAIT);
   const out = { label, rows, keys: [], frames: [] };
-  for (const action of KEY_ACTIONS) {
+  // PROFILE_CLICKS=1: a CPU profile of the page over each action (a named dist says
+  // which functions), summarised, in $ARTIFACTS.
+  const clicks = PROFILE_CLICKS ? await context.newCDPSession(page) : null;
+  if (clicks) {
+    await clicks.send('Profiler.enable');
+    await clicks.send('Profiler.setSamplingInterval', { interval: 200 });
+  }
+  for (const [n, action] of KEY_ACTIONS.entries()) {
+    if (clicks) await clicks.send('Profiler.start');
     const r = await page.evaluate(keystroke, [action, KEY_SETTLE]);
+    if (clicks) summariseProfile((await clicks.send('Profiler.stop')).profile, `keys-${n}-${action.replace(/\W+/g, '-')}-${label.replace(/\W+/g, '-')}`);
     log(`keys ${label} ${action}: ${JSON.stringify(r)}`);
     out.keys.push({ action, ...r });
     await sleep(500);
@@ -815,7 +843,7 @@ try {
       const f = (x, n = 0) => (x === null || !Number.isFinite(x) ? 'n/a' : x.toFixed(n));
       lines.push(`Keystroke -> painted at ${rounds[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s: event timestamp to the frame after the first row changed in the DOM; long animation frames (> 50 ms) from the event to ${KEY_SETTLE} ms after:`, '');
       lines.push(`| action | ${rounds.map((r) => r.label).join(' | ')} |`, `|---|${rounds.map(() => '---:').join('|')}|`);
-      KEY_ACTIONS.forEach((a, i) => lines.push(`| ${a} | ${rounds.map((r) => { const k = r.keys[i]; return `${f(k.ms)} ms (LoAF ${k.long.length}, max ${f(k.maxLong)} ms)`; }).join(' | ')} |`));
+      KEY_ACTIONS.forEach((a, i) => lines.push(`| ${a} | ${rounds.map((r) => { const k = r.keys[i]; return `${f(k.ms)} ms (app ${f(k.firstWork)} ms; LoAF ${k.long.length}, max ${f(k.maxLong)} ms${k.sortedMs != null ? `; in order ${f(k.sortedMs)} ms` : ''}${k.busyAtEnd ? '; still busy' : ''})`; }).join(' | ')} |`));
       lines.push('');
       lines.push('| frames | build | frames / run | p50 ms | p95 ms | max ms | LoAF > 50 / > 100 ms | longest LoAF ms | app work p50 / p95 ms | changes/s |', '|---|---|---:|---:|---:|---:|---:|---:|---|---:|');
       for (const r of rounds) for (const fr of r.frames) lines.push(`| ${fr.mode} | ${r.label} | ${fr.frames} | ${f(fr.p50, 1)} | ${f(fr.p95, 1)} | ${f(fr.max, 1)} | ${fr.long50} / ${fr.long100} | ${f(fr.maxLong)} | ${f(fr.workP50, 1)} / ${f(fr.workP95, 1)} | ${f(fr.changes)} |`);

@@ -834,6 +834,11 @@ fn suites() -> Vec<Suite> {
             &["tests/live.mjs"],
             calm(5000, 300.0, &["--namespaces", "20"]),
         ),
+        // Issue 16: a large table's header clicks, put in order in slices.
+        Suite::sim(
+            &["tests/bigsort.mjs"],
+            calm(60_000, 200.0, &["--namespaces", "20"]),
+        ),
     ]
 }
 

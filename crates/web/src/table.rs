@@ -909,6 +909,14 @@ pub fn key_of(o: &Object) -> String {
 /// and a key and a binary search per change.
 const KEEP_SORTS: usize = 2;
 
+/// Tables from this many rows sort by a new column in slices ([`Resort`]), the first
+/// screen first: building a million rows' index took 250-450 ms in one task.
+const RESORT_MIN: usize = if cfg!(test) { 64 } else { 50_000 };
+
+/// The most rows a click shows at once while its sort is built: the rows down to the
+/// end of the screen. A table scrolled further down is sorted in one task.
+const RESORT_FIRST_MAX: usize = 1024;
+
 /// Tables up to this many rows are filtered at once; larger ones in slices
 /// ([`TableModel::advance_filter`]), the first screen first.
 const FILTER_AT_ONCE_MAX: usize = 20_000;
@@ -921,6 +929,28 @@ struct Scan {
     /// The candidates: the previous filter's matches when the new filter narrows it
     /// (kept up to date past the cursor), else every row (`None`).
     from: Option<Index>,
+}
+
+/// A sort being built in idle slices (large tables, no filter): the click shows the
+/// first screen of the new order at once (a new column's found in one pass over the
+/// prepared words, a flip's by binary searches), and the index follows. Changes wait
+/// until it is built (a few hundred ms), so that the rows it is built from stay as
+/// they were.
+struct Resort {
+    work: Work,
+    /// The first rows in the new order, shown meanwhile.
+    first: Vec<Arc<Object>>,
+    rows: usize,
+    /// Changes that came meanwhile, and when.
+    waiting: Vec<(Vec<Event>, f64)>,
+}
+
+/// What a [`Resort`] builds.
+enum Work {
+    /// A new column's index, from the prepared words.
+    Sort(keys::Build),
+    /// The index the other way.
+    Flip(index::Flip),
 }
 
 /// The version of each row the index holds, by namespace/name. A `Deleted` event
@@ -1004,6 +1034,8 @@ pub struct TableModel {
     filter_at_once: usize,
     /// Indexes no longer kept, dropped a chunk at a time by [`TableModel::prepare`].
     retired: Vec<Index>,
+    /// A sort by a new column under way (`all` is empty meanwhile).
+    resort: Option<Resort>,
 }
 
 impl TableModel {
@@ -1030,20 +1062,33 @@ impl TableModel {
 
     /// Rows in the table (matches found so far while filtering), fading ones included.
     pub fn len(&self) -> usize {
-        self.view().len()
+        match &self.resort {
+            Some(r) => r.rows,
+            None => self.view().len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.view().is_empty()
+        match &self.resort {
+            Some(r) => r.rows == 0,
+            None => self.view().is_empty(),
+        }
     }
 
-    /// The row at `i`.
+    /// The row at `i` (while a sort is built, only the first rows are known).
     pub fn get(&self, i: usize) -> Option<&Arc<Object>> {
-        self.view().get(i).map(|e| &e.obj)
+        match &self.resort {
+            Some(r) => r.first.get(i),
+            None => self.view().get(i).map(|e| &e.obj),
+        }
     }
 
-    /// Rows `first..last` (as many as there are).
+    /// Rows `first..last` (as many as there are, or are known while a sort is built).
     pub fn window(&self, first: usize, last: usize) -> Vec<Arc<Object>> {
+        if let Some(r) = &self.resort {
+            let end = last.min(r.first.len());
+            return r.first[first.min(end)..end].to_vec();
+        }
         self.view()
             .iter_from(first)
             .take(last.saturating_sub(first))
@@ -1051,10 +1096,13 @@ impl TableModel {
             .collect()
     }
 
-    /// Every row, in order (tests).
+    /// Every row, in order (tests; while a sort is built, the first rows).
     #[cfg(test)]
     pub fn rows(&self) -> Vec<Arc<Object>> {
-        self.view().iter().map(|e| e.obj.clone()).collect()
+        match &self.resort {
+            Some(r) => r.first.clone(),
+            None => self.view().iter().map(|e| e.obj.clone()).collect(),
+        }
     }
 
     /// Rows shown, not counting deleted ones fading out.
@@ -1071,10 +1119,19 @@ impl TableModel {
         self.scan.is_some()
     }
 
+    /// Sorts by `sort`, at once.
     pub fn set_sort(&mut self, sort: Sort) {
+        self.set_sort_showing(sort, usize::MAX);
+    }
+
+    /// Sorts by `sort` for a view showing the rows up to `shown_to`: a large table
+    /// sorted by a new column shows those first and builds the rest in slices
+    /// ([`TableModel::prepare`]).
+    pub fn set_sort_showing(&mut self, sort: Sort, shown_to: usize) {
         if sort == self.sort {
             return;
         }
+        self.finish_resort();
         let previous = std::mem::replace(&mut self.sort, sort);
         if self.stale {
             self.kept.clear();
@@ -1084,7 +1141,7 @@ impl TableModel {
         // The same column the other way: no row's key is read again.
         let flip = previous.col == self.sort.col;
         self.all = if flip {
-            all.flipped(&self.sort)
+            self.flip_showing(all, &previous, shown_to)
         } else {
             // A column sorted by lately: its index, kept up to date; else the rows
             // keyed and sorted again.
@@ -1093,13 +1150,19 @@ impl TableModel {
                     let (s, index) = self.kept.remove(i);
                     match s.desc == self.sort.desc {
                         true => index,
-                        false => index.flipped(&self.sort),
+                        false => self.flip_showing(index, &s, shown_to),
                     }
                 }
-                None => self
-                    .prepared
-                    .sorted(&self.sort, all.len())
-                    .unwrap_or_else(|| all.rekeyed(&self.sort)),
+                None => match self.start_resort(all.len(), shown_to) {
+                    Some(resort) => {
+                        self.resort = Some(resort);
+                        Index::default()
+                    }
+                    None => self
+                        .prepared
+                        .sorted(&self.sort, all.len())
+                        .unwrap_or_else(|| all.rekeyed(&self.sort)),
+                },
             };
             self.kept.insert(0, (previous, all));
             // An index no longer kept: dropped in idle slices (a million rows' objects
@@ -1126,7 +1189,95 @@ impl TableModel {
         self.finish_small_scan();
     }
 
+    /// Whether a sort of `rows` rows for a view showing those up to `shown_to` is
+    /// built in slices ([`Resort`]): a large table, few rows shown, no filter.
+    fn in_slices(&self, rows: usize, shown_to: usize) -> bool {
+        rows >= RESORT_MIN && shown_to <= RESORT_FIRST_MAX && self.matched.is_none()
+    }
+
+    /// `index` (sorted by `by`) flipped to `self.sort`: at once, or its first rows now
+    /// and the rest in slices (then the index returned is empty until it is done).
+    fn flip_showing(&mut self, index: Index, by: &Sort, shown_to: usize) -> Index {
+        if !self.in_slices(index.len(), shown_to) {
+            return index.flipped(&self.sort);
+        }
+        self.resort = Some(Resort {
+            first: index.first_flipped(by, shown_to),
+            rows: index.len(),
+            work: Work::Flip(index::Flip::new(index, &self.sort)),
+            waiting: Vec::new(),
+        });
+        Index::default()
+    }
+
+    /// A sort by the (new) column of `self.sort` in slices, if [`TableModel::in_slices`]
+    /// and the column's words are prepared.
+    fn start_resort(&mut self, rows: usize, shown_to: usize) -> Option<Resort> {
+        if !self.in_slices(rows, shown_to) {
+            return None;
+        }
+        let build = self.prepared.start(&self.sort, rows)?;
+        let first = self
+            .prepared
+            .first_slots(&self.sort, shown_to)
+            .into_iter()
+            .filter_map(|s| self.prepared.obj(s).cloned())
+            .collect();
+        Some(Resort {
+            work: Work::Sort(build),
+            first,
+            rows,
+            waiting: Vec::new(),
+        })
+    }
+
+    /// Whether a sort is being built (see [`Resort`]).
+    pub fn resorting(&self) -> bool {
+        self.resort.is_some()
+    }
+
+    /// Goes on building the sort under way until `clock()` reaches `deadline`; once
+    /// built, the changes that waited are applied. Returns whether work is left.
+    fn advance_resort(&mut self, deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        let Some(r) = &mut self.resort else {
+            return false;
+        };
+        let progress = match &mut r.work {
+            Work::Sort(build) => self.prepared.advance(build, deadline, clock),
+            Work::Flip(flip) => flip.advance(deadline, clock),
+        };
+        let index = match progress {
+            index::Progress::Working => return true,
+            index::Progress::Done(index) => Some(index),
+            index::Progress::Failed => None,
+        };
+        let Some(r) = self.resort.take() else {
+            return false;
+        };
+        match index {
+            Some(index) => {
+                self.all = index;
+                for (events, at) in &r.waiting {
+                    self.apply(events, *at);
+                }
+            }
+            // Not expected (the rows stayed as they were): built again from the store,
+            // which holds the changes that waited.
+            None => {
+                self.stale = true;
+                self.kept.clear();
+            }
+        }
+        false
+    }
+
+    /// Builds the sort under way at once (before anything else changes the rows).
+    fn finish_resort(&mut self) {
+        self.advance_resort(f64::INFINITY, &|| 0.0);
+    }
+
     pub fn set_filter(&mut self, filter: Filter) {
+        self.finish_resort();
         if filter == self.filter && (filter.is_empty() || self.matched.is_some()) {
             return;
         }
@@ -1237,6 +1388,10 @@ impl TableModel {
 
     /// Applies one batch of engine events (`now` in ms).
     pub fn apply(&mut self, events: &[Event], now: f64) {
+        if let Some(r) = &mut self.resort {
+            r.waiting.push((events.to_vec(), now));
+            return;
+        }
         let objects = events
             .iter()
             .filter(|e| {
@@ -1517,6 +1672,8 @@ impl TableModel {
     }
 
     fn rebuild(&mut self, store: &Store) {
+        // The store holds the changes a sort under way kept waiting.
+        self.resort = None;
         let sort = &self.sort;
         let mut rows: Vec<Entry> = Vec::with_capacity(store.len() + self.fading.len());
         // Deleted rows still fading stay (unless the store has the key again).
@@ -1551,6 +1708,10 @@ impl TableModel {
     /// rows changed.
     pub fn sweep(&mut self, now: f64) -> bool {
         self.flashes.retain(|_, (_, _, at)| now - *at < FLASH_MS);
+        if self.resort.is_some() {
+            // The rows stay as they are until the sort is built.
+            return false;
+        }
         let done: Vec<Arc<Object>> = self
             .fading
             .values()
@@ -1570,6 +1731,11 @@ impl TableModel {
     /// `deadline`, once the table is synced and current: a slice of an idle frame.
     /// Returns whether work is left.
     pub fn prepare(&mut self, cols: &[Column], deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        // A sort being built first: its user is waiting for it, and the words it
+        // reads must stay as they are (the view's columns may have changed).
+        if self.advance_resort(deadline, clock) {
+            return true;
+        }
         while let Some(index) = self.retired.last_mut() {
             if clock() >= deadline {
                 return true;
@@ -1589,7 +1755,7 @@ impl TableModel {
 
     /// Whether a sort by `col` would find its keys prepared.
     pub fn prepared(&self, col: &Column) -> bool {
-        self.prepared.ready(col) && self.prepared.len() == self.all.len()
+        self.prepared.ready(col) && self.resort.is_none() && self.prepared.len() == self.all.len()
     }
 
     /// Anything time-based left to animate or drop.
@@ -1600,6 +1766,13 @@ impl TableModel {
     /// Where `o` is, or would be, in the sorted rows: its index when shown, else the
     /// index of the row that now takes its place. A binary search.
     pub fn place_of(&self, o: &Arc<Object>) -> usize {
+        if let Some(r) = &self.resort {
+            return r
+                .first
+                .iter()
+                .position(|f| Arc::ptr_eq(f, o))
+                .unwrap_or(r.first.len());
+        }
         self.view()
             .position(&Entry::new(&self.sort, o.clone()), &self.sort)
     }
@@ -1607,6 +1780,12 @@ impl TableModel {
     /// The index of `o`'s row, if shown: by binary search for the version shown,
     /// else by a scan.
     pub fn find(&self, o: &Arc<Object>) -> Option<usize> {
+        if let Some(r) = &self.resort {
+            return r
+                .first
+                .iter()
+                .position(|f| f.name() == o.name() && f.namespace() == o.namespace());
+        }
         let view = self.view();
         view.find(&Entry::new(&self.sort, o.clone()), &self.sort)
             .or_else(|| view.scan_for(o))
@@ -1615,7 +1794,12 @@ impl TableModel {
     /// The row with `key` (`namespace/name`), fading ones included, by a scan.
     pub fn find_key(&self, key: &str) -> Option<Arc<Object>> {
         let (ns, name) = key.split_once('/')?;
-        self.view()
+        // While a sort is built, the rows are in the index of the sort before.
+        let index = match (&self.resort, self.kept.first()) {
+            (Some(_), Some((_, before))) => before,
+            _ => self.view(),
+        };
+        index
             .iter()
             .find(|e| e.obj.name() == name && e.obj.namespace() == ns)
             .map(|e| e.obj.clone())
@@ -1623,6 +1807,7 @@ impl TableModel {
 
     /// Forgets everything (a new view).
     pub fn clear(&mut self) {
+        self.resort = None;
         self.all.clear();
         self.held.clear();
         self.kept.clear();

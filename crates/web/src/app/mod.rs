@@ -995,10 +995,15 @@ impl App {
         }
     }
 
-    fn apply_sort(&mut self, sort: Sort) {
+    /// Sorts the rows down to the end of the screen at once; at a large table, the
+    /// rest of a new column's order follows in slices.
+    fn apply_sort(&mut self, ctx: &Context<Self>, sort: Sort) {
         self.view.sort = sort.to_param();
-        self.model.set_sort(sort);
+        self.model.set_sort_showing(sort, self.visible_end());
         self.rebuild_now();
+        if self.model.resorting() {
+            self.schedule_prepare(ctx);
+        }
     }
 
     /// Selects row `index` and keeps it in view.
@@ -1386,7 +1391,9 @@ impl App {
                 .collect(),
         );
         html! {
-            <section class="table" role="grid" aria-rowcount={rows.to_string()}>
+            // Busy while a sort's rows past the first screen are being put in order.
+            <section class="table" role="grid" aria-rowcount={rows.to_string()}
+                aria-busy={self.model.resorting().then_some("true")}>
                 <div class="thead">{ for header }</div>
                 { problem.unwrap_or_default() }
                 <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0">
@@ -1549,11 +1556,16 @@ impl Component for App {
             }
             Msg::Prepare => {
                 self.prepare_scheduled = false;
+                let resorting = self.model.resorting();
                 let deadline = time::now_ms() + PREPARE_SLICE_MS;
                 if self.model.prepare(&self.cols, deadline, &time::now_ms) {
                     self.schedule_prepare(ctx);
                 }
-                // Nothing shown changed.
+                // A sort built: the rows past the first screen, and the changes that
+                // waited for it, are shown at the next frame. Else nothing shown changed.
+                if resorting && !self.model.resorting() {
+                    self.schedule_frame(ctx);
+                }
                 false
             }
             Msg::HoldLog(held) => {
@@ -1612,7 +1624,7 @@ impl Component for App {
                         self.rebuild_now();
                     }
                     if let Some(s) = Sort::parse(&self.view.sort, &self.cols) {
-                        self.apply_sort(s);
+                        self.apply_sort(ctx, s);
                     }
                     if let Some(key) = self.view.selected.clone() {
                         self.select(key);
@@ -1671,8 +1683,10 @@ impl Component for App {
                 true
             }
             Msg::SortBy(col) => {
+                // The click's work to its render, measured as a frame's is.
+                self.start_measure();
                 let sort = self.model.sort().toggled(&col);
-                self.apply_sort(sort);
+                self.apply_sort(ctx, sort);
                 self.write_hash(false);
                 true
             }

@@ -343,23 +343,17 @@ impl Index {
         Index { chunks, len }
     }
 
-    /// `n` entries laid out as [`Index::from_sorted`] lays them, each `filler` until
-    /// [`Index::fill`] puts the right one in its place (a cheap placeholder: its
-    /// object's count is hot, where the rows' objects are not).
-    pub fn filled(n: usize, filler: &Entry) -> Index {
-        let mut chunks = Vec::with_capacity(n / FILLED + 1);
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(FILLED);
-            let mut c = Vec::with_capacity(CHUNK);
-            c.resize(k, filler.clone());
-            chunks.push(c);
-            left -= k;
-        }
-        Index { chunks, len: n }
+    /// Lays out up to `n` more entries as [`Index::from_sorted`] lays them (a chunk at
+    /// most), each `filler` until [`Index::fill`] puts the right one in its place.
+    pub fn push_filled(&mut self, n: usize, filler: &Entry) {
+        let k = n.min(FILLED);
+        let mut c = Vec::with_capacity(CHUNK);
+        c.resize(k, filler.clone());
+        self.chunks.push(c);
+        self.len += k;
     }
 
-    /// Puts `e` at position `i` of an index made by [`Index::filled`].
+    /// Puts `e` at position `i` of an index laid out by [`Index::push_filled`].
     pub fn fill(&mut self, i: usize, e: Entry) {
         if let Some(slot) = self
             .chunks
@@ -615,66 +609,33 @@ impl Index {
     }
 
     /// The same rows under `sort`, which differs from the index's sort in direction
-    /// only: keys flipped, the order reversed, and each run of rows equal in the
-    /// column reversed back (they stay by namespace and name). In place, in one pass
-    /// and the runs' swaps; objects are read only where prefixes tie inexactly.
-    pub fn flipped(mut self, sort: &Sort) -> Index {
-        let long = continues(sort);
-        self.chunks.reverse();
-        for chunk in &mut self.chunks {
-            chunk.reverse();
-            for e in chunk.iter_mut() {
-                e.key.flip(long);
+    /// only (see [`Flip`]), at once.
+    pub fn flipped(self, sort: &Sort) -> Index {
+        let mut flip = Flip::new(self, sort);
+        loop {
+            if let Progress::Done(index) = flip.advance(f64::INFINITY, &|| 0.0) {
+                return index;
             }
         }
-        // Runs of rows equal in the column, as (first, last) (chunk, offset) pairs.
-        let mut runs = Vec::new();
-        let mut start: Option<((usize, usize), &Entry)> = None;
-        let mut last = (0, 0);
-        for (c, chunk) in self.chunks.iter().enumerate() {
-            for (o, e) in chunk.iter().enumerate() {
-                match start {
-                    Some((_, first)) if e.cmp_column(first, sort, long) == Ordering::Equal => {}
-                    _ => {
-                        if let Some((from, _)) = start.filter(|(from, _)| *from != last) {
-                            runs.push((from, last));
-                        }
-                        start = Some(((c, o), e));
-                    }
-                }
-                last = (c, o);
-            }
-        }
-        if let Some((from, _)) = start.filter(|(from, _)| *from != last) {
-            runs.push((from, last));
-        }
-        for (a, b) in runs {
-            self.reverse_between(a, b);
-        }
-        self
     }
 
-    /// Reverses the entries from `a` to `b` (both included; `a` before `b`), given as
-    /// (chunk, offset), across chunks.
-    fn reverse_between(&mut self, mut a: (usize, usize), mut b: (usize, usize)) {
-        while a < b {
-            if a.0 == b.0 {
-                self.chunks[a.0][a.1..=b.1].reverse();
-                return;
-            }
-            let (left, right) = self.chunks.split_at_mut(b.0);
-            std::mem::swap(&mut left[a.0][a.1], &mut right[0][b.1]);
-            a.1 += 1;
-            if a.1 == self.chunks[a.0].len() {
-                a = (a.0 + 1, 0);
-            }
-            if b.1 == 0 {
-                b.0 -= 1;
-                b.1 = self.chunks[b.0].len() - 1;
-            } else {
-                b.1 -= 1;
-            }
+    /// The first `k` rows of this index flipped ([`Index::flipped`]; `sort` is this
+    /// index's): the last rows, each run of rows equal in the column taken from its
+    /// start (they stay by namespace and name). Binary searches, no pass.
+    pub fn first_flipped(&self, sort: &Sort, k: usize) -> Vec<Arc<Object>> {
+        let long = continues(sort);
+        let mut rows = Vec::with_capacity(k.min(self.len));
+        let mut end = self.len;
+        while rows.len() < k && end > 0 {
+            let Some(last) = self.get(end - 1) else {
+                break;
+            };
+            let start = self.partition_point(|e| e.cmp_column(last, sort, long) == Ordering::Less);
+            let take = (end - start).min(k - rows.len());
+            rows.extend(self.iter_from(start).take(take).map(|e| e.obj.clone()));
+            end = start;
         }
+        rows
     }
 
     /// The same rows, keyed for `sort` and sorted (this index is left as it is).
@@ -724,6 +685,155 @@ impl Index {
         };
         self.len -= c.len();
         true
+    }
+}
+
+/// What a slice of work on an index under way came to.
+pub enum Progress {
+    Working,
+    Done(Index),
+    /// The rows are not what the work started from.
+    Failed,
+}
+
+/// Items handled between two looks at the clock (tests: a few, so that slices stop
+/// anywhere).
+const FLIP_STEP: usize = if cfg!(test) { 8 } else { 1 << 14 };
+
+/// An index flipped in slices: the same rows under a sort that differs in direction
+/// only. Keys flipped and the order reversed, then each run of rows equal in the
+/// column reversed back (they stay by namespace and name). In place, in one pass and
+/// the runs' swaps; objects are read only where prefixes tie inexactly.
+pub struct Flip {
+    index: Index,
+    sort: Sort,
+    step: FlipStep,
+}
+
+enum FlipStep {
+    /// Chunks below this one are reversed and their keys flipped.
+    Reverse(usize),
+    /// Runs of rows equal in the column, as (first, last) (chunk, offset) pairs, found
+    /// up to `at`; the current run starts at `start`.
+    Runs {
+        runs: Vec<((usize, usize), (usize, usize))>,
+        start: (usize, usize),
+        at: (usize, usize),
+    },
+    /// Runs before the last one reversed back; the last from `a` to `b` still to be.
+    Swaps {
+        runs: Vec<((usize, usize), (usize, usize))>,
+        a: (usize, usize),
+        b: (usize, usize),
+    },
+}
+
+impl Flip {
+    pub fn new(mut index: Index, sort: &Sort) -> Flip {
+        index.chunks.reverse();
+        Flip {
+            index,
+            sort: sort.clone(),
+            step: FlipStep::Reverse(0),
+        }
+    }
+
+    /// Goes on until `clock()` reaches `deadline`.
+    pub fn advance(&mut self, deadline: f64, clock: &dyn Fn() -> f64) -> Progress {
+        let long = continues(&self.sort);
+        let chunks = &mut self.index.chunks;
+        loop {
+            if clock() >= deadline {
+                return Progress::Working;
+            }
+            match &mut self.step {
+                FlipStep::Reverse(c) => {
+                    let end = (*c + FLIP_STEP / CHUNK + 1).min(chunks.len());
+                    for chunk in &mut chunks[*c..end] {
+                        chunk.reverse();
+                        for e in chunk.iter_mut() {
+                            e.key.flip(long);
+                        }
+                    }
+                    *c = end;
+                    if end == chunks.len() {
+                        self.step = FlipStep::Runs {
+                            runs: Vec::new(),
+                            start: (0, 0),
+                            at: (0, 0),
+                        };
+                    }
+                }
+                FlipStep::Runs { runs, start, at } => {
+                    let mut budget = FLIP_STEP;
+                    while at.0 < chunks.len() && budget > 0 {
+                        let (c, o) = *at;
+                        let first = &chunks[start.0][start.1];
+                        if chunks[c][o].cmp_column(first, &self.sort, long) != Ordering::Equal {
+                            let last = previous(chunks, *at);
+                            if *start != last {
+                                runs.push((*start, last));
+                            }
+                            *start = *at;
+                        }
+                        *at = next(chunks, *at);
+                        budget -= 1;
+                    }
+                    if at.0 < chunks.len() {
+                        continue;
+                    }
+                    let mut runs = std::mem::take(runs);
+                    if !chunks.is_empty() {
+                        let last = previous(chunks, *at);
+                        if *start != last {
+                            runs.push((*start, last));
+                        }
+                    }
+                    match runs.pop() {
+                        Some((a, b)) => self.step = FlipStep::Swaps { runs, a, b },
+                        None => return Progress::Done(std::mem::take(&mut self.index)),
+                    }
+                }
+                FlipStep::Swaps { runs, a, b } => {
+                    let mut budget = FLIP_STEP;
+                    while *a < *b && budget > 0 {
+                        if a.0 == b.0 {
+                            chunks[a.0][a.1..=b.1].reverse();
+                            break;
+                        }
+                        let (left, right) = chunks.split_at_mut(b.0);
+                        std::mem::swap(&mut left[a.0][a.1], &mut right[0][b.1]);
+                        *a = next(chunks, *a);
+                        *b = previous(chunks, *b);
+                        budget -= 1;
+                    }
+                    if budget == 0 {
+                        continue;
+                    }
+                    match runs.pop() {
+                        Some((x, y)) => (*a, *b) = (x, y),
+                        None => return Progress::Done(std::mem::take(&mut self.index)),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The place after `at` (chunk, offset) across chunks (none empty).
+fn next(chunks: &[Vec<Entry>], (c, o): (usize, usize)) -> (usize, usize) {
+    if o + 1 < chunks[c].len() {
+        (c, o + 1)
+    } else {
+        (c + 1, 0)
+    }
+}
+
+/// The place before `at` (not the first) across chunks (none empty).
+fn previous(chunks: &[Vec<Entry>], (c, o): (usize, usize)) -> (usize, usize) {
+    match o {
+        0 => (c - 1, chunks[c - 1].len() - 1),
+        _ => (c, o - 1),
     }
 }
 

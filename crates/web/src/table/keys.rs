@@ -16,7 +16,7 @@
 
 use super::index::{
     f64_bits, kind_prefix, ordered_number_prefix, pair_prefix, text_prefix, tie_prefix, Entry,
-    Index, Key, Primary as Words, Tie, NO_SLOT,
+    Index, Key, Primary as Words, Progress, Tie, NO_SLOT,
 };
 use super::Sort;
 use super::{natural_cmp, Column, Primary, SortAs, SortKey};
@@ -36,6 +36,48 @@ const DICT_MAX: usize = 1 << 14;
 const STEP: usize = if cfg!(test) { 4 } else { 1024 };
 /// Rows sorted at once when the name order is built (then merged in slices).
 const BLOCK: usize = if cfg!(test) { 16 } else { 8192 };
+
+/// Items of a sort under way handled between two looks at the clock: a radix pass
+/// or the places (tests: a few, so that slices stop mid-way through every phase).
+const RADIX_STEP: usize = if cfg!(test) { 8 } else { 1 << 16 };
+/// Entries laid out or filled between two looks at the clock.
+const FILL_STEP: usize = if cfg!(test) { 8 } else { 1 << 14 };
+
+/// An index being built from the prepared words, in slices ([`Prepared::advance`]).
+pub struct Build {
+    sort: Sort,
+    rows: usize,
+    step: Step,
+}
+
+/// Where a [`Build`] is.
+enum Step {
+    /// The (word, slot) pairs being taken from the name order, a chunk at a time.
+    Items {
+        items: Vec<(u64, u32)>,
+        chunk: usize,
+    },
+    Radix(Radix),
+    /// Each slot's place, from the sorted pairs up to `at`.
+    Places {
+        items: Vec<(u64, u32)>,
+        place: Vec<u32>,
+        at: usize,
+    },
+    Filler {
+        place: Vec<u32>,
+        index: Index,
+        filler: Entry,
+    },
+    /// The entries of the slots below `at` written to their places.
+    Fill {
+        place: Vec<u32>,
+        index: Index,
+        text: Vec<(Words, bool)>,
+        at: usize,
+        filled: usize,
+    },
+}
 
 /// Whether `col` can be prepared: a name column sorts by its long keys (and is the
 /// table's first sort, kept or flipped in place).
@@ -449,80 +491,231 @@ impl Prepared {
     /// the tie words), from the prepared words; None if they are not ready or `rows`
     /// (the table's row count) says the rows held are not the index's.
     pub fn sorted(&mut self, sort: &Sort, rows: usize) -> Option<Index> {
+        let mut build = self.start(sort, rows)?;
+        loop {
+            match self.advance(&mut build, f64::INFINITY, &|| 0.0) {
+                Progress::Working => {}
+                Progress::Done(index) => return Some(index),
+                Progress::Failed => return None,
+            }
+        }
+    }
+
+    /// Starts building the index of [`Prepared::sorted`] in slices (see
+    /// [`Prepared::advance`]); None if the words are not ready. The rows must not
+    /// change until it is done.
+    pub fn start(&mut self, sort: &Sort, rows: usize) -> Option<Build> {
         if !preparable(&sort.col) || rows != self.len || !self.ready(&sort.col) {
             return None;
         }
-        let Base::Ready(order) = &self.base else {
-            return None;
-        };
         let c = self.cols.iter_mut().find(|c| c.col == sort.col)?;
         c.rank();
+        Some(Build {
+            sort: sort.clone(),
+            rows,
+            step: Step::Items {
+                items: Vec::with_capacity(rows),
+                chunk: 0,
+            },
+        })
+    }
+
+    /// The column's words as the sort orders them (text by its rank, reversed for a
+    /// descending sort); slots with equal words go in name order.
+    fn sortable<'a>(&'a self, sort: &Sort) -> Option<(&'a ColumnKeys, impl Fn(u64) -> u64 + 'a)> {
+        let c = self.cols.iter().find(|c| c.col == sort.col)?;
         let flip = if sort.desc { !0 } else { 0 };
         let ranks = c.ranks.as_deref().unwrap_or_default();
-        let sortable = |w: u64| match c.mode {
-            Mode::Text if w != MISSING => ranks.get(w as usize).map_or(MISSING, |&r| r as u64),
-            _ => w,
-        };
-        let mut items: Vec<(u64, u32)> = order
-            .iter()
-            .map(|s| (sortable(c.words[s as usize]) ^ flip, s))
-            .collect();
-        radix_sort(&mut items);
-        let text: Vec<(Words, bool)> = match c.mode {
-            Mode::Text => c.values.iter().map(|v| text_prefix(v)).collect(),
-            _ => Vec::new(),
-        };
-        let prefix = |w: u64| match (w, c.mode) {
-            (MISSING, _) => kind_prefix(4),
-            (_, Mode::Text) => text.get(w as usize).copied().unwrap_or(kind_prefix(4)),
-            (NO_NUMBER, Mode::Number(rank)) => ([((rank as u64) << 56) | 1, 0, 0], true),
-            (w, Mode::Number(rank)) => ordered_number_prefix(rank, w),
-            (w, Mode::Pair) => pair_prefix(3, (w >> 32) as u32, w as u32),
-            (_, Mode::Unknown) => kind_prefix(4),
-        };
-        // Each slot's place, then the entries built in slot order (the rows' words and
-        // objects read in the order they are held, mostly the order the objects were
-        // allocated in: a read in sort order would miss the cache on every row) and
-        // written to their places.
-        let mut place = vec![u32::MAX; self.objs.len()];
-        for (i, &(_, slot)) in items.iter().enumerate() {
-            place[slot as usize] = i as u32;
-        }
-        drop(items);
-        let filler = self.objs.iter().flatten().next().map(|o| Entry {
-            key: Key::from_parts(kind_prefix(4), ([0; 4], true), false),
-            obj: o.clone(),
-            slot: NO_SLOT,
-        })?;
-        let mut index = Index::filled(rows, &filler);
-        drop(filler);
-        let mut filled = 0;
-        for (s, (obj, &at)) in self.objs.iter().zip(&place).enumerate() {
-            let Some(obj) = obj else {
-                continue;
+        let mode = c.mode;
+        Some((c, move |w: u64| {
+            let w = match mode {
+                Mode::Text if w != MISSING => ranks.get(w as usize).map_or(MISSING, |&r| r as u64),
+                _ => w,
             };
-            if at as usize >= rows {
-                return None;
+            w ^ flip
+        }))
+    }
+
+    /// The first `k` slots in the order [`Prepared::sorted`] gives (by the words, then
+    /// by name), found in one pass over the slots without sorting them all: what a
+    /// click shows at once while the index is built. Needs [`Prepared::start`] first.
+    pub fn first_slots(&self, sort: &Sort, k: usize) -> Vec<u32> {
+        let Some((c, sortable)) = self.sortable(sort) else {
+            return Vec::new();
+        };
+        let names = Names {
+            ties: &self.ties,
+            exact: &self.tie_exact,
+            objs: &self.objs,
+            parked: None,
+        };
+        let before = |a: (u64, u32), b: (u64, u32)| {
+            a.0.cmp(&b.0).then_with(|| names.cmp(a.1, b.1)) == Ordering::Less
+        };
+        // The best `k` so far, in order; most slots lose to the last at once.
+        let mut best: Vec<(u64, u32)> = Vec::with_capacity(k + 1);
+        for (s, obj) in self.objs.iter().enumerate() {
+            if obj.is_none() || k == 0 {
+                continue;
             }
-            let key = Key::from_parts(
-                prefix(c.words[s]),
-                (self.ties[s], self.tie_exact[s]),
-                sort.desc,
-            );
-            index.fill(
-                at as usize,
-                Entry {
-                    key,
-                    obj: obj.clone(),
-                    slot: s as u32,
-                },
-            );
-            filled += 1;
+            let item = (sortable(c.words[s]), s as u32);
+            if best.len() == k && best.last().is_some_and(|&last| !before(item, last)) {
+                continue;
+            }
+            let at = best.partition_point(|&b| before(b, item));
+            best.insert(at, item);
+            best.truncate(k);
         }
-        if filled != rows {
-            return None;
+        best.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// Goes on with `build` until `clock()` reaches `deadline`.
+    pub fn advance(&self, build: &mut Build, deadline: f64, clock: &dyn Fn() -> f64) -> Progress {
+        let Some((c, sortable)) = self.sortable(&build.sort) else {
+            return Progress::Failed;
+        };
+        let Base::Ready(order) = &self.base else {
+            return Progress::Failed;
+        };
+        let rows = build.rows;
+        loop {
+            if clock() >= deadline {
+                return Progress::Working;
+            }
+            match &mut build.step {
+                // The (word, slot) pairs, in name order (the sort's tie-break).
+                Step::Items { items, chunk } => {
+                    let Some(slots) = order.chunks.get(*chunk) else {
+                        let items = std::mem::take(items);
+                        build.step = Step::Radix(Radix::new(items));
+                        continue;
+                    };
+                    items.extend(slots.iter().map(|&s| (sortable(c.words[s as usize]), s)));
+                    *chunk += 1;
+                }
+                Step::Radix(radix) => {
+                    if !radix.step(RADIX_STEP) {
+                        continue;
+                    }
+                    let items = std::mem::take(&mut radix.items);
+                    build.step = Step::Places {
+                        items,
+                        place: vec![u32::MAX; self.objs.len()],
+                        at: 0,
+                    };
+                }
+                // Each slot's place.
+                Step::Places { items, place, at } => {
+                    let end = (*at + RADIX_STEP).min(items.len());
+                    for (i, &(_, slot)) in items[*at..end].iter().enumerate() {
+                        place[slot as usize] = (*at + i) as u32;
+                    }
+                    *at = end;
+                    if end < items.len() {
+                        continue;
+                    }
+                    let Some(filler) = self.objs.iter().flatten().next().map(|o| Entry {
+                        key: Key::from_parts(kind_prefix(4), ([0; 4], true), false),
+                        obj: o.clone(),
+                        slot: NO_SLOT,
+                    }) else {
+                        return Progress::Failed;
+                    };
+                    build.step = Step::Filler {
+                        place: std::mem::take(place),
+                        index: Index::default(),
+                        filler,
+                    };
+                }
+                // The index laid out, each entry a placeholder for now (its object's
+                // count is hot, where the rows' objects are not).
+                Step::Filler {
+                    place,
+                    index,
+                    filler,
+                } => {
+                    let end = (index.len() + FILL_STEP).min(rows);
+                    while index.len() < end {
+                        index.push_filled(rows - index.len(), filler);
+                    }
+                    if end < rows {
+                        continue;
+                    }
+                    let text = match c.mode {
+                        Mode::Text => c.values.iter().map(|v| text_prefix(v)).collect(),
+                        _ => Vec::new(),
+                    };
+                    build.step = Step::Fill {
+                        place: std::mem::take(place),
+                        index: std::mem::take(index),
+                        text,
+                        at: 0,
+                        filled: 0,
+                    };
+                }
+                // The entries built in slot order (the rows' words and objects read in
+                // the order they are held, mostly the order the objects were allocated
+                // in: a read in sort order would miss the cache on every row) and
+                // written to their places.
+                Step::Fill {
+                    place,
+                    index,
+                    text,
+                    at,
+                    filled,
+                } => {
+                    let end = (*at + FILL_STEP).min(self.objs.len());
+                    for (s, (obj, &to)) in self.objs[*at..end]
+                        .iter()
+                        .zip(&place[*at..end])
+                        .enumerate()
+                        .map(|(i, held)| (*at + i, held))
+                    {
+                        let Some(obj) = obj else {
+                            continue;
+                        };
+                        let to = to as usize;
+                        if to >= rows {
+                            return Progress::Failed;
+                        }
+                        let prefix = match (c.words[s], c.mode) {
+                            (MISSING, _) => kind_prefix(4),
+                            (w, Mode::Text) => {
+                                text.get(w as usize).copied().unwrap_or(kind_prefix(4))
+                            }
+                            (NO_NUMBER, Mode::Number(rank)) => {
+                                ([((rank as u64) << 56) | 1, 0, 0], true)
+                            }
+                            (w, Mode::Number(rank)) => ordered_number_prefix(rank, w),
+                            (w, Mode::Pair) => pair_prefix(3, (w >> 32) as u32, w as u32),
+                            (_, Mode::Unknown) => kind_prefix(4),
+                        };
+                        let key = Key::from_parts(
+                            prefix,
+                            (self.ties[s], self.tie_exact[s]),
+                            build.sort.desc,
+                        );
+                        index.fill(
+                            to,
+                            Entry {
+                                key,
+                                obj: obj.clone(),
+                                slot: s as u32,
+                            },
+                        );
+                        *filled += 1;
+                    }
+                    *at = end;
+                    if end < self.objs.len() {
+                        continue;
+                    }
+                    if *filled != rows {
+                        return Progress::Failed;
+                    }
+                    return Progress::Done(std::mem::take(index));
+                }
+            }
         }
-        Some(index)
     }
 
     /// Slots in name order, if built (tests).
@@ -534,8 +727,7 @@ impl Prepared {
         }
     }
 
-    /// The row in `slot` (tests).
-    #[cfg(test)]
+    /// The row in `slot`.
     pub fn obj(&self, slot: u32) -> Option<&Arc<Object>> {
         self.objs.get(slot as usize)?.as_ref()
     }
@@ -543,36 +735,100 @@ impl Prepared {
 
 /// Sorts by the words, stably: one counting pass per byte that differs between them,
 /// least significant first.
+#[cfg(test)]
 pub(super) fn radix_sort(items: &mut Vec<(u64, u32)>) {
-    let Some(&(first, _)) = items.first() else {
-        return;
-    };
-    let diff = items.iter().fold(0, |d, it| d | (it.0 ^ first));
-    let mut tmp = Vec::new();
-    for byte in 0..8 {
-        let shift = byte * 8;
-        if (diff >> shift) & 0xff == 0 {
-            continue;
+    let mut radix = Radix::new(std::mem::take(items));
+    while !radix.step(usize::MAX) {}
+    *items = radix.items;
+}
+
+/// [`radix_sort`] that goes on where it stopped.
+struct Radix {
+    items: Vec<(u64, u32)>,
+    tmp: Vec<(u64, u32)>,
+    /// The bits in which some words differ from the first.
+    diff: u64,
+    /// The byte being sorted by (8: done).
+    byte: u32,
+    /// Each byte value's next place (after the counting pass), and how far the pass
+    /// (counting, then placing) has gone.
+    starts: Box<[usize; 256]>,
+    counted: bool,
+    at: usize,
+}
+
+impl Radix {
+    fn new(items: Vec<(u64, u32)>) -> Radix {
+        let first = items.first().map_or(0, |it| it.0);
+        let diff = items.iter().fold(0, |d, it| d | (it.0 ^ first));
+        let mut radix = Radix {
+            items,
+            tmp: Vec::new(),
+            diff,
+            byte: 0,
+            starts: Box::new([0; 256]),
+            counted: false,
+            at: 0,
+        };
+        radix.skip_equal_bytes();
+        radix
+    }
+
+    /// Moves on to the next byte in which the words differ.
+    fn skip_equal_bytes(&mut self) {
+        while self.byte < 8 && (self.diff >> (self.byte * 8)) & 0xff == 0 {
+            self.byte += 1;
         }
-        if tmp.is_empty() {
-            tmp = vec![(0u64, 0u32); items.len()];
+    }
+
+    /// Sorts on for about `budget` items. Returns whether the items are sorted.
+    fn step(&mut self, mut budget: usize) -> bool {
+        while self.byte < 8 {
+            let shift = self.byte * 8;
+            let n = self.items.len();
+            let end = self.at.saturating_add(budget).min(n);
+            budget -= end - self.at;
+            if !self.counted {
+                for it in &self.items[self.at..end] {
+                    self.starts[((it.0 >> shift) & 0xff) as usize] += 1;
+                }
+                self.at = end;
+                if end < n {
+                    return false;
+                }
+                let mut sum = 0;
+                for s in self.starts.iter_mut() {
+                    let k = *s;
+                    *s = sum;
+                    sum += k;
+                }
+                if self.tmp.len() != n {
+                    self.tmp = vec![(0u64, 0u32); n];
+                }
+                self.counted = true;
+                self.at = 0;
+            } else {
+                for it in &self.items[self.at..end] {
+                    let b = ((it.0 >> shift) & 0xff) as usize;
+                    self.tmp[self.starts[b]] = *it;
+                    self.starts[b] += 1;
+                }
+                self.at = end;
+                if end < n {
+                    return false;
+                }
+                std::mem::swap(&mut self.items, &mut self.tmp);
+                *self.starts = [0; 256];
+                self.counted = false;
+                self.at = 0;
+                self.byte += 1;
+                self.skip_equal_bytes();
+            }
+            if budget == 0 {
+                return self.byte >= 8;
+            }
         }
-        let mut starts = [0usize; 256];
-        for it in items.iter() {
-            starts[((it.0 >> shift) & 0xff) as usize] += 1;
-        }
-        let mut sum = 0;
-        for s in starts.iter_mut() {
-            let n = *s;
-            *s = sum;
-            sum += n;
-        }
-        for it in items.iter() {
-            let b = ((it.0 >> shift) & 0xff) as usize;
-            tmp[starts[b]] = *it;
-            starts[b] += 1;
-        }
-        std::mem::swap(items, &mut tmp);
+        true
     }
 }
 
@@ -681,6 +937,7 @@ impl Chunks {
         }
     }
 
+    #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.chunks.iter().flatten().copied()
     }

@@ -1542,3 +1542,202 @@ fn the_radix_sort_is_stable() {
         assert_eq!(items, want);
     }
 }
+
+/// A click on a new column, or on the sorted one (a flip), at a large table (from
+/// [`RESORT_MIN`] rows; 64 in tests) shows the first screen of the new order at once
+/// and builds the index in slices
+/// (a clock that ticks per look, so slices stop anywhere in every phase), while rows
+/// come, change, go and fade: meanwhile the table shows exactly the first rows of the
+/// order at the click, with the row count of then; once built, every change that
+/// waited is applied and the table equals a naive sort of the rows. A change of
+/// filter, or another click, finishes the build first; a new view drops it.
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() {
+    let (defs, _) = table_rows(POD_COLUMNS, &[]);
+    let server = view_columns(Some(&defs), ColumnKind::Generic, true, true);
+    let seeds: u64 = if cfg!(target_arch = "wasm32") { 2 } else { 6 };
+    let (mut resorts, mut flips, mut built_in_slices, mut waited) = (0, 0, 0, 0);
+    for seed in 1..=seeds {
+        let object_mode = seed % 2 == 0;
+        let cols = match object_mode {
+            true => pod_cols(),
+            false => server.clone(),
+        };
+        let sorts: Vec<Sort> = cols
+            .iter()
+            .flat_map(|c| {
+                [false, true].map(|desc| Sort {
+                    col: c.clone(),
+                    desc,
+                })
+            })
+            .collect();
+        let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let mut sort = Sort::by_name(&cols);
+        let mut m = TableModel::new(sort.clone(), Filter::default());
+        assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+        let mut rows: HashMap<String, Arc<Object>> = HashMap::new();
+        let mut rv = 0u32;
+        let mut make = |r: &mut Rng, keys: &[(String, String)]| -> Vec<Arc<Object>> {
+            rv += 1;
+            match object_mode {
+                true => keys
+                    .iter()
+                    .map(|(ns, name)| varied_pod(r, ns, name, rv, false))
+                    .collect(),
+                false => varied_rows(r, keys, rv, false),
+            }
+        };
+        let first: Vec<(String, String)> = (0..300)
+            .map(|i| {
+                let ns = r.pick(&["a", "b", "kube-system"]).to_string();
+                (ns, format!("{}-{i}", random_name(&mut r)))
+            })
+            .collect();
+        let mut events: Vec<Event> = make(&mut r, &first)
+            .into_iter()
+            .map(|o| {
+                rows.insert(key_of(&o), o.clone());
+                Event::Added(o)
+            })
+            .collect();
+        events.push(Event::Synced {
+            objects: rows.len(),
+            resource_version: kubelive_core::ResourceVersion::new("9"),
+        });
+        m.apply(&events, 0.0);
+        assert!(!m.prepare(&cols, f64::INFINITY, &|| 0.0));
+        // What a resort under way must show: the first rows of the order at the click.
+        let mut at_click: Option<(Vec<String>, usize)> = None;
+        let mut now = 0.0;
+        let shown_rows = |m: &TableModel, rows: &HashMap<String, Arc<Object>>| {
+            let mut shown = rows.clone();
+            for (key, (o, _)) in &m.fading {
+                shown.insert(key.clone(), o.clone());
+            }
+            shown
+        };
+        for step in 0..200 {
+            now += 10.0;
+            match r.below(10) {
+                0..=2 => {
+                    let mut events = Vec::new();
+                    for _ in 0..=r.below(4) {
+                        let keys: Vec<String> = rows.keys().cloned().collect();
+                        match r.below(3) {
+                            0 => {
+                                let key = r.pick(&keys).clone();
+                                events.push(Event::Deleted(rows.remove(&key).unwrap()));
+                            }
+                            1 => {
+                                let key = r.pick(&keys).clone();
+                                let old = rows[&key].clone();
+                                let at = [(old.namespace().to_string(), old.name().to_string())];
+                                let new = make(&mut r, &at).remove(0);
+                                rows.insert(key, new.clone());
+                                events.push(Event::Modified { old, new });
+                            }
+                            _ => {
+                                let ns = r.pick(&["a", "b", "c"]).to_string();
+                                let at = [(ns, random_name(&mut r))];
+                                let o = make(&mut r, &at).remove(0);
+                                match rows.insert(key_of(&o), o.clone()) {
+                                    Some(old) => events.push(Event::Modified { old, new: o }),
+                                    None => events.push(Event::Added(o)),
+                                }
+                            }
+                        }
+                    }
+                    waited += usize::from(m.resorting());
+                    m.apply(&events, now);
+                    if r.below(2) == 0 {
+                        m.sweep(now + FADE_MS);
+                    }
+                }
+                3..=6 => {
+                    let ticks = std::cell::Cell::new(0.0);
+                    let clock = || {
+                        ticks.set(ticks.get() + 1.0);
+                        ticks.get()
+                    };
+                    let was = m.resorting();
+                    m.prepare(&cols, r.below(400) as f64, &clock);
+                    built_in_slices += usize::from(was && !m.resorting());
+                }
+                7 => {
+                    // Another look at the filter (the same, empty): the build finishes.
+                    m.set_filter(Filter::default());
+                    assert!(!m.resorting(), "seed {seed} step {step}: finished");
+                }
+                _ => {
+                    // A third of the clicks on the sorted column (a flip).
+                    sort = match r.below(3) {
+                        0 => Sort {
+                            col: sort.col.clone(),
+                            desc: !sort.desc,
+                        },
+                        _ => r.pick(&sorts).clone(),
+                    };
+                    let shown_to = 1 + r.below(40) as usize;
+                    // A build under way finishes first (its waiting changes applied);
+                    // the same sort again changes nothing.
+                    let same = sort == *m.sort();
+                    let flip = sort.col == m.sort().col;
+                    m.set_sort_showing(sort.clone(), shown_to);
+                    if m.resorting() && !same {
+                        let before = shown_rows(&m, &rows);
+                        resorts += 1;
+                        flips += usize::from(flip);
+                        let want = oracle(&before, &sort, &Filter::default());
+                        at_click = Some((want[..shown_to.min(want.len())].to_vec(), want.len()));
+                    }
+                }
+            }
+            let what = format!("seed {seed} step {step} {}", sort.to_param());
+            match (&at_click, m.resorting()) {
+                (Some((first, len)), true) => {
+                    assert_eq!(&keys(&m), first, "{what}: the first rows at the click");
+                    assert_eq!(m.len(), *len, "{what}: the rows at the click");
+                    assert_eq!(
+                        m.window(1, 3),
+                        m.rows().into_iter().skip(1).take(2).collect::<Vec<_>>()
+                    );
+                }
+                _ => {
+                    at_click = None;
+                    assert_slots_and_keys(&m, &what);
+                    assert_eq!(
+                        keys(&m),
+                        oracle(&shown_rows(&m, &rows), &sort, &Filter::default()),
+                        "{what}"
+                    );
+                }
+            }
+        }
+        // A new view (another resource) drops a build under way.
+        assert!(!m.prepare(&cols, f64::INFINITY, &|| 0.0));
+        m.set_sort_showing(Sort::by_name(&cols), usize::MAX);
+        let other = sorts
+            .iter()
+            .rev()
+            .find(|s| !s.col.is_name && !m.kept.iter().any(|(k, _)| k.col == s.col))
+            .unwrap();
+        m.set_sort_showing(other.clone(), 10);
+        assert!(m.resorting(), "seed {seed}: a build under way");
+        m.clear();
+        assert!(!m.resorting() && m.is_empty(), "seed {seed}: dropped");
+        assert!(m.maybe_rebuild(&Store::new(), now, true));
+        assert!(keys(&m).is_empty());
+    }
+    assert!(resorts > 20, "{resorts} clicks built in slices");
+    assert!(flips > 2 * seeds as usize, "{flips} flips in slices");
+    assert!(
+        built_in_slices > 10,
+        "{built_in_slices} builds finished in slices"
+    );
+    assert!(
+        waited > 10,
+        "{waited} batches of changes waited for a build"
+    );
+}
