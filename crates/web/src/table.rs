@@ -917,6 +917,11 @@ const RESORT_MIN: usize = if cfg!(test) { 64 } else { 50_000 };
 /// end of the screen. A table scrolled further down is sorted in one task.
 const RESORT_FIRST_MAX: usize = 1024;
 
+/// A filter's matches up to this many are sorted again at once by a click whose index
+/// of every row is built in slices (a few ms); more are filtered again in the new
+/// order, which needs that index: sorted in one task.
+const MATCHES_AT_ONCE_MAX: usize = 20_000;
+
 /// Tables up to this many rows are filtered at once; larger ones in slices
 /// ([`TableModel::advance_filter`]), the first screen first.
 const FILTER_AT_ONCE_MAX: usize = 20_000;
@@ -931,14 +936,15 @@ struct Scan {
     from: Option<Index>,
 }
 
-/// A sort being built in idle slices (large tables, no filter): the click shows the
-/// first screen of the new order at once (a new column's found in one pass over the
-/// prepared words, a flip's by binary searches), and the index follows. Changes wait
-/// until it is built (a few hundred ms), so that the rows it is built from stay as
-/// they were.
+/// A sort being built in idle slices (large tables): the click shows the first screen
+/// of the new order at once (a new column's found in one pass over the prepared words,
+/// a flip's by binary searches; a filter's few matches sorted again whole), and the
+/// index of every row follows. Changes wait until it is built (a few hundred ms), so
+/// that the rows it is built from stay as they were.
 struct Resort {
     work: Work,
-    /// The first rows in the new order, shown meanwhile.
+    /// The first rows in the new order, shown meanwhile (unless a filter's matches,
+    /// all sorted, are).
     first: Vec<Arc<Object>>,
     rows: usize,
     /// Changes that came meanwhile, and when.
@@ -1060,16 +1066,21 @@ impl TableModel {
         self.matched.as_ref().unwrap_or(&self.all)
     }
 
+    /// A sort under way whose first rows are what is shown (no filter's matches).
+    fn shown_resort(&self) -> Option<&Resort> {
+        self.resort.as_ref().filter(|_| self.matched.is_none())
+    }
+
     /// Rows in the table (matches found so far while filtering), fading ones included.
     pub fn len(&self) -> usize {
-        match &self.resort {
+        match self.shown_resort() {
             Some(r) => r.rows,
             None => self.view().len(),
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        match &self.resort {
+        match self.shown_resort() {
             Some(r) => r.rows == 0,
             None => self.view().is_empty(),
         }
@@ -1077,7 +1088,7 @@ impl TableModel {
 
     /// The row at `i` (while a sort is built, only the first rows are known).
     pub fn get(&self, i: usize) -> Option<&Arc<Object>> {
-        match &self.resort {
+        match self.shown_resort() {
             Some(r) => r.first.get(i),
             None => self.view().get(i).map(|e| &e.obj),
         }
@@ -1085,7 +1096,7 @@ impl TableModel {
 
     /// Rows `first..last` (as many as there are, or are known while a sort is built).
     pub fn window(&self, first: usize, last: usize) -> Vec<Arc<Object>> {
-        if let Some(r) = &self.resort {
+        if let Some(r) = self.shown_resort() {
             let end = last.min(r.first.len());
             return r.first[first.min(end)..end].to_vec();
         }
@@ -1099,7 +1110,7 @@ impl TableModel {
     /// Every row, in order (tests; while a sort is built, the first rows).
     #[cfg(test)]
     pub fn rows(&self) -> Vec<Arc<Object>> {
-        match &self.resort {
+        match self.shown_resort() {
             Some(r) => r.first.clone(),
             None => self.view().iter().map(|e| e.obj.clone()).collect(),
         }
@@ -1131,7 +1142,10 @@ impl TableModel {
         if sort == self.sort {
             return;
         }
-        self.finish_resort();
+        self.drop_resort();
+        if sort == self.sort {
+            return;
+        }
         let previous = std::mem::replace(&mut self.sort, sort);
         if self.stale {
             self.kept.clear();
@@ -1176,6 +1190,8 @@ impl TableModel {
         };
         match (&mut self.matched, &mut self.scan) {
             (Some(m), None) if flip => *m = std::mem::take(m).flipped(&self.sort),
+            // The index of every row is being built: the few matches sorted again.
+            (Some(m), None) if self.resort.is_some() => *m = m.rekeyed(&self.sort),
             // Filtered again in the new order, the first screen first.
             (Some(m), scan) => {
                 m.clear();
@@ -1190,9 +1206,15 @@ impl TableModel {
     }
 
     /// Whether a sort of `rows` rows for a view showing those up to `shown_to` is
-    /// built in slices ([`Resort`]): a large table, few rows shown, no filter.
+    /// built in slices ([`Resort`]): a large table, few rows shown, and no filter or
+    /// one whose few matches are all found.
     fn in_slices(&self, rows: usize, shown_to: usize) -> bool {
-        rows >= RESORT_MIN && shown_to <= RESORT_FIRST_MAX && self.matched.is_none()
+        let few_matches = match (&self.matched, &self.scan) {
+            (None, _) => true,
+            (Some(m), None) => m.len() <= MATCHES_AT_ONCE_MAX,
+            (Some(_), Some(_)) => false,
+        };
+        rows >= RESORT_MIN && shown_to <= RESORT_FIRST_MAX && few_matches
     }
 
     /// `index` (sorted by `by`) flipped to `self.sort`: at once, or its first rows now
@@ -1274,6 +1296,40 @@ impl TableModel {
     /// Builds the sort under way at once (before anything else changes the rows).
     fn finish_resort(&mut self) {
         self.advance_resort(f64::INFINITY, &|| 0.0);
+    }
+
+    /// Before another click: a new column's sort under way is dropped rather than
+    /// finished (a second click soon after the first, to sort the other way, is
+    /// common), back to the index it started from (kept, as the prepared keys, as
+    /// it was), and the changes that waited are applied. A flip under way is finished
+    /// (it cannot be undone half-way; it is the quick one).
+    fn drop_resort(&mut self) {
+        let Some(resort) = self.resort.take() else {
+            return;
+        };
+        let Resort { work, waiting, .. } = resort;
+        match work {
+            Work::Sort(_) if !self.kept.is_empty() => {
+                let (sort, index) = self.kept.remove(0);
+                self.sort = sort;
+                self.all = index;
+                if let Some(m) = &mut self.matched {
+                    *m = m.rekeyed(&self.sort);
+                }
+                for (events, at) in &waiting {
+                    self.apply(events, *at);
+                }
+            }
+            work => {
+                self.resort = Some(Resort {
+                    work,
+                    waiting,
+                    first: Vec::new(),
+                    rows: 0,
+                });
+                self.finish_resort();
+            }
+        }
     }
 
     pub fn set_filter(&mut self, filter: Filter) {
@@ -1766,7 +1822,7 @@ impl TableModel {
     /// Where `o` is, or would be, in the sorted rows: its index when shown, else the
     /// index of the row that now takes its place. A binary search.
     pub fn place_of(&self, o: &Arc<Object>) -> usize {
-        if let Some(r) = &self.resort {
+        if let Some(r) = self.shown_resort() {
             return r
                 .first
                 .iter()
@@ -1780,7 +1836,7 @@ impl TableModel {
     /// The index of `o`'s row, if shown: by binary search for the version shown,
     /// else by a scan.
     pub fn find(&self, o: &Arc<Object>) -> Option<usize> {
-        if let Some(r) = &self.resort {
+        if let Some(r) = self.shown_resort() {
             return r
                 .first
                 .iter()
@@ -1795,7 +1851,7 @@ impl TableModel {
     pub fn find_key(&self, key: &str) -> Option<Arc<Object>> {
         let (ns, name) = key.split_once('/')?;
         // While a sort is built, the rows are in the index of the sort before.
-        let index = match (&self.resort, self.kept.first()) {
+        let index = match (self.shown_resort(), self.kept.first()) {
             (Some(_), Some((_, before))) => before,
             _ => self.view(),
         };

@@ -1549,8 +1549,10 @@ fn the_radix_sort_is_stable() {
 /// (a clock that ticks per look, so slices stop anywhere in every phase), while rows
 /// come, change, go and fade: meanwhile the table shows exactly the first rows of the
 /// order at the click, with the row count of then; once built, every change that
-/// waited is applied and the table equals a naive sort of the rows. A change of
-/// filter, or another click, finishes the build first; a new view drops it.
+/// waited is applied and the table equals a naive sort of the rows. Another click
+/// drops a new column's build (back to the rows before it) or finishes a flip; a
+/// change of filter finishes the build first; a new view drops it. Under a filter,
+/// its matches are shown whole, sorted at once.
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() {
@@ -1558,6 +1560,9 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
     let server = view_columns(Some(&defs), ColumnKind::Generic, true, true);
     let seeds: u64 = if cfg!(target_arch = "wasm32") { 2 } else { 6 };
     let (mut resorts, mut flips, mut built_in_slices, mut waited) = (0, 0, 0, 0);
+    // Clicks while a build was under way (dropped, or a flip finished).
+    let mut clicked_over = 0;
+    let mut filtered = 0;
     for seed in 1..=seeds {
         let object_mode = seed % 2 == 0;
         let cols = match object_mode {
@@ -1575,6 +1580,9 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
             .collect();
         let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         let mut sort = Sort::by_name(&cols);
+        // Sometimes a filter (its few matches are sorted again whole at a click).
+        let mut filter = Filter::default();
+        let words = |w: &str| Filter::new(&[w.to_string()], &cols);
         let mut m = TableModel::new(sort.clone(), Filter::default());
         assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
         let mut rows: HashMap<String, Arc<Object>> = HashMap::new();
@@ -1666,8 +1674,13 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
                     built_in_slices += usize::from(was && !m.resorting());
                 }
                 7 => {
-                    // Another look at the filter (the same, empty): the build finishes.
-                    m.set_filter(Filter::default());
+                    // A filter typed, changed or cleared: the build finishes first.
+                    filter = match r.below(3) {
+                        0 => Filter::default(),
+                        1 => words("a"),
+                        _ => words("b"),
+                    };
+                    m.set_filter(filter.clone());
                     assert!(!m.resorting(), "seed {seed} step {step}: finished");
                 }
                 _ => {
@@ -1684,13 +1697,20 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
                     // the same sort again changes nothing.
                     let same = sort == *m.sort();
                     let flip = sort.col == m.sort().col;
+                    clicked_over += usize::from(m.resorting() && !same);
                     m.set_sort_showing(sort.clone(), shown_to);
                     if m.resorting() && !same {
                         let before = shown_rows(&m, &rows);
                         resorts += 1;
                         flips += usize::from(flip);
-                        let want = oracle(&before, &sort, &Filter::default());
-                        at_click = Some((want[..shown_to.min(want.len())].to_vec(), want.len()));
+                        filtered += usize::from(!filter.is_empty());
+                        let want = oracle(&before, &sort, &filter);
+                        // A filter's matches are shown whole, sorted at once.
+                        let shown = match filter.is_empty() {
+                            true => shown_to.min(want.len()),
+                            false => want.len(),
+                        };
+                        at_click = Some((want[..shown].to_vec(), want.len()));
                     }
                 }
             }
@@ -1709,7 +1729,7 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
                     assert_slots_and_keys(&m, &what);
                     assert_eq!(
                         keys(&m),
-                        oracle(&shown_rows(&m, &rows), &sort, &Filter::default()),
+                        oracle(&shown_rows(&m, &rows), &sort, &filter),
                         "{what}"
                     );
                 }
@@ -1732,6 +1752,14 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
     }
     assert!(resorts > 20, "{resorts} clicks built in slices");
     assert!(flips > 2 * seeds as usize, "{flips} flips in slices");
+    assert!(
+        clicked_over > seeds as usize,
+        "{clicked_over} clicks over a build"
+    );
+    assert!(
+        filtered > seeds as usize,
+        "{filtered} builds under a filter"
+    );
     assert!(
         built_in_slices > 10,
         "{built_in_slices} builds finished in slices"
