@@ -49,10 +49,20 @@ async function click(page, col, title) {
     // As `shownRows` (no eval under the app's CSP).
     const cells = () => [...document.querySelectorAll('.row:not(.gone)')]
       .sort((a, b) => a.ariaRowIndex - b.ariaRowIndex).map((r) => [r.children[at].textContent, r.dataset.key]);
+    // The rows as shown before the click; the first screen is the first frame's rows
+    // that differ (the rows may follow the click's render by a task: Yew defers
+    // child components' updates when a run of its scheduler took over 16 ms).
+    const before = JSON.stringify(cells().map(([, key]) => key));
+    const look = () => {
+      if (!busy || first !== null) return;
+      const now = cells();
+      if (JSON.stringify(now.map(([, key]) => key)) !== before) first = now;
+      else requestAnimationFrame(look);
+    };
     const o = new MutationObserver(() => {
       if (table.getAttribute('aria-busy') === 'true') {
+        if (!busy) requestAnimationFrame(look);
         busy = true;
-        if (first === null) requestAnimationFrame(() => { first = cells(); });
       } else if (busy) {
         o.disconnect();
         setTimeout(() => done({ busy, first }), 100);

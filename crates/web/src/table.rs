@@ -11,7 +11,7 @@ use crate::time::{human_duration, parse_rfc3339};
 use kubelive_core::{Cell, ColumnKind, ColumnType, Columns, Event, Object, Store, TableColumn};
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use index::{Entry, Index, NO_SLOT};
@@ -913,9 +913,10 @@ const KEEP_SORTS: usize = 2;
 /// screen first: building a million rows' index took 250-450 ms in one task.
 const RESORT_MIN: usize = if cfg!(test) { 64 } else { 50_000 };
 
-/// The most rows a click shows at once while its sort is built: the rows down to the
-/// end of the screen. A table scrolled further down is sorted in one task.
-const RESORT_FIRST_MAX: usize = 1024;
+/// The rows a click puts in order at once while its sort is built: a scroll soon
+/// after the click finds them there (~28,000 px). A table scrolled further down is
+/// sorted in one task.
+const RESORT_FIRST_MAX: usize = if cfg!(test) { 48 } else { 1024 };
 
 /// A filter's matches up to this many are sorted again at once by a click whose index
 /// of every row is built in slices (a few ms); more are filtered again in the new
@@ -940,15 +941,13 @@ struct Scan {
 /// of the new order at once (a new column's found in one pass over the prepared words,
 /// a flip's by binary searches; a filter's few matches sorted again whole), and the
 /// index of every row follows. Changes wait until it is built (a few hundred ms), so
-/// that the rows it is built from stay as they were.
+/// that the rows it is built from stay as they were (`TableModel::waiting`).
 struct Resort {
     work: Work,
     /// The first rows in the new order, shown meanwhile (unless a filter's matches,
     /// all sorted, are).
     first: Vec<Arc<Object>>,
     rows: usize,
-    /// Changes that came meanwhile, and when.
-    waiting: Vec<(Vec<Event>, f64)>,
 }
 
 /// What a [`Resort`] builds.
@@ -1040,8 +1039,12 @@ pub struct TableModel {
     filter_at_once: usize,
     /// Indexes no longer kept, dropped a chunk at a time by [`TableModel::prepare`].
     retired: Vec<Index>,
-    /// A sort by a new column under way (`all` is empty meanwhile).
+    /// A sort under way (`all` is empty meanwhile).
     resort: Option<Resort>,
+    /// Batches of changes (and when they came) that wait for a sort under way, then
+    /// are applied in idle slices, in order (a second's worth at a million rows took
+    /// 50-200 ms in one task); later batches queue behind them.
+    waiting: VecDeque<(Vec<Event>, f64)>,
 }
 
 impl TableModel {
@@ -1224,10 +1227,9 @@ impl TableModel {
             return index.flipped(&self.sort);
         }
         self.resort = Some(Resort {
-            first: index.first_flipped(by, shown_to),
+            first: index.first_flipped(by, RESORT_FIRST_MAX),
             rows: index.len(),
             work: Work::Flip(index::Flip::new(index, &self.sort)),
-            waiting: Vec::new(),
         });
         Index::default()
     }
@@ -1241,7 +1243,7 @@ impl TableModel {
         let build = self.prepared.start(&self.sort, rows)?;
         let first = self
             .prepared
-            .first_slots(&self.sort, shown_to)
+            .first_slots(&self.sort, RESORT_FIRST_MAX)
             .into_iter()
             .filter_map(|s| self.prepared.obj(s).cloned())
             .collect();
@@ -1249,7 +1251,6 @@ impl TableModel {
             work: Work::Sort(build),
             first,
             rows,
-            waiting: Vec::new(),
         })
     }
 
@@ -1258,8 +1259,13 @@ impl TableModel {
         self.resort.is_some()
     }
 
-    /// Goes on building the sort under way until `clock()` reaches `deadline`; once
-    /// built, the changes that waited are applied. Returns whether work is left.
+    /// Whether changes wait ([`Resort`]), or the rows shown are not all known.
+    pub fn behind(&self) -> bool {
+        self.resort.is_some() || !self.waiting.is_empty()
+    }
+
+    /// Goes on building the sort under way until `clock()` reaches `deadline`.
+    /// Returns whether work is left.
     fn advance_resort(&mut self, deadline: f64, clock: &dyn Fn() -> f64) -> bool {
         let Some(r) = &mut self.resort else {
             return false;
@@ -1273,24 +1279,33 @@ impl TableModel {
             index::Progress::Done(index) => Some(index),
             index::Progress::Failed => None,
         };
-        let Some(r) = self.resort.take() else {
-            return false;
-        };
+        self.resort = None;
         match index {
-            Some(index) => {
-                self.all = index;
-                for (events, at) in &r.waiting {
-                    self.apply(events, *at);
-                }
-            }
+            Some(index) => self.all = index,
             // Not expected (the rows stayed as they were): built again from the store,
             // which holds the changes that waited.
             None => {
                 self.stale = true;
                 self.kept.clear();
+                self.waiting.clear();
             }
         }
         false
+    }
+
+    /// Applies the changes that waited, in order, until `clock()` reaches `deadline`.
+    /// Returns whether some still wait.
+    fn catch_up(&mut self, deadline: f64, clock: &dyn Fn() -> f64) -> bool {
+        if self.resort.is_some() {
+            return !self.waiting.is_empty();
+        }
+        while let Some((events, at)) = self.waiting.pop_front() {
+            self.apply_now(&events, at);
+            if clock() >= deadline {
+                break;
+            }
+        }
+        !self.waiting.is_empty()
     }
 
     /// Builds the sort under way at once (before anything else changes the rows).
@@ -1300,15 +1315,14 @@ impl TableModel {
 
     /// Before another click: a new column's sort under way is dropped rather than
     /// finished (a second click soon after the first, to sort the other way, is
-    /// common), back to the index it started from (kept, as the prepared keys, as
-    /// it was), and the changes that waited are applied. A flip under way is finished
-    /// (it cannot be undone half-way; it is the quick one).
+    /// common), back to the index it started from (kept, as the prepared keys, as it
+    /// was; the changes that waited go on waiting in order). A flip under way is
+    /// finished (it cannot be undone half-way; it is the quick one).
     fn drop_resort(&mut self) {
         let Some(resort) = self.resort.take() else {
             return;
         };
-        let Resort { work, waiting, .. } = resort;
-        match work {
+        match resort.work {
             Work::Sort(_) if !self.kept.is_empty() => {
                 let (sort, index) = self.kept.remove(0);
                 self.sort = sort;
@@ -1316,17 +1330,9 @@ impl TableModel {
                 if let Some(m) = &mut self.matched {
                     *m = m.rekeyed(&self.sort);
                 }
-                for (events, at) in &waiting {
-                    self.apply(events, *at);
-                }
             }
             work => {
-                self.resort = Some(Resort {
-                    work,
-                    waiting,
-                    first: Vec::new(),
-                    rows: 0,
-                });
+                self.resort = Some(Resort { work, ..resort });
                 self.finish_resort();
             }
         }
@@ -1442,12 +1448,17 @@ impl TableModel {
         }
     }
 
-    /// Applies one batch of engine events (`now` in ms).
+    /// Applies one batch of engine events (`now` in ms), or queues it behind those
+    /// that wait ([`TableModel::behind`]).
     pub fn apply(&mut self, events: &[Event], now: f64) {
-        if let Some(r) = &mut self.resort {
-            r.waiting.push((events.to_vec(), now));
+        if self.behind() {
+            self.waiting.push_back((events.to_vec(), now));
             return;
         }
+        self.apply_now(events, now);
+    }
+
+    fn apply_now(&mut self, events: &[Event], now: f64) {
         let objects = events
             .iter()
             .filter(|e| {
@@ -1730,6 +1741,7 @@ impl TableModel {
     fn rebuild(&mut self, store: &Store) {
         // The store holds the changes a sort under way kept waiting.
         self.resort = None;
+        self.waiting.clear();
         let sort = &self.sort;
         let mut rows: Vec<Entry> = Vec::with_capacity(store.len() + self.fading.len());
         // Deleted rows still fading stay (unless the store has the key again).
@@ -1789,7 +1801,7 @@ impl TableModel {
     pub fn prepare(&mut self, cols: &[Column], deadline: f64, clock: &dyn Fn() -> f64) -> bool {
         // A sort being built first: its user is waiting for it, and the words it
         // reads must stay as they are (the view's columns may have changed).
-        if self.advance_resort(deadline, clock) {
+        if self.advance_resort(deadline, clock) || self.catch_up(deadline, clock) {
             return true;
         }
         while let Some(index) = self.retired.last_mut() {
@@ -1864,6 +1876,7 @@ impl TableModel {
     /// Forgets everything (a new view).
     pub fn clear(&mut self) {
         self.resort = None;
+        self.waiting.clear();
         self.all.clear();
         self.held.clear();
         self.kept.clear();

@@ -1557,13 +1557,14 @@ impl Component for App {
             Msg::Prepare => {
                 self.prepare_scheduled = false;
                 let resorting = self.model.resorting();
+                let catching_up = self.model.behind() && !resorting;
                 let deadline = time::now_ms() + PREPARE_SLICE_MS;
                 if self.model.prepare(&self.cols, deadline, &time::now_ms) {
                     self.schedule_prepare(ctx);
                 }
-                // A sort built: the rows past the first screen, and the changes that
-                // waited for it, are shown at the next frame. Else nothing shown changed.
-                if resorting && !self.model.resorting() {
+                // A sort built (the rows past the first screen), or changes that waited
+                // for it applied: shown at the next frame. Else nothing shown changed.
+                if (resorting && !self.model.resorting()) || catching_up {
                     self.schedule_frame(ctx);
                 }
                 false

@@ -1544,15 +1544,14 @@ fn the_radix_sort_is_stable() {
 }
 
 /// A click on a new column, or on the sorted one (a flip), at a large table (from
-/// [`RESORT_MIN`] rows; 64 in tests) shows the first screen of the new order at once
-/// and builds the index in slices
-/// (a clock that ticks per look, so slices stop anywhere in every phase), while rows
-/// come, change, go and fade: meanwhile the table shows exactly the first rows of the
-/// order at the click, with the row count of then; once built, every change that
-/// waited is applied and the table equals a naive sort of the rows. Another click
-/// drops a new column's build (back to the rows before it) or finishes a flip; a
-/// change of filter finishes the build first; a new view drops it. Under a filter,
-/// its matches are shown whole, sorted at once.
+/// [`RESORT_MIN`] rows; 64 in tests) shows the first rows of the new order at once and
+/// builds the index in slices (a clock that ticks per look, so slices stop anywhere in
+/// every phase), while rows come, change, go and fade: meanwhile the table shows
+/// exactly the first rows of the order at the click (a filter's matches whole), with
+/// the row count of then; once built, the changes that waited are applied in slices
+/// (meanwhile the rows held are in order), then the table equals a naive sort of the
+/// rows. Another click drops a new column's build (back to the rows before it) or
+/// finishes a flip; a change of filter finishes the build first; a new view drops it.
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() {
@@ -1563,6 +1562,7 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
     // Clicks while a build was under way (dropped, or a flip finished).
     let mut clicked_over = 0;
     let mut filtered = 0;
+    let mut caught_up_in_slices = 0;
     for seed in 1..=seeds {
         let object_mode = seed % 2 == 0;
         let cols = match object_mode {
@@ -1616,6 +1616,11 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
         });
         m.apply(&events, 0.0);
         assert!(!m.prepare(&cols, f64::INFINITY, &|| 0.0));
+        // The rows after each batch of changes the model queued (`m.waiting`, oldest
+        // first), and after the last it applied: what it holds.
+        let mut queued: std::collections::VecDeque<HashMap<String, Arc<Object>>> =
+            Default::default();
+        let mut applied = rows.clone();
         // What a resort under way must show: the first rows of the order at the click.
         let mut at_click: Option<(Vec<String>, usize)> = None;
         let mut now = 0.0;
@@ -1658,6 +1663,11 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
                         }
                     }
                     waited += usize::from(m.resorting());
+                    if m.behind() {
+                        queued.push_back(rows.clone());
+                    } else {
+                        applied = rows.clone();
+                    }
                     m.apply(&events, now);
                     if r.below(2) == 0 {
                         m.sweep(now + FADE_MS);
@@ -1692,27 +1702,33 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
                         },
                         _ => r.pick(&sorts).clone(),
                     };
-                    let shown_to = 1 + r.below(40) as usize;
+                    // Now and then further down than the rows put in order at once.
+                    let shown_to = 1 + r.below(60) as usize;
                     // A build under way finishes first (its waiting changes applied);
                     // the same sort again changes nothing.
+                    // A click applies none of the batches that wait.
                     let same = sort == *m.sort();
                     let flip = sort.col == m.sort().col;
                     clicked_over += usize::from(m.resorting() && !same);
                     m.set_sort_showing(sort.clone(), shown_to);
                     if m.resorting() && !same {
-                        let before = shown_rows(&m, &rows);
+                        let before = shown_rows(&m, &applied);
                         resorts += 1;
                         flips += usize::from(flip);
                         filtered += usize::from(!filter.is_empty());
                         let want = oracle(&before, &sort, &filter);
-                        // A filter's matches are shown whole, sorted at once.
+                        // The first rows put in order at once (a filter's matches are
+                        // shown whole, sorted at once).
                         let shown = match filter.is_empty() {
-                            true => shown_to.min(want.len()),
+                            true => RESORT_FIRST_MAX.min(want.len()),
                             false => want.len(),
                         };
                         at_click = Some((want[..shown].to_vec(), want.len()));
                     }
                 }
+            }
+            while queued.len() > m.waiting.len() {
+                applied = queued.pop_front().unwrap();
             }
             let what = format!("seed {seed} step {step} {}", sort.to_param());
             match (&at_click, m.resorting()) {
@@ -1724,12 +1740,22 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
                         m.rows().into_iter().skip(1).take(2).collect::<Vec<_>>()
                     );
                 }
+                // Built; changes that waited still being applied: the rows held are
+                // in order, but not all of the latest.
+                _ if m.behind() => {
+                    at_click = None;
+                    caught_up_in_slices += 1;
+                    assert_slots_and_keys(&m, &what);
+                    let held: HashMap<String, Arc<Object>> =
+                        m.rows().into_iter().map(|o| (key_of(&o), o)).collect();
+                    assert_eq!(keys(&m), oracle(&held, &sort, &filter), "{what}: in order");
+                }
                 _ => {
                     at_click = None;
                     assert_slots_and_keys(&m, &what);
                     assert_eq!(
                         keys(&m),
-                        oracle(&shown_rows(&m, &rows), &sort, &filter),
+                        oracle(&shown_rows(&m, &applied), &sort, &filter),
                         "{what}"
                     );
                 }
@@ -1759,6 +1785,10 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
     assert!(
         filtered > seeds as usize,
         "{filtered} builds under a filter"
+    );
+    assert!(
+        caught_up_in_slices > seeds as usize,
+        "{caught_up_in_slices} looks while changes that waited were applied in slices"
     );
     assert!(
         built_in_slices > 10,
