@@ -1305,6 +1305,120 @@ fn assert_slots_and_keys(m: &TableModel, what: &str) {
     }
 }
 
+/// Rows for the prepared-sort tests, changed at random: pods in object mode, or the
+/// server's pod rows; `rows` is what the server holds now, by namespace/name.
+struct Churn {
+    object_mode: bool,
+    rv: u32,
+    rows: HashMap<String, Arc<Object>>,
+}
+
+impl Churn {
+    /// Object mode for even seeds.
+    fn new(seed: u64) -> Churn {
+        Churn {
+            object_mode: seed % 2 == 0,
+            rv: 0,
+            rows: HashMap::new(),
+        }
+    }
+
+    /// The view's columns: kubectl's in object mode, else the server's (wide).
+    fn cols(&self, server: &[Column]) -> Vec<Column> {
+        match self.object_mode {
+            true => pod_cols(),
+            false => server.to_vec(),
+        }
+    }
+
+    fn make(&mut self, r: &mut Rng, keys: &[(String, String)], late: bool) -> Vec<Arc<Object>> {
+        self.rv += 1;
+        match self.object_mode {
+            true => keys
+                .iter()
+                .map(|(ns, name)| varied_pod(r, ns, name, self.rv, late))
+                .collect(),
+            false => varied_rows(r, keys, self.rv, late),
+        }
+    }
+
+    /// A first list of `n` rows, then Synced.
+    fn first_list(&mut self, r: &mut Rng, n: usize) -> Vec<Event> {
+        let first: Vec<(String, String)> = (0..n)
+            .map(|i| {
+                let ns = r.pick(&["a", "b", "kube-system"]).to_string();
+                (ns, format!("{}-{i}", random_name(r)))
+            })
+            .collect();
+        let mut events: Vec<Event> = self
+            .make(r, &first, false)
+            .into_iter()
+            .map(|o| {
+                self.rows.insert(key_of(&o), o.clone());
+                Event::Added(o)
+            })
+            .collect();
+        events.push(Event::Synced {
+            objects: self.rows.len(),
+            resource_version: kubelive_core::ResourceVersion::new("9"),
+        });
+        events
+    }
+
+    /// A batch of 1 to `most + 1` changes: rows deleted, modified, added.
+    fn changes(&mut self, r: &mut Rng, most: u64, late: bool) -> Vec<Event> {
+        let mut events = Vec::new();
+        for _ in 0..=r.below(most) {
+            let keys: Vec<String> = self.rows.keys().cloned().collect();
+            match r.below(3) {
+                0 if !keys.is_empty() => {
+                    let key = r.pick(&keys).clone();
+                    events.push(Event::Deleted(self.rows.remove(&key).unwrap()));
+                }
+                1 if !keys.is_empty() => {
+                    let key = r.pick(&keys).clone();
+                    let old = self.rows[&key].clone();
+                    let at = [(old.namespace().to_string(), old.name().to_string())];
+                    let new = self.make(r, &at, late).remove(0);
+                    self.rows.insert(key, new.clone());
+                    events.push(Event::Modified { old, new });
+                }
+                _ => {
+                    let ns = r.pick(&["a", "b", "c"]).to_string();
+                    let at = [(ns, random_name(r))];
+                    let o = self.make(r, &at, late).remove(0);
+                    match self.rows.insert(key_of(&o), o.clone()) {
+                        Some(old) => events.push(Event::Modified { old, new: o }),
+                        None => events.push(Event::Added(o)),
+                    }
+                }
+            }
+        }
+        events
+    }
+}
+
+/// Every column of `cols`, both ways.
+fn both_ways(cols: &[Column]) -> Vec<Sort> {
+    cols.iter()
+        .flat_map(|c| {
+            [false, true].map(|desc| Sort {
+                col: c.clone(),
+                desc,
+            })
+        })
+        .collect()
+}
+
+/// A clock that ticks once per look (slices stop after as many looks as their budget).
+fn ticking() -> impl Fn() -> f64 {
+    let ticks = std::cell::Cell::new(0.0);
+    move || {
+        ticks.set(ticks.get() + 1.0);
+        ticks.get()
+    }
+}
+
 /// Sort keys prepared in idle slices (a clock that ticks per look, so slices stop
 /// anywhere: mid-way through the name order's merge sort, a column's rows, while
 /// rows come and go in between), then clicks on every column in both directions,
@@ -1320,100 +1434,28 @@ fn prepared_sorts_match_a_naive_sort_under_random_changes() {
     let seeds: u64 = if cfg!(target_arch = "wasm32") { 2 } else { 8 };
     let mut prepared_clicks = 0;
     for seed in 1..=seeds {
-        let object_mode = seed % 2 == 0;
-        let cols = match object_mode {
-            true => pod_cols(),
-            false => server.clone(),
-        };
-        let sorts: Vec<Sort> = cols
-            .iter()
-            .flat_map(|c| {
-                [false, true].map(|desc| Sort {
-                    col: c.clone(),
-                    desc,
-                })
-            })
-            .collect();
+        let mut churn = Churn::new(seed);
+        let cols = churn.cols(&server);
+        let sorts = both_ways(&cols);
         let mut r = Rng(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
         let mut sort = Sort::by_name(&cols);
         let mut m = TableModel::new(sort.clone(), Filter::default());
         assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
-        let mut rows: HashMap<String, Arc<Object>> = HashMap::new();
-        let mut rv = 0u32;
-        let mut make = |r: &mut Rng, keys: &[(String, String)], late: bool| -> Vec<Arc<Object>> {
-            rv += 1;
-            match object_mode {
-                true => keys
-                    .iter()
-                    .map(|(ns, name)| varied_pod(r, ns, name, rv, late))
-                    .collect(),
-                false => varied_rows(r, keys, rv, late),
-            }
-        };
-        let first: Vec<(String, String)> = (0..400)
-            .map(|i| {
-                let ns = r.pick(&["a", "b", "kube-system"]).to_string();
-                (ns, format!("{}-{i}", random_name(&mut r)))
-            })
-            .collect();
-        let mut events: Vec<Event> = make(&mut r, &first, false)
-            .into_iter()
-            .map(|o| {
-                rows.insert(key_of(&o), o.clone());
-                Event::Added(o)
-            })
-            .collect();
-        events.push(Event::Synced {
-            objects: rows.len(),
-            resource_version: kubelive_core::ResourceVersion::new("9"),
-        });
-        m.apply(&events, 0.0);
+        m.apply(&churn.first_list(&mut r, 400), 0.0);
         let mut now = 0.0;
         for step in 0..160 {
             now += 10.0;
             let late = step > 80;
             match r.below(8) {
                 0..=2 => {
-                    let mut events = Vec::new();
-                    for _ in 0..=r.below(6) {
-                        let keys: Vec<String> = rows.keys().cloned().collect();
-                        match r.below(3) {
-                            0 if !keys.is_empty() => {
-                                let key = r.pick(&keys).clone();
-                                events.push(Event::Deleted(rows.remove(&key).unwrap()));
-                            }
-                            1 if !keys.is_empty() => {
-                                let key = r.pick(&keys).clone();
-                                let old = rows[&key].clone();
-                                let at = [(old.namespace().to_string(), old.name().to_string())];
-                                let new = make(&mut r, &at, late).remove(0);
-                                rows.insert(key, new.clone());
-                                events.push(Event::Modified { old, new });
-                            }
-                            _ => {
-                                let ns = r.pick(&["a", "b", "c"]).to_string();
-                                let at = [(ns, random_name(&mut r))];
-                                let o = make(&mut r, &at, late).remove(0);
-                                match rows.insert(key_of(&o), o.clone()) {
-                                    Some(old) => events.push(Event::Modified { old, new: o }),
-                                    None => events.push(Event::Added(o)),
-                                }
-                            }
-                        }
-                    }
-                    m.apply(&events, now);
+                    m.apply(&churn.changes(&mut r, 6, late), now);
                     if r.below(2) == 0 {
                         // Faded rows leave (their slots free for new rows).
                         m.sweep(now + FADE_MS);
                     }
                 }
                 3..=5 => {
-                    let ticks = std::cell::Cell::new(0.0);
-                    let clock = || {
-                        ticks.set(ticks.get() + 1.0);
-                        ticks.get()
-                    };
-                    m.prepare(&cols, r.below(300) as f64, &clock);
+                    m.prepare(&cols, r.below(300) as f64, &ticking());
                 }
                 _ => {
                     sort = r.pick(&sorts).clone();
@@ -1428,7 +1470,7 @@ fn prepared_sorts_match_a_naive_sort_under_random_changes() {
                 }
             }
             // Rows still fading are shown: the naive sort has them too.
-            let mut shown = rows.clone();
+            let mut shown = churn.rows.clone();
             for (key, (o, _)) in &m.fading {
                 shown.insert(key.clone(), o.clone());
             }
@@ -1450,7 +1492,7 @@ fn prepared_sorts_match_a_naive_sort_under_random_changes() {
             assert_slots_and_keys(&m, &format!("seed {seed} {}", s.to_param()));
             assert_eq!(
                 keys(&m),
-                oracle(&rows, s, &Filter::default()),
+                oracle(&churn.rows, s, &Filter::default()),
                 "seed {seed} {}",
                 s.to_param()
             );
@@ -1564,20 +1606,9 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
     let mut filtered = 0;
     let mut caught_up_in_slices = 0;
     for seed in 1..=seeds {
-        let object_mode = seed % 2 == 0;
-        let cols = match object_mode {
-            true => pod_cols(),
-            false => server.clone(),
-        };
-        let sorts: Vec<Sort> = cols
-            .iter()
-            .flat_map(|c| {
-                [false, true].map(|desc| Sort {
-                    col: c.clone(),
-                    desc,
-                })
-            })
-            .collect();
+        let mut churn = Churn::new(seed);
+        let cols = churn.cols(&server);
+        let sorts = both_ways(&cols);
         let mut r = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         let mut sort = Sort::by_name(&cols);
         // Sometimes a filter (its few matches are sorted again whole at a click).
@@ -1585,42 +1616,13 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
         let words = |w: &str| Filter::new(&[w.to_string()], &cols);
         let mut m = TableModel::new(sort.clone(), Filter::default());
         assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
-        let mut rows: HashMap<String, Arc<Object>> = HashMap::new();
-        let mut rv = 0u32;
-        let mut make = |r: &mut Rng, keys: &[(String, String)]| -> Vec<Arc<Object>> {
-            rv += 1;
-            match object_mode {
-                true => keys
-                    .iter()
-                    .map(|(ns, name)| varied_pod(r, ns, name, rv, false))
-                    .collect(),
-                false => varied_rows(r, keys, rv, false),
-            }
-        };
-        let first: Vec<(String, String)> = (0..300)
-            .map(|i| {
-                let ns = r.pick(&["a", "b", "kube-system"]).to_string();
-                (ns, format!("{}-{i}", random_name(&mut r)))
-            })
-            .collect();
-        let mut events: Vec<Event> = make(&mut r, &first)
-            .into_iter()
-            .map(|o| {
-                rows.insert(key_of(&o), o.clone());
-                Event::Added(o)
-            })
-            .collect();
-        events.push(Event::Synced {
-            objects: rows.len(),
-            resource_version: kubelive_core::ResourceVersion::new("9"),
-        });
-        m.apply(&events, 0.0);
+        m.apply(&churn.first_list(&mut r, 300), 0.0);
         assert!(!m.prepare(&cols, f64::INFINITY, &|| 0.0));
         // The rows after each batch of changes the model queued (`m.waiting`, oldest
         // first), and after the last it applied: what it holds.
         let mut queued: std::collections::VecDeque<HashMap<String, Arc<Object>>> =
             Default::default();
-        let mut applied = rows.clone();
+        let mut applied = churn.rows.clone();
         // What a resort under way must show: the first rows of the order at the click.
         let mut at_click: Option<(Vec<String>, usize)> = None;
         let mut now = 0.0;
@@ -1635,38 +1637,12 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
             now += 10.0;
             match r.below(10) {
                 0..=2 => {
-                    let mut events = Vec::new();
-                    for _ in 0..=r.below(4) {
-                        let keys: Vec<String> = rows.keys().cloned().collect();
-                        match r.below(3) {
-                            0 => {
-                                let key = r.pick(&keys).clone();
-                                events.push(Event::Deleted(rows.remove(&key).unwrap()));
-                            }
-                            1 => {
-                                let key = r.pick(&keys).clone();
-                                let old = rows[&key].clone();
-                                let at = [(old.namespace().to_string(), old.name().to_string())];
-                                let new = make(&mut r, &at).remove(0);
-                                rows.insert(key, new.clone());
-                                events.push(Event::Modified { old, new });
-                            }
-                            _ => {
-                                let ns = r.pick(&["a", "b", "c"]).to_string();
-                                let at = [(ns, random_name(&mut r))];
-                                let o = make(&mut r, &at).remove(0);
-                                match rows.insert(key_of(&o), o.clone()) {
-                                    Some(old) => events.push(Event::Modified { old, new: o }),
-                                    None => events.push(Event::Added(o)),
-                                }
-                            }
-                        }
-                    }
+                    let events = churn.changes(&mut r, 4, false);
                     waited += usize::from(m.resorting());
                     if m.behind() {
-                        queued.push_back(rows.clone());
+                        queued.push_back(churn.rows.clone());
                     } else {
-                        applied = rows.clone();
+                        applied = churn.rows.clone();
                     }
                     m.apply(&events, now);
                     if r.below(2) == 0 {
@@ -1674,13 +1650,8 @@ fn a_large_tables_click_shows_the_first_screen_then_builds_the_rest_in_slices() 
                     }
                 }
                 3..=6 => {
-                    let ticks = std::cell::Cell::new(0.0);
-                    let clock = || {
-                        ticks.set(ticks.get() + 1.0);
-                        ticks.get()
-                    };
                     let was = m.resorting();
-                    m.prepare(&cols, r.below(400) as f64, &clock);
+                    m.prepare(&cols, r.below(400) as f64, &ticking());
                     built_in_slices += usize::from(was && !m.resorting());
                 }
                 7 => {
