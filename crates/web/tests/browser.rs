@@ -687,9 +687,12 @@ async fn a_status_cannot_add_a_class_of_its_own() {
 #[wasm_bindgen(inline_js = r#"
 const routes = [];
 const log = [];
+// The open bodies' stream controllers, by the URL asked for (`route_push`).
+const open = [];
 export function router_install() {
   routes.length = 0;
   log.length = 0;
+  open.length = 0;
   window.fetch = (url, init) => {
     url = String(url);
     const method = (init && init.method) || 'GET';
@@ -705,6 +708,7 @@ export function router_install() {
         controller = c;
         if (route.body) c.enqueue(new TextEncoder().encode(route.body));
         if (!route.open) c.close();
+        else open.push({ url, c });
       },
     });
     const signal = init && init.signal;
@@ -718,6 +722,15 @@ export function router_install() {
 // A prefix ending in `$` matches the whole URL.
 export function route(method, prefix, status, type, body, open, bodyHas) {
   routes.push({ method, prefix, status, type, body, open, bodyHas });
+}
+// More body for the open responses whose URL starts with `prefix`; how many took it.
+export function route_push(prefix, text) {
+  let n = 0;
+  for (const o of open) {
+    if (!o.url.startsWith(prefix)) continue;
+    try { o.c.enqueue(new TextEncoder().encode(text)); n += 1; } catch (_) {}
+  }
+  return n;
 }
 export function requests() { return log.map((e) => `${e.method} ${e.url}${e.body ? ' ' + e.body : ''}`).join('\n'); }
 export function was_aborted(prefix) { return log.some((e) => e.url.startsWith(prefix) && e.aborted); }
@@ -735,6 +748,7 @@ extern "C" {
         body_has: &str,
     );
     fn requests() -> String;
+    fn route_push(prefix: &str, text: &str) -> u32;
     fn was_aborted(prefix: &str) -> bool;
     fn set_hash(h: &str);
 }
@@ -1304,4 +1318,133 @@ async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects()
     target.el.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
     sleep(20).await;
     assert_eq!(*selected_by_click.borrow(), ["default/pod-33"]);
+}
+
+/// The keys of the rows the table shows (faded ones included), in table order.
+fn row_keys(root: &web_sys::Element) -> Vec<String> {
+    shown_rows(root).into_iter().map(|r| r.key).collect()
+}
+
+#[wasm_bindgen_test]
+async fn rows_and_counts_keep_up_with_the_watch_while_the_user_scrolls() {
+    router_install();
+    route_discovery();
+    route(
+        "GET",
+        "/api/v1/namespaces?",
+        200,
+        JSON,
+        r#"{"kind":"NamespaceList","metadata":{"resourceVersion":"1"},"items":[]}"#,
+        false,
+        "",
+    );
+    route("GET", "/api/v1/namespaces?watch", 200, JSON, "", true, "");
+    let items: Vec<String> = (0..200)
+        .map(|i| pod_json(&format!("pod-{i:03}"), 10))
+        .collect();
+    route(
+        "GET",
+        "/api/v1/pods?limit",
+        200,
+        JSON,
+        &format!(
+            r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"100"}},"items":[{}]}}"#,
+            items.join(",")
+        ),
+        false,
+        "",
+    );
+    route("GET", "/api/v1/pods?watch", 200, JSON, "", true, "");
+    // The page's layout for the table (the app's style.css is not loaded here): a
+    // scroller of ten rows.
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let style = doc.create_element("style").unwrap();
+    style.set_text_content(Some(
+        ".scroller{height:280px;overflow:auto;position:relative} \
+         .window{position:absolute;top:0;left:0;right:0} \
+         .row{position:absolute;left:0;right:0;height:28px}",
+    ));
+    doc.head().unwrap().append_child(&style).unwrap();
+    let (root, handle) = mount_app("#r=v1/pods");
+    let total = |root: &web_sys::Element| text_of(root, "#total-count").unwrap_or_default();
+    for _ in 0..300 {
+        if total(&root) == "200" && requests().contains("GET /api/v1/pods?watch") {
+            break;
+        }
+        sleep(10).await;
+    }
+    assert_eq!(total(&root), "200", "{}", root.inner_html());
+    let scroller: web_sys::HtmlElement = root
+        .query_selector("#scroller")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    // The user scrolls back and forth over the first rows, a step every 16 ms, for
+    // the whole test: every frame in it is a scrolling one.
+    let started = kubelive_web::time::now_ms();
+    let mut step = 0;
+    let mut scroll = |scroller: &web_sys::HtmlElement| {
+        step += 1;
+        scroller.set_scroll_top(28 + (step % 8) * 14);
+    };
+    for _ in 0..10 {
+        scroll(&scroller);
+        sleep(16).await;
+    }
+    // Ten pods added (their names sort right after pod-000: on screen) and pod-003
+    // deleted, in one burst.
+    let mut burst = String::new();
+    for i in 0..10 {
+        burst.push_str(&format!(
+            "{{\"type\":\"ADDED\",\"object\":{}}}\n",
+            pod_json(&format!("pod-000-{i}"), 101 + i)
+        ));
+    }
+    burst.push_str(&format!(
+        "{{\"type\":\"DELETED\",\"object\":{}}}\n",
+        pod_json("pod-003", 111)
+    ));
+    assert_eq!(route_push("/api/v1/pods?watch", &burst), 1);
+    let pushed = kubelive_web::time::now_ms();
+    // Still scrolling, the count and the rows show the burst within a few frames of
+    // the table's cadence (SCROLL_APPLY_MS, 100 ms), not once the scroll stops.
+    let mut caught_up = None;
+    while kubelive_web::time::now_ms() - pushed < 1500.0 {
+        scroll(&scroller);
+        sleep(16).await;
+        let keys = row_keys(&root);
+        let gone = shown_rows(&root)
+            .iter()
+            .all(|r| r.key != "default/pod-003" || r.class.contains("gone"));
+        if total(&root) == "209" && keys.iter().any(|k| k == "default/pod-000-4") && gone {
+            caught_up = Some(kubelive_web::time::now_ms() - pushed);
+            break;
+        }
+    }
+    let scrolled_for = kubelive_web::time::now_ms() - started;
+    let Some(after) = caught_up else {
+        panic!(
+            "the burst is not shown while scrolling (count {}, rows {:?})",
+            total(&root),
+            row_keys(&root)
+        );
+    };
+    assert!(
+        after < 1000.0,
+        "shown {after:.0} ms after it arrived, scrolling for {scrolled_for:.0} ms"
+    );
+    // And the rows shown are the table's at the scroll position: in order, one per
+    // row index, the window starting at the scrolled-to row less the overscan.
+    let rows = shown_rows(&root);
+    let first = rows[0].index;
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r.index, first + i, "{:?}", row_keys(&root));
+    }
+    let keys = row_keys(&root);
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted, "rows in name order");
+    handle.destroy();
+    style.remove();
 }

@@ -31,8 +31,8 @@ use kubelive_core::{
     KeptMetadata, Object, TableColumn,
 };
 use parts::{
-    cell_looks, pool_size, CellLook, Detail, EventLog, KeyHelp, NamespaceField, NsOption, Problem,
-    RelatedView, RowsProps, ShownRow, StatusBar,
+    cell_looks, pool_size, CellLook, Detail, EventLog, Kept, KeyHelp, NamespaceField, NsOption,
+    Problem, RelatedView, RowsProps, ShownRow, StatusBar,
 };
 use problem::Blocked;
 use std::cell::{Cell, RefCell};
@@ -75,6 +75,12 @@ const SYNC_FRAME_MS: f64 = 200.0;
 /// kubectl's 500 (a fifth of the bytes before the first rows are shown), for a few
 /// more requests while the pages grow.
 const FIRST_PAGE_ITEMS: u32 = 100;
+/// While the user scrolls, the table takes the engine's news (and shows it with the
+/// status bar, the counts and the event log) at most this often; the frames between
+/// only move the rows. A scrolling frame then costs the rows that scroll in, not the
+/// churn's batch and a render of the whole page: the data shown lags the engine by at
+/// most this plus a frame, and not at all once the scroll stops.
+const SCROLL_APPLY_MS: f64 = 100.0;
 
 pub enum Msg {
     /// A slice of preparing sort keys (see [`PREPARE_SLICE_MS`]).
@@ -123,6 +129,29 @@ pub enum Msg {
     /// The related-events engine produced events.
     Related(u64),
     ToggleHelp,
+}
+
+/// What a frame renders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FrameKind {
+    /// The engine's news and the whole page.
+    Full,
+    /// The rows alone, where a scroll moved them (see [`SCROLL_APPLY_MS`]).
+    Rows,
+    /// Nothing moved.
+    Skip,
+}
+
+/// What a frame does, from how long ago the user scrolled and the news last shown
+/// (ms), and whether news that cannot wait is pending.
+fn frame_kind(since_scroll: f64, since_applied: f64, urgent: bool, rows_moved: bool) -> FrameKind {
+    if urgent || since_scroll >= USER_SCROLL_QUIET_MS || since_applied >= SCROLL_APPLY_MS {
+        FrameKind::Full
+    } else if rows_moved {
+        FrameKind::Rows
+    } else {
+        FrameKind::Skip
+    }
 }
 
 /// The first visible row and how far it is scrolled past, taken before a frame's
@@ -266,6 +295,11 @@ pub struct App {
     /// Made once, so that rows compare equal across renders.
     on_select: Callback<String>,
     on_open: Callback<String>,
+    /// Made once, so that the namespace field, the event log and the detail panel
+    /// compare equal across renders.
+    on_namespace: Callback<String>,
+    on_hold_log: Callback<bool>,
+    on_close_detail: Callback<()>,
     status: StatusView,
     log: log::Log,
     log_live: bool,
@@ -278,6 +312,15 @@ pub struct App {
     prepare_scheduled: bool,
     /// A frame's update ran; its render is being measured.
     frame_measured: bool,
+    /// Bumped by every update that may change what the header shows (all but frames
+    /// that only move the rows): the header is diffed again only then (`parts::Kept`).
+    chrome_stamp: u64,
+    /// When a frame last took the engine's news (ms, [`time::now_ms`]).
+    applied_at: f64,
+    /// The engine's pending news includes something that cannot wait (see [`Wake`]).
+    urgent_pending: bool,
+    /// The first row index the last render showed.
+    shown_first: Cell<usize>,
     scroll_top: f64,
     /// A scroll position to set once the render has sized the table for it.
     scroll_to: Option<f64>,
@@ -427,6 +470,7 @@ impl App {
     fn restart(&mut self, ctx: &Context<Self>) {
         self.main = None;
         self.generation += 1;
+        self.urgent_pending = false;
         self.model.clear();
         self.log_live = false;
         self.failure = None;
@@ -808,13 +852,42 @@ impl App {
         failed
     }
 
-    /// A frame: apply the batch, rebuild if due, drop faded rows.
+    /// The first row index a render shows (the overscan included).
+    fn window_first(&self) -> usize {
+        ((self.scroll_top / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN)
+    }
+
+    /// A frame: apply the batch, rebuild if due, drop faded rows; while the user
+    /// scrolls, most frames only move the rows (see [`SCROLL_APPLY_MS`]).
     fn frame(&mut self, ctx: &Context<Self>) -> bool {
         self.frame_scheduled = false;
-        if self.main.is_none() {
+        let Some(feed) = &self.main else {
             return false;
+        };
+        let pending = !feed.pending.borrow().is_empty();
+        let now = time::now_ms();
+        let kind = frame_kind(
+            now - self.user_scrolled_at,
+            now - self.applied_at,
+            self.urgent_pending,
+            self.window_first() != self.shown_first.get(),
+        );
+        if kind != FrameKind::Full {
+            // The news waits for its turn: a later frame looks again (the engine
+            // sends no other wake while news is pending).
+            if pending {
+                self.schedule_frame(ctx);
+            }
+            if kind == FrameKind::Skip {
+                return false;
+            }
+            self.start_measure();
+            return true;
         }
-        self.last_frame_at = time::now_ms();
+        self.applied_at = now;
+        self.urgent_pending = false;
+        self.chrome_stamp += 1;
+        self.last_frame_at = now;
         self.start_measure();
         let anchor = self.scroll_anchor();
         let Some(feed) = &self.main else {
@@ -1247,7 +1320,7 @@ impl App {
                     disabled={!self.namespaced()}
                     note={self.ns_failure.as_ref().map(|e| AttrValue::from(format!("cannot list namespaces ({e}): type a name")))}
                     mark={self.marks.scope_mark.clone()}
-                    on_apply={link.callback(Msg::SetNamespace)} />
+                    on_apply={self.on_namespace.clone()} />
                 <div class="filter-box">
                     <input id="filter" class="filter" type="search" ref={self.filter_ref.clone()}
                         placeholder="Filter: text · app=web,tier!=db · env in (a,b) · field:status.phase=Running ↵"
@@ -1338,7 +1411,8 @@ impl App {
         let spacer = spacer_rows(rows, self.spacer_rows.get(), seen_to);
         self.spacer_rows.set(spacer);
         let total_h = spacer as f64 * ROW_HEIGHT;
-        let first = ((self.scroll_top / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN);
+        let first = self.window_first();
+        self.shown_first.set(first);
         // Even, and the pool's size: no slot is spare mid-table, so scrolling never
         // creates or drops a row element (`parts::Rows`).
         let count = pool_size((self.viewport / ROW_HEIGHT).ceil() as usize + 2 * OVERSCAN);
@@ -1458,6 +1532,9 @@ impl Component for App {
             looks: Rc::default(),
             on_select: ctx.link().callback(Msg::Select),
             on_open: ctx.link().callback(Msg::Open),
+            on_namespace: ctx.link().callback(Msg::SetNamespace),
+            on_hold_log: ctx.link().callback(Msg::HoldLog),
+            on_close_detail: ctx.link().callback(|_| Msg::CloseDetail),
             status: StatusView::default(),
             log: log::Log::default(),
             log_live: false,
@@ -1467,6 +1544,10 @@ impl Component for App {
             sweep_scheduled: false,
             prepare_scheduled: false,
             frame_measured: false,
+            chrome_stamp: 0,
+            applied_at: f64::NEG_INFINITY,
+            urgent_pending: false,
+            shown_first: Cell::new(0),
             scroll_top: 0.0,
             scroll_to: None,
             window_base: 0,
@@ -1519,6 +1600,20 @@ impl Component for App {
     }
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        // What the header shows may change with any message but these (a frame says
+        // itself whether it does: see `frame`).
+        if !matches!(
+            msg,
+            Msg::Frame
+                | Msg::Scroll
+                | Msg::Wake(_)
+                | Msg::HeldFrame
+                | Msg::Sweep
+                | Msg::Tick
+                | Msg::Prepare
+        ) {
+            self.chrome_stamp += 1;
+        }
         match msg {
             Msg::CoreFound(result) => {
                 self.discovered(ctx, true, result);
@@ -1535,6 +1630,7 @@ impl Component for App {
             }
             Msg::Wake(wake) => {
                 if wake.generation == self.generation {
+                    self.urgent_pending |= wake.urgent;
                     if wake.urgent || !self.hold_frames() {
                         self.schedule_frame(ctx);
                     } else {
@@ -1817,7 +1913,10 @@ impl Component for App {
         });
         html! {
             <div class={classes!("app", self.view.open.then_some("with-detail"))}>
-                { self.view_header(ctx) }
+                // The header is diffed only when an update may have changed it; the
+                // status bar and the event log compare their props (unchanged by a
+                // frame that only moves the rows).
+                <Kept stamp={self.chrome_stamp} content={self.view_header(ctx)} />
                 <StatusBar status={self.status.clone()} resource={self.view.resource.clone()}
                     instead={self.blocked.as_ref().map(|b| AttrValue::from(match b {
                         Blocked::Discovering => "Discovering resources…",
@@ -1830,7 +1929,7 @@ impl Component for App {
                             <Detail key={table::key_of(o)} object={o.clone()} deleted={deleted}
                                 fetched={self.detail.as_ref().map(|d| d.shown.clone()).unwrap_or(parts::Fetched::Loading)}
                                 secret={self.view.resource == "v1/secrets"}
-                                on_close={link.callback(|_| Msg::CloseDetail)}
+                                on_close={self.on_close_detail.clone()}
                                 events={self.related_view.clone()}
                                 now={time::unix_now().floor()} />
                         }
@@ -1838,11 +1937,37 @@ impl Component for App {
                 </main>
                 <EventLog entries={self.log.shown()} held={self.log.held()}
                     unseen={if self.log.held() { self.log.unseen() } else { 0 }}
-                    on_hold={link.callback(Msg::HoldLog)} />
+                    on_hold={self.on_hold_log.clone()} />
                 if self.help_open {
                     <KeyHelp on_close={link.callback(|_| Msg::ToggleHelp)} />
                 }
             </div>
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn while_the_user_scrolls_news_waits_its_turn_and_frames_move_the_rows() {
+        let quiet = USER_SCROLL_QUIET_MS;
+        // Not scrolling (or long ago): every frame takes the news.
+        assert_eq!(
+            frame_kind(f64::INFINITY, 0.0, false, false),
+            FrameKind::Full
+        );
+        assert_eq!(frame_kind(quiet, 0.0, false, true), FrameKind::Full);
+        // Scrolling, news taken 30 ms ago: the rows move alone, or nothing renders.
+        assert_eq!(frame_kind(10.0, 30.0, false, true), FrameKind::Rows);
+        assert_eq!(frame_kind(10.0, 30.0, false, false), FrameKind::Skip);
+        // Its turn comes: the news is at most SCROLL_APPLY_MS old, scrolling or not.
+        assert_eq!(
+            frame_kind(10.0, SCROLL_APPLY_MS, false, true),
+            FrameKind::Full
+        );
+        // News that cannot wait (Synced, a failure, a relist, columns) never does.
+        assert_eq!(frame_kind(10.0, 1.0, true, false), FrameKind::Full);
     }
 }

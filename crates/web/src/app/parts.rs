@@ -48,6 +48,29 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
     }
 }
 
+/// A part of the page that is rendered again only when its stamp changes, whatever
+/// its content: the parent bumps the stamp when the part may show something new, and
+/// a render that only moves the table's rows (a scrolling frame) leaves the header,
+/// the status bar and the event log alone (no diff, no DOM write, no repaint).
+#[derive(Properties)]
+pub struct KeptProps {
+    pub stamp: u64,
+    pub content: Html,
+}
+
+/// Equal by stamp alone: that is the point.
+impl PartialEq for KeptProps {
+    fn eq(&self, other: &KeptProps) -> bool {
+        self.stamp == other.stamp
+    }
+}
+
+/// See [`KeptProps`].
+#[function_component(Kept)]
+pub fn kept(p: &KeptProps) -> Html {
+    p.content.clone()
+}
+
 /// A row to render, with what the table model knows of it (looked up once a render).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShownRow {
