@@ -1299,10 +1299,9 @@ impl TableModel {
         if self.resort.is_some() {
             return !self.waiting.is_empty();
         }
-        while let Some((events, at)) = self.waiting.pop_front() {
-            self.apply_now(&events, at);
-            if clock() >= deadline {
-                break;
+        while !self.waiting.is_empty() && clock() < deadline {
+            if let Some((events, at)) = self.waiting.pop_front() {
+                self.apply_now(&events, at);
             }
         }
         !self.waiting.is_empty()
@@ -1862,9 +1861,11 @@ impl TableModel {
     /// The row with `key` (`namespace/name`), fading ones included, by a scan.
     pub fn find_key(&self, key: &str) -> Option<Arc<Object>> {
         let (ns, name) = key.split_once('/')?;
-        // While a sort is built, the rows are in the index of the sort before.
-        let index = match (self.shown_resort(), self.kept.first()) {
-            (Some(_), Some((_, before))) => before,
+        // While a sort is built, every row is in the index being flipped, or in the
+        // index of the sort before (kept).
+        let index = match (self.shown_resort().map(|r| &r.work), self.kept.first()) {
+            (Some(Work::Flip(flip)), _) => flip.rows(),
+            (Some(Work::Sort(_)), Some((_, before))) => before,
             _ => self.view(),
         };
         index

@@ -738,6 +738,11 @@ impl Flip {
         }
     }
 
+    /// The rows, in whatever order the flip has reached.
+    pub fn rows(&self) -> &Index {
+        &self.index
+    }
+
     /// Goes on until `clock()` reaches `deadline`.
     pub fn advance(&mut self, deadline: f64, clock: &dyn Fn() -> f64) -> Progress {
         let long = continues(&self.sort);
