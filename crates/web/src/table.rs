@@ -947,7 +947,16 @@ struct Resort {
     /// The first rows in the new order, shown meanwhile (unless a filter's matches,
     /// all sorted, are).
     first: Vec<Arc<Object>>,
-    rows: usize,
+}
+
+impl Resort {
+    /// The rows being sorted (the table's until it is built).
+    fn rows(&self) -> usize {
+        match &self.work {
+            Work::Sort(build) => build.rows(),
+            Work::Flip(flip) => flip.len(),
+        }
+    }
 }
 
 /// What a [`Resort`] builds.
@@ -978,6 +987,13 @@ impl Held {
 
     fn get(&self, o: &Object) -> Option<&Arc<Object>> {
         self.0.find(Held::of(o), Held::same(o))
+    }
+
+    /// The row held as `namespace/name`.
+    fn by_key(&self, namespace: &str, name: &str) -> Option<&Arc<Object>> {
+        let hash = kubelive_core::store::key_hash(namespace, name);
+        self.0
+            .find(hash, |h| h.name() == name && h.namespace() == namespace)
     }
 
     fn put(&mut self, o: &Arc<Object>) {
@@ -1077,14 +1093,14 @@ impl TableModel {
     /// Rows in the table (matches found so far while filtering), fading ones included.
     pub fn len(&self) -> usize {
         match self.shown_resort() {
-            Some(r) => r.rows,
+            Some(r) => r.rows(),
             None => self.view().len(),
         }
     }
 
     pub fn is_empty(&self) -> bool {
         match self.shown_resort() {
-            Some(r) => r.rows == 0,
+            Some(r) => r.rows() == 0,
             None => self.view().is_empty(),
         }
     }
@@ -1139,8 +1155,8 @@ impl TableModel {
     }
 
     /// Sorts by `sort` for a view showing the rows up to `shown_to`: a large table
-    /// sorted by a new column shows those first and builds the rest in slices
-    /// ([`TableModel::prepare`]).
+    /// showing no further than the rows put in order at once ([`RESORT_FIRST_MAX`])
+    /// shows those first and builds the rest in slices ([`TableModel::prepare`]).
     pub fn set_sort_showing(&mut self, sort: Sort, shown_to: usize) {
         if sort == self.sort {
             return;
@@ -1228,7 +1244,6 @@ impl TableModel {
         }
         self.resort = Some(Resort {
             first: index.first_flipped(by, RESORT_FIRST_MAX),
-            rows: index.len(),
             work: Work::Flip(index::Flip::new(index, &self.sort)),
         });
         Index::default()
@@ -1250,7 +1265,6 @@ impl TableModel {
         Some(Resort {
             work: Work::Sort(build),
             first,
-            rows,
         })
     }
 
@@ -1858,20 +1872,18 @@ impl TableModel {
             .or_else(|| view.scan_for(o))
     }
 
-    /// The row with `key` (`namespace/name`), fading ones included, by a scan.
+    /// The row with `key` (`namespace/name`), fading ones included: among every row
+    /// by its name ([`Held`], also while a sort is built), or among a filter's matches
+    /// by a scan.
     pub fn find_key(&self, key: &str) -> Option<Arc<Object>> {
         let (ns, name) = key.split_once('/')?;
-        // While a sort is built, every row is in the index being flipped, or in the
-        // index of the sort before (kept).
-        let index = match (self.shown_resort().map(|r| &r.work), self.kept.first()) {
-            (Some(Work::Flip(flip)), _) => flip.rows(),
-            (Some(Work::Sort(_)), Some((_, before))) => before,
-            _ => self.view(),
-        };
-        index
-            .iter()
-            .find(|e| e.obj.name() == name && e.obj.namespace() == ns)
-            .map(|e| e.obj.clone())
+        match &self.matched {
+            None => self.held.by_key(ns, name).cloned(),
+            Some(m) => m
+                .iter()
+                .find(|e| e.obj.name() == name && e.obj.namespace() == ns)
+                .map(|e| e.obj.clone()),
+        }
     }
 
     /// Forgets everything (a new view).

@@ -756,6 +756,20 @@ extern "C" {
 const AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 const JSON: &str = "application/json";
 
+/// An empty namespace list, and its watch.
+fn route_no_namespaces() {
+    route(
+        "GET",
+        "/api/v1/namespaces?",
+        200,
+        JSON,
+        r#"{"kind":"NamespaceList","metadata":{"resourceVersion":"1"},"items":[]}"#,
+        false,
+        "",
+    );
+    route("GET", "/api/v1/namespaces?watch", 200, JSON, "", true, "");
+}
+
 /// Aggregated discovery (`/api` and `/apis`): pods, namespaces, events, and the
 /// review resources.
 fn route_discovery() {
@@ -974,16 +988,7 @@ async fn a_refused_view_says_why_in_the_table_area_and_offers_the_namespaces_the
 async fn the_detail_panel_watches_the_objects_events_while_it_is_open() {
     router_install();
     route_discovery();
-    route(
-        "GET",
-        "/api/v1/namespaces?",
-        200,
-        JSON,
-        r#"{"kind":"NamespaceList","metadata":{"resourceVersion":"1"},"items":[]}"#,
-        false,
-        "",
-    );
-    route("GET", "/api/v1/namespaces?watch", 200, JSON, "", true, "");
+    route_no_namespaces();
     route(
         "GET",
         "/api/v1/pods?limit",
@@ -1329,16 +1334,7 @@ fn row_keys(root: &web_sys::Element) -> Vec<String> {
 async fn rows_and_counts_keep_up_with_the_watch_while_the_user_scrolls() {
     router_install();
     route_discovery();
-    route(
-        "GET",
-        "/api/v1/namespaces?",
-        200,
-        JSON,
-        r#"{"kind":"NamespaceList","metadata":{"resourceVersion":"1"},"items":[]}"#,
-        false,
-        "",
-    );
-    route("GET", "/api/v1/namespaces?watch", 200, JSON, "", true, "");
+    route_no_namespaces();
     let items: Vec<String> = (0..200)
         .map(|i| pod_json(&format!("pod-{i:03}"), 10))
         .collect();

@@ -1068,8 +1068,8 @@ impl App {
         }
     }
 
-    /// Sorts the rows down to the end of the screen at once; at a large table, the
-    /// rest of a new column's order follows in slices.
+    /// Sorts the rows; at a large table, the first rows of the new order at once and
+    /// the rest in idle slices (`TableModel::set_sort_showing`).
     fn apply_sort(&mut self, ctx: &Context<Self>, sort: Sort) {
         self.view.sort = sort.to_param();
         self.model.set_sort_showing(sort, self.visible_end());

@@ -738,9 +738,9 @@ impl Flip {
         }
     }
 
-    /// The rows, in whatever order the flip has reached.
-    pub fn rows(&self) -> &Index {
-        &self.index
+    /// The rows being flipped.
+    pub fn len(&self) -> usize {
+        self.index.len()
     }
 
     /// Goes on until `clock()` reaches `deadline`.

@@ -297,6 +297,13 @@ impl Names<'_> {
     }
 }
 
+impl Build {
+    /// The rows being sorted.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+}
+
 impl Prepared {
     /// Rows held.
     pub fn len(&self) -> usize {
