@@ -175,6 +175,7 @@ async function syncOnce(browser, cluster, streaming = false, profile = null, pip
   // renderer: ~3 s of CPU on a loaded 2-core machine) in its first seconds; a user's
   // browser has done that long before opening the app. Let it settle first.
   await page.goto('about:blank');
+  log('rows floor: app synced, copying its page');
   await sleep(SETTLE_MS);
   await page.addInitScript(marks);
   let cdp = null;
@@ -350,7 +351,9 @@ async function storeSyncOnce(browser, base, mode) {
 // 3. frames under churn -----------------------------------------------------------
 async function frames(browser, base, baseline = false) {
   const { context, page, problems } = await openPage(browser);
-  if (baseline) {
+  if (baseline === 'rows') {
+    await rowsFloorPage(page, base);
+  } else if (baseline) {
     // The same gestures over a static page of the table's height (plain: no text, no
     // stripes), in the same browser while the sim churns: what this machine does with
     // no app at all.
@@ -372,7 +375,7 @@ async function frames(browser, base, baseline = false) {
   const modes = [
     ...Array(baseline ? 0 : FRAME_RUNS).fill('still'),
     ...Array.from({ length: baseline ? SCROLL_SPEEDS.length : SCROLL_RUNS }, (_, i) => `scrolling ${SCROLL_SPEEDS[i % SCROLL_SPEEDS.length]} px/s`),
-  ].map((m) => (baseline ? `${m}, static page` : m));
+  ].map((m) => (baseline ? `${m}, ${baseline === 'rows' ? 'rows without the app' : 'static page'}` : m));
   for (const [i, mode] of modes.entries()) {
     const tracing = TRACE && i === 0 && baseline === (env.TRACE_BASELINE === '1') ? await startTrace(browser) : null;
     const cdp = PROFILE && i === 0 && !baseline ? await page.context().newCDPSession(page) : null;
@@ -456,6 +459,62 @@ async function frames(browser, base, baseline = false) {
   failOnProblems(problems, 'app (frames)');
   await context.close();
   return runs;
+}
+
+/**
+ * The least a DOM table can do per scrolled frame on this machine: the app's page and
+ * stylesheet with the app's own row markup (one synced row's HTML taken as the template),
+ * then the app replaced by a few lines of plain script that keep a pool of those rows in
+ * place as the page scrolls (the app's scheme: rows keyed by index modulo the pool, moved
+ * by `transform`, their cells' text set), with no data, no engine, no framework and no
+ * churn shown. What is left is the browser's own work for rows scrolling in.
+ * FLOOR_PLAIN=1: each row one text node (no cells), less than any table; FLOOR_CSS:
+ * rules added to the copy's stylesheet (to find what the rows' cost is made of).
+ */
+async function rowsFloorPage(page, base) {
+  await page.goto(`${base}/ui/#r=v1/pods`);
+  await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 10 * 60 * 1000, 200);
+  // A still copy of the app's page (its DOM as it stands, no script running): the same
+  // layout, header and bars around the table.
+  const html = await page.evaluate(() => document.getElementById('app').outerHTML);
+  // A new document in a new window: the app's loops and fetches go with the old one.
+  await page.goto(`${base}/ui/bench/floor.html`);
+  await page.evaluate(([rows, app, plain, css]) => {
+    document.body.innerHTML = app;
+    if (css) document.head.append(Object.assign(document.createElement('style'), { textContent: css }));
+    const scroller = document.getElementById('scroller');
+    const win = scroller.querySelector('.window');
+    const template = win.querySelector('.row').cloneNode(true);
+    template.className = 'row';
+    template.removeAttribute('style');
+    win.replaceChildren();
+    win.style.transform = '';
+    const height = Number(getComputedStyle(document.documentElement).getPropertyValue('--row').replace('px', '')) || 28;
+    scroller.querySelector('.spacer').style.height = `${rows * height}px`;
+    const pool = 2 * Math.ceil((Math.ceil(scroller.clientHeight / height) + 16) / 2);
+    const els = Array.from({ length: pool }, () => { const e = template.cloneNode(true); win.append(e); e.dataset.index = '-1'; return e; });
+    const words = ['Running', 'Pending', 'CrashLoopBackOff'];
+    const text = (i, c) => [`app-${i % 50}-pod-${i}-x${(i * 7919) % 100000}`, `ns-${i % 20}`, '1/1', words[i % 3], String(i % 11), `${(i % 59) + 1}m`, `10.0.${i % 250}.${i % 200}`, `node-${i % 40}`][c % 8];
+    let queued = false;
+    const place = () => {
+      queued = false;
+      const first = Math.max(0, Math.floor(scroller.scrollTop / height) - 8);
+      for (let i = first; i < Math.min(rows, first + pool); i++) {
+        const e = els[i % pool];
+        if (e.dataset.index === String(i)) continue;
+        e.dataset.index = String(i);
+        e.style.transform = `translateY(${i * height}px)`;
+        e.classList.toggle('odd', i % 2 === 1);
+        e.setAttribute('aria-rowindex', String(i + 1));
+        if (plain) e.textContent = [0, 1, 2, 3, 4, 5].map((c) => text(i, c)).join('   ');
+        else [...e.children].forEach((cell, c) => { cell.textContent = text(i, c); });
+      }
+    };
+    scroller.addEventListener('scroll', () => { if (!queued) { queued = true; requestAnimationFrame(place); } });
+    scroller.scrollTop = scroller.scrollHeight / 2;
+    place();
+  }, [PODS, html, env.FLOOR_PLAIN === '1', env.FLOOR_CSS || '']);
+  log('rows floor: ready');
 }
 
 /** Starts a browser-wide trace; `stop()` writes it and logs busy time by thread and the
@@ -621,7 +680,7 @@ async function frameRun(page, secs, speed) {
 const KEY_ACTIONS = env.KEY_ACTIONS === 'none' ? [] : (env.KEY_ACTIONS || 'type:x,type:xq,type:,sort:name,sort:restarts,sort:age,sort:name').split(',');
 const KEY_SETTLE = Number(env.KEY_SETTLE || 2500);
 const KEY_WAIT = Number(env.KEY_WAIT || 3000);
-const PROFILE_KEYS = env.PROFILE_KEYS === '1';
+const PROFILE_KEYS = env.PROFILE_KEYS === '1' || env.PROFILE_KEYS === 'scroll';
 const PROFILE_CLICKS = env.PROFILE_CLICKS === '1';
 
 /** The keystroke and frame measures against one build (`base` serves it). */
@@ -656,14 +715,15 @@ async function keysOnce(browser, base, label) {
     await sleep(1000);
     // PROFILE_KEYS=1: a CPU profile of the page over the first still frames run (a dist
     // whose wasm kept its names says which functions), summarised, in $ARTIFACTS.
-    const cdp = PROFILE_KEYS && i === 0 ? await context.newCDPSession(page) : null;
+    // PROFILE_KEYS=scroll: the first scrolling run instead.
+    const cdp = PROFILE_KEYS && i === (env.PROFILE_KEYS === 'scroll' ? 2 : 0) ? await context.newCDPSession(page) : null;
     if (cdp) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 500 });
       await cdp.send('Profiler.start');
     }
     const r = await frameRun(page, FRAME_SECS, speed);
-    if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile, `keys-still-${label.replace(/\W+/g, '-')}`);
+    if (cdp) summariseProfile((await cdp.send('Profiler.stop')).profile, `keys-${speed ? 'scrolling' : 'still'}-${label.replace(/\W+/g, '-')}`);
     log(`keys ${label} frames ${speed ? `scrolling ${speed} px/s` : 'still'}: ${JSON.stringify(r)}`);
     out.frames.push({ mode: speed ? `scrolling ${speed} px/s` : 'still', ...r });
   }
@@ -857,6 +917,7 @@ try {
     try {
       const runs = await frames(browser, cluster.base);
       if (SCROLL_RUNS) runs.push(...await frames(browser, cluster.base, true));
+      if (SCROLL_RUNS && env.ROWS_FLOOR !== '0') runs.push(...await frames(browser, cluster.base, 'rows'));
       out.frames = runs;
       lines.push(`Frame times, ${runs[0].rows.toLocaleString('en')} rows, sim churn ${CHURN}/s (changes seen ${spread(runs.map((r) => r.changesPerSec))}/s), ${FRAME_SECS} s of requestAnimationFrame deltas per run: ${FRAME_RUNS} still in the middle of the table, ${SCROLL_RUNS} scrolling down (synthesized mouse scroll gestures at ${SCROLL_SPEEDS.join(' and ')} px/s):`, '');
       lines.push('| run | frames | p50 ms | p95 ms | max ms | deltas > 25 ms | long animation frames (> 50 ms) | app renders/s | app work p50 / p95 / max ms |', '|---|---:|---:|---:|---:|---:|---:|---:|---|');

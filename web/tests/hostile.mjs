@@ -36,6 +36,9 @@ const XSS_COUNT = XSS.length;
 const sneaky = pod('sneaky-status', 7, 30);
 sneaky.status.phase = 'x st-running';
 pods.push(sneaky);
+// A name longer than its column is wide (253 bytes: the longest a pod's may be).
+const LONG = `wide-${'m'.repeat(240)}-name-end`;
+pods.push(pod(LONG, 8, 31));
 const current = new Map(pods.map((p) => [p.metadata.name, p]));
 const json = (res, code, body) => {
   res.writeHead(code, { 'Content-Type': 'application/json' });
@@ -128,6 +131,26 @@ try {
   const names = await page.evaluate(() => [...document.querySelectorAll('.row .td.name')].map((e) => e.textContent));
   for (const x of XSS) check(names.includes(x), `the name ${JSON.stringify(x)} is shown as text`);
   check(names.includes('<marquee>added</marquee>'), 'a watched ADDED hostile object is shown as text');
+
+  // A cell whose text does not fit ends it in an ellipsis; the others clip (the app
+  // measures its columns: app/parts.rs). Again once the window is narrower.
+  const overflow = () => page.evaluate(() => [...document.querySelectorAll('.row .td')].map((c) => ({
+    text: c.textContent,
+    over: c.scrollWidth > c.clientWidth,
+    ellipsis: getComputedStyle(c).textOverflow === 'ellipsis',
+  })));
+  const wide = await overflow();
+  const unmarked = (cells) => cells.filter((c) => c.over && !c.ellipsis).map((c) => c.text);
+  check(unmarked(wide).length === 0, `every cell whose text does not fit ends in an ellipsis (not: ${JSON.stringify(unmarked(wide))})`);
+  check(wide.some((c) => c.text === LONG && c.over && c.ellipsis), 'the long name is cut with an ellipsis');
+  check(wide.some((c) => !c.ellipsis), 'cells whose texts fit have no ellipsis');
+  await page.setViewportSize({ width: 720, height: 900 });
+  await page.waitForTimeout(500);
+  const narrow = await overflow();
+  check(unmarked(narrow).length === 0, `after the window narrows too (not: ${JSON.stringify(unmarked(narrow))})`);
+  check(narrow.filter((c) => c.ellipsis).length > wide.filter((c) => c.ellipsis).length,
+    `more cells may not fit in a narrower window (${wide.filter((c) => c.ellipsis).length} -> ${narrow.filter((c) => c.ellipsis).length})`);
+  await page.setViewportSize({ width: 1400, height: 900 });
   // Open the first hostile object: labels, annotations and JSON in the detail panel.
   await page.click(`.row[data-key="default/${XSS[0].replace(/"/g, '\\"')}"]`);
   await page.keyboard.press('Enter');
@@ -164,8 +187,8 @@ try {
     const row = document.querySelector('.row[data-key="default/sneaky-status"]');
     return row && row.querySelector('.td[data-col="status"]').className;
   });
-  // (`w-mid`: the column's width class, app/parts.rs)
-  check(classes === 'td w-mid st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
+  // (`w-mid`: the column's width class, app/parts.rs; `cut`: its text may not fit)
+  check(classes.replace(' cut', '') === 'td w-mid st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
   const color = await page.evaluate(() => {
     const cell = document.querySelector('.row[data-key="default/sneaky-status"] .td[data-col="status"]');
     return [getComputedStyle(cell).color, getComputedStyle(document.documentElement).getPropertyValue('--ok').trim()];

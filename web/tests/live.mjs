@@ -59,20 +59,28 @@ try {
   await page.screenshot({ path: `${ARTIFACTS}/live-middle.png` });
 
   // A user's scroll is not fought: a wheel scroll lands where the user sent it.
-  await page.mouse.move(700, 450);
-  const start = await page.evaluate(() => document.getElementById('scroller').scrollTop);
-  await page.mouse.wheel(0, 2800);
-  // Read once the scroll comes to rest (the app keeps off for 400 ms after it).
-  let end = start;
-  for (let i = 0, last = NaN; i < 40; i++) {
-    await sleep(40);
-    end = await page.evaluate(() => document.getElementById('scroller').scrollTop);
-    if (end === last && end !== start) break;
-    last = end;
-  }
   // Within a few rows: until the wheel's first scroll event, rows coming and going
-  // above still move the scroll position (anchoring), as they should.
-  check(Math.abs(end - start - 2800) <= 28 * 5, `a wheel scroll of 2800 px moves the table by it (${end - start} px)`);
+  // above still move the scroll position (anchoring), as they should, so a burst of
+  // them in that moment moves it more; a wheel whose scroll the app fought would miss
+  // every time, so up to three wheels, one of which must land.
+  await page.mouse.move(700, 450);
+  const wheels = [];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const start = await page.evaluate(() => document.getElementById('scroller').scrollTop);
+    await page.mouse.wheel(0, 2800);
+    // Read once the scroll comes to rest (the app keeps off for 400 ms after it).
+    let end = start;
+    for (let i = 0, last = NaN; i < 40; i++) {
+      await sleep(40);
+      end = await page.evaluate(() => document.getElementById('scroller').scrollTop);
+      if (end === last && end !== start) break;
+      last = end;
+    }
+    wheels.push(end - start);
+    if (Math.abs(end - start - 2800) <= 28 * 5) break;
+    await sleep(600);
+  }
+  check(Math.abs(wheels[wheels.length - 1] - 2800) <= 28 * 5, `a wheel scroll of 2800 px moves the table by it (${wheels.join(', ')} px)`);
 
   // The row elements are a fixed pool reused as the table scrolls: scrolling far
   // creates no row element, and every element shows its row whole and in its place

@@ -116,6 +116,9 @@ pub enum Msg {
     SetWide(bool),
     Scroll,
     Resize,
+    /// The header's columns were laid out anew (first shown, resized): how wide their
+    /// cells are.
+    MeasureColumns,
     Select(String),
     Open(String),
     CloseDetail,
@@ -351,6 +354,16 @@ pub struct App {
     help_open: bool,
     filter_ref: NodeRef,
     scroller_ref: NodeRef,
+    thead_ref: NodeRef,
+    /// Watches the header's cells for a change of size (the window, the detail
+    /// panel, the wide toggle) and says when ([`Msg::MeasureColumns`]).
+    column_observer: Option<(web_sys::ResizeObserver, Closure<dyn FnMut()>)>,
+    /// The columns whose header cells it watches.
+    observed_cols: Option<Rc<Vec<Column>>>,
+    /// Each column's width for its cells' text (px), as last measured; empty before.
+    rooms: Vec<f64>,
+    /// The cells' font as last measured (a CSS `font` value).
+    cell_font: String,
     listeners: Vec<Listener>,
     interval: Option<(i32, Closure<dyn FnMut()>)>,
 }
@@ -580,7 +593,9 @@ impl App {
             return;
         }
         self.cols = Rc::new(cols);
-        self.looks = Rc::new(cell_looks(&self.cols));
+        // Their widths are measured once their header is laid out.
+        self.rooms.clear();
+        self.looks = Rc::new(cell_looks(&self.cols, &self.rooms));
         let sort =
             Sort::parse(&self.view.sort, &self.cols).unwrap_or_else(|| Sort::by_name(&self.cols));
         self.model.set_sort(sort);
@@ -1242,6 +1257,107 @@ impl App {
         }
     }
 
+    /// Has the header's cells of the current columns watched for their size: the
+    /// observer reports each once it is laid out (no layout forced here, after a
+    /// render), then whenever its size changes.
+    fn observe_columns(&mut self, ctx: &Context<Self>) {
+        if self
+            .observed_cols
+            .as_ref()
+            .is_some_and(|c| Rc::ptr_eq(c, &self.cols))
+        {
+            return;
+        }
+        let Some(thead) = self.thead_ref.cast::<web_sys::Element>() else {
+            return;
+        };
+        let Ok(cells) = thead.query_selector_all(".th") else {
+            return;
+        };
+        if cells.length() as usize != self.cols.len() {
+            return;
+        }
+        if self.column_observer.is_none() {
+            let link = ctx.link().clone();
+            let said = Closure::<dyn FnMut()>::new(move || link.send_message(Msg::MeasureColumns));
+            match web_sys::ResizeObserver::new(said.as_ref().unchecked_ref()) {
+                Ok(observer) => self.column_observer = Some((observer, said)),
+                // No observer: every cell keeps its ellipsis.
+                Err(_) => return,
+            }
+        }
+        let Some((observer, _)) = &self.column_observer else {
+            return;
+        };
+        observer.disconnect();
+        for i in 0..cells.length() {
+            if let Some(cell) = cells
+                .get(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
+                observer.observe(&cell);
+            }
+        }
+        self.observed_cols = Some(self.cols.clone());
+    }
+
+    /// Reads how wide the header's cells are (the observer calls after layout): the
+    /// rows' cells are as wide ([`parts::CellLook::may_overflow`]). True if that
+    /// changed what the cells carry.
+    fn measure_columns(&mut self) -> bool {
+        let (Some(thead), Some(scroller)) = (
+            self.thead_ref.cast::<web_sys::Element>(),
+            self.scroller_ref.cast::<web_sys::Element>(),
+        ) else {
+            return false;
+        };
+        let Ok(cells) = thead.query_selector_all(".th") else {
+            return false;
+        };
+        if cells.length() as usize != self.cols.len() {
+            return false;
+        }
+        let style = |el: &web_sys::Element| window().get_computed_style(el).ok().flatten();
+        let px = |s: &web_sys::CssStyleDeclaration, name: &str| {
+            s.get_property_value(name)
+                .ok()
+                .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+                .unwrap_or(0.0)
+        };
+        let mut rooms = Vec::with_capacity(self.cols.len());
+        for i in 0..cells.length() {
+            let Some(cell) = cells.get(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) else {
+                return false;
+            };
+            // A header cell's padding is its column's cells' (style.css: .th, .td).
+            let padding = style(&cell)
+                .map(|s| px(&s, "padding-left") + px(&s, "padding-right"))
+                .unwrap_or(0.0);
+            rooms.push((f64::from(cell.client_width()) - padding).max(0.0));
+        }
+        // The cells take the scroller's font (the header's is its own).
+        if let Some(s) = style(&scroller) {
+            let get = |name: &str| s.get_property_value(name).unwrap_or_default();
+            let font = format!(
+                "{} {} {} {}",
+                get("font-style"),
+                get("font-weight"),
+                get("font-size"),
+                get("font-family")
+            );
+            if font != self.cell_font {
+                parts::set_cell_font(&font);
+                self.cell_font = font;
+            }
+        }
+        if rooms == self.rooms {
+            return false;
+        }
+        self.rooms = rooms;
+        self.looks = Rc::new(cell_looks(&self.cols, &self.rooms));
+        true
+    }
+
     /// The server refused the selector (400/422 with selectors set): its words, to
     /// show next to the box.
     fn rejected_selector(&self) -> Option<String> {
@@ -1468,7 +1584,7 @@ impl App {
             // Busy while a sort's rows past the first screen are being put in order.
             <section class="table" role="grid" aria-rowcount={rows.to_string()}
                 aria-busy={self.model.resorting().then_some("true")}>
-                <div class="thead">{ for header }</div>
+                <div class="thead" ref={self.thead_ref.clone()}>{ for header }</div>
                 { problem.unwrap_or_default() }
                 <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0">
                     // The window is the spacer's sibling, placed against the scroller:
@@ -1565,6 +1681,11 @@ impl Component for App {
             help_open: false,
             filter_ref: NodeRef::default(),
             scroller_ref: NodeRef::default(),
+            thead_ref: NodeRef::default(),
+            column_observer: None,
+            observed_cols: None,
+            rooms: Vec::new(),
+            cell_font: String::new(),
             listeners: Vec::new(),
             interval: None,
         };
@@ -1812,6 +1933,7 @@ impl Component for App {
                 self.measure();
                 before != (self.scroll_top, self.viewport)
             }
+            Msg::MeasureColumns => self.measure_columns(),
             Msg::Select(key) => {
                 self.select(key);
                 self.write_hash(false);
@@ -1880,6 +2002,7 @@ impl Component for App {
                 p.clear_measures_with_measure_name(FRAME_MEASURE);
             }
         }
+        self.observe_columns(ctx);
         if first_render {
             let before = self.viewport;
             self.measure();
@@ -1897,6 +2020,9 @@ impl Component for App {
         self.listeners.clear();
         if let Some((handle, _)) = self.interval.take() {
             window().clear_interval_with_handle(handle);
+        }
+        if let Some((observer, _)) = self.column_observer.take() {
+            observer.disconnect();
         }
     }
 

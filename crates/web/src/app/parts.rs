@@ -10,6 +10,7 @@ use kubelive_core::Object;
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 use yew::virtual_dom::{AttributeOrProperty, Attributes, VTag, VText};
@@ -145,12 +146,80 @@ pub struct CellLook {
     pub kind: AttrValue,
     /// Status-like: the cell's classes also say its words (`st-*`, `tone-*`).
     pub status_like: bool,
+    /// `class` and `cut`: a text that may not fit ends in an ellipsis.
+    pub cut_class: AttrValue,
+    /// The width its cells have for their text (px), once measured.
+    pub room: Option<f64>,
 }
 
-/// The [`CellLook`]s of `cols`, in order.
-pub fn cell_looks(cols: &[Column]) -> Vec<CellLook> {
+impl CellLook {
+    /// Whether `text` may not fit its cell, so that the cell ends it in an ellipsis:
+    /// a cell with `text-overflow: ellipsis` costs the browser more to lay out and
+    /// paint whether or not it overflows (scrolling frames: see BENCHMARKS.md), and
+    /// most cells' texts fit. `width` measures a text (px); none: it may not fit.
+    pub fn may_overflow(&self, text: &str, width: impl FnOnce(&str) -> Option<f64>) -> bool {
+        let Some(room) = self.room else {
+            return true;
+        };
+        // No glyph of the page's fonts is wider than 1em a byte of its UTF-8.
+        if text.len() as f64 * CELL_FONT_PX <= room {
+            return false;
+        }
+        width(text).is_none_or(|w| w > room - TEXT_SLACK_PX)
+    }
+}
+
+/// The table's cell font size (`:root` in style.css).
+const CELL_FONT_PX: f64 = 13.0;
+/// What a measured text may differ by from the page's own layout of it (px).
+const TEXT_SLACK_PX: f64 = 2.0;
+
+/// Measures texts in the cells' font on a canvas of its own: no layout of the page.
+pub struct TextMeasure {
+    ctx: web_sys::CanvasRenderingContext2d,
+}
+
+impl TextMeasure {
+    /// A canvas set to `font` (a CSS `font` value); none where there is no 2D canvas.
+    pub fn new(font: &str) -> Option<TextMeasure> {
+        let canvas: web_sys::HtmlCanvasElement = web_sys::window()?
+            .document()?
+            .create_element("canvas")
+            .ok()?
+            .dyn_into()
+            .ok()?;
+        let ctx: web_sys::CanvasRenderingContext2d =
+            canvas.get_context("2d").ok()??.dyn_into().ok()?;
+        ctx.set_font(font);
+        Some(TextMeasure { ctx })
+    }
+
+    pub fn width(&self, text: &str) -> Option<f64> {
+        self.ctx.measure_text(text).ok().map(|m| m.width())
+    }
+}
+
+thread_local! {
+    /// The cells' [`TextMeasure`], set when the app measures its columns.
+    static CELL_TEXT: std::cell::RefCell<Option<TextMeasure>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Sets the font the cells' texts are measured in.
+pub fn set_cell_font(font: &str) {
+    CELL_TEXT.with(|m| *m.borrow_mut() = TextMeasure::new(font));
+}
+
+/// `text`'s width in the cells' font (px), where it can be measured.
+fn cell_text_width(text: &str) -> Option<f64> {
+    CELL_TEXT.with(|m| m.borrow().as_ref().and_then(|m| m.width(text)))
+}
+
+/// The [`CellLook`]s of `cols`, in order; `rooms`: each column's width for its text
+/// (px), empty before the header is measured.
+pub fn cell_looks(cols: &[Column], rooms: &[f64]) -> Vec<CellLook> {
     cols.iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
             let kind = format!(
                 "{}{}{}",
                 c.width_class(),
@@ -160,8 +229,10 @@ pub fn cell_looks(cols: &[Column]) -> Vec<CellLook> {
             CellLook {
                 id: AttrValue::from(c.id.clone()),
                 class: AttrValue::from(format!("td {kind}")),
+                cut_class: AttrValue::from(format!("td {kind} cut")),
                 kind: AttrValue::from(kind),
                 status_like: c.status_like,
+                room: rooms.get(i).copied(),
             }
         })
         .collect()
@@ -326,9 +397,9 @@ pub fn row(p: &RowProps) -> Html {
     };
     let top = p.place as f64 * super::ROW_HEIGHT;
     let style = if p.state == RowState::Normal {
-        format!("top:{top}px")
+        format!("transform:translateY({top}px)")
     } else {
-        format!("top:{top}px;animation-delay:{delay:.0}ms")
+        format!("transform:translateY({top}px);animation-delay:{delay:.0}ms")
     };
     html! {
         <div class={class} data-key={AttrValue::from(p.id.clone())} {style}
@@ -356,18 +427,23 @@ fn cells(p: &CellsProps) -> Html {
         .iter()
         .zip(row_texts(&p.cols, &p.object, p.now))
         .map(|(look, text)| {
+            let base = if look.may_overflow(&text, cell_text_width) {
+                &look.cut_class
+            } else {
+                &look.class
+            };
             let class = if look.status_like {
                 let words = status_class(&text)
                     .into_iter()
                     .chain(tone(&text).map(|t| t.class().to_string()));
-                let mut class = look.class.to_string();
+                let mut class = base.to_string();
                 for w in words {
                     class.push(' ');
                     class.push_str(&w);
                 }
                 AttrValue::from(class)
             } else {
-                look.class.clone()
+                base.clone()
             };
             cell(class, look.id.clone(), text)
         })
@@ -970,6 +1046,30 @@ mod tests {
             let slot = slot_of(place, pool) as i64;
             assert_eq!(place.rem_euclid(2), slot.rem_euclid(2));
         }
+    }
+
+    #[test]
+    fn only_a_text_that_may_not_fit_its_cell_gets_an_ellipsis() {
+        let cols = crate::table::view_columns(None, kubelive_core::ColumnKind::Pod, true, false);
+        let unmeasured = cell_looks(&cols, &[]);
+        let measured = cell_looks(&cols, &vec![100.0; cols.len()]);
+        let never = |_: &str| -> Option<f64> { panic!("measured a text that surely fits") };
+        // Before the header is measured, every text may not fit.
+        assert!(unmeasured[0].may_overflow("a", never));
+        assert!(unmeasured[0].cut_class.ends_with(" cut"));
+        assert!(!unmeasured[0].class.contains("cut"));
+        // Up to 1em a byte fits without measuring: 7 bytes in 100 px at 13 px.
+        assert!(!measured[0].may_overflow("Running", never));
+        assert!(!measured[0].may_overflow("", never));
+        // Longer: measured, with a little slack for the page's own layout of it.
+        let text = "a-pod-name-of-forty-bytes-more-or-less-x";
+        assert!(!measured[0].may_overflow(text, |t| Some(t.len() as f64 * 2.0)));
+        assert!(measured[0].may_overflow(text, |_| Some(99.0)));
+        assert!(measured[0].may_overflow(text, |_| Some(140.0)));
+        // A multi-byte text is counted in bytes: never under its width.
+        assert!(!measured[0].may_overflow("ééé", never));
+        // Where nothing can measure it, it may not fit.
+        assert!(measured[0].may_overflow(text, |_| None));
     }
 
     #[test]
