@@ -261,12 +261,19 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let n: usize = args
+        .next()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let batches: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(200);
     let (defs, rows, events) = workload(n, batches);
     let cols = view_columns(Some(&defs), ColumnKind::Generic, true, false);
     let mode = std::env::var("MODE").unwrap_or_default();
-    println!("{} rows, {} batches of {BATCH} changes", rows.len(), events.len());
+    println!(
+        "{} rows, {} batches of {BATCH} changes",
+        rows.len(),
+        events.len()
+    );
     for (name, kept) in [("bare", false), ("kept", true)] {
         if !mode.is_empty() && mode != name {
             continue;
