@@ -348,8 +348,8 @@ const CHUNK: usize = if cfg!(test) { 16 } else { 256 };
 const FILLED: usize = CHUNK * 3 / 4;
 
 /// A place in an [`Index`]: (chunk, offset), an entry's or `(chunks, 0)`, the end.
-/// A change works in places: a position counts the entries of every chunk before
-/// (~1,300 at a million rows), which took most of a change's time when each of its
+/// A change works in places: a position counts the entries of every chunk before it
+/// (thousands at a million rows), which took most of a change's time when each of its
 /// lookups did.
 type At = (usize, usize);
 
