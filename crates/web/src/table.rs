@@ -1556,14 +1556,13 @@ impl TableModel {
     fn shown_version(&self, o: &Arc<Object>) -> Option<Arc<Object>> {
         let find = |o: &Arc<Object>| {
             self.all
-                .find(&Entry::new(&self.sort, o.clone()), &self.sort)
+                .find_entry(&Entry::new(&self.sort, o.clone()), &self.sort)
         };
         self.held
             .get(o)
             .and_then(find)
             .or_else(|| find(o))
-            .or_else(|| self.all.scan_for(o))
-            .and_then(|i| self.all.get(i))
+            .or_else(|| self.all.scan_for(o).and_then(|i| self.all.get(i)))
             .map(|e| e.obj.clone())
     }
 
@@ -1651,9 +1650,7 @@ impl TableModel {
                         from: Some(from), ..
                     }),
                 ) => {
-                    if let Some(i) = from.find(o, sort) {
-                        from.remove_at(i);
-                    }
+                    from.remove_found(o, sort);
                 }
                 _ => {}
             }

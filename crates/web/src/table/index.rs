@@ -130,6 +130,30 @@ impl Entry {
 }
 
 impl Key {
+    /// [`Entry::cmp`] of entries with these keys when the keys decide it; None where
+    /// it reads the objects (`long`: [`continues`]).
+    fn decides(&self, other: &Key, long: bool) -> Option<Ordering> {
+        let (by_prefix, exact) = match long {
+            true => (
+                (self.primary, self.tie).cmp(&(other.primary, other.tie)),
+                self.tie_exact && other.tie_exact,
+            ),
+            false => (
+                self.primary.cmp(&other.primary),
+                self.primary_exact && other.primary_exact,
+            ),
+        };
+        match by_prefix {
+            Ordering::Equal if exact => {}
+            Ordering::Equal => return None,
+            o => return Some(o),
+        }
+        match self.tie.cmp(&other.tie) {
+            Ordering::Equal if long || !(self.tie_exact && other.tie_exact) => None,
+            o => Some(o),
+        }
+    }
+
     pub fn of(sort: &Sort, o: &Object) -> Key {
         let k = SortKey::of(&sort.col, o);
         let mut key = match (&k.primary, continues(sort)) {
@@ -316,16 +340,27 @@ fn natural_bytes(s: &str, out: &mut [u8]) -> (usize, bool) {
     (n, exact)
 }
 
-/// Rows per chunk at most: an insert moves at most this many entries.
-const CHUNK: usize = 1024;
+/// Rows per chunk at most: an insert moves at most this many entries (tests: a few, so
+/// that small tables span many chunks and changes cross their edges).
+const CHUNK: usize = if cfg!(test) { 16 } else { 256 };
 
 /// Rows per chunk of an index built at once: room for inserts before a split.
 const FILLED: usize = CHUNK * 3 / 4;
+
+/// A place in an [`Index`]: (chunk, offset), an entry's or `(chunks, 0)`, the end.
+/// A change works in places: a position counts the entries of every chunk before it
+/// (thousands at a million rows), which took most of a change's time when each of its
+/// lookups did.
+type At = (usize, usize);
 
 /// A sorted list of entries in chunks of at most [`CHUNK`] (none empty).
 #[derive(Clone, Default)]
 pub struct Index {
     chunks: Vec<Vec<Entry>>,
+    /// Each chunk's last key, side by side: a search for an entry picks its chunk
+    /// from these (a few cache lines) rather than from the chunks' ends, each a miss
+    /// in memory of its own (at a million rows, most of a search's misses).
+    lasts: Vec<Key>,
     len: usize,
 }
 
@@ -340,7 +375,31 @@ impl Index {
             c.extend(it.by_ref().take(FILLED));
             chunks.push(c);
         }
-        Index { chunks, len }
+        Index {
+            chunks,
+            lasts: Vec::new(),
+            len,
+        }
+        .relinked()
+    }
+
+    /// With [`Index::lasts`] read again from the chunks.
+    fn relinked(mut self) -> Index {
+        self.lasts.clear();
+        self.lasts
+            .extend(self.chunks.iter().filter_map(|c| c.last()).map(|e| e.key));
+        self
+    }
+
+    /// Whether [`Index::lasts`] are the chunks' last keys (tests).
+    #[cfg(test)]
+    pub fn lasts_agree(&self) -> bool {
+        self.lasts.len() == self.chunks.len()
+            && self
+                .chunks
+                .iter()
+                .zip(&self.lasts)
+                .all(|(c, k)| c.last().is_some_and(|e| e.key == *k))
     }
 
     /// Lays out up to `n` more entries as [`Index::from_sorted`] lays them (a chunk at
@@ -350,16 +409,20 @@ impl Index {
         let mut c = Vec::with_capacity(CHUNK);
         c.resize(k, filler.clone());
         self.chunks.push(c);
+        self.lasts.push(filler.key);
         self.len += k;
     }
 
     /// Puts `e` at position `i` of an index laid out by [`Index::push_filled`].
     pub fn fill(&mut self, i: usize, e: Entry) {
-        if let Some(slot) = self
-            .chunks
-            .get_mut(i / FILLED)
-            .and_then(|c| c.get_mut(i % FILLED))
-        {
+        let (c, o) = (i / FILLED, i % FILLED);
+        let Some(chunk) = self.chunks.get_mut(c) else {
+            return;
+        };
+        if o + 1 == chunk.len() {
+            self.lasts[c] = e.key;
+        }
+        if let Some(slot) = chunk.get_mut(o) {
             *slot = e;
         }
     }
@@ -410,16 +473,30 @@ impl Index {
     }
 
     /// The number of entries for which `before` holds (they must come first).
-    pub fn partition_point(&self, mut before: impl FnMut(&Entry) -> bool) -> usize {
+    pub fn partition_point(&self, before: impl FnMut(&Entry) -> bool) -> usize {
+        self.position_of(self.seek(before))
+    }
+
+    /// The place of the first entry for which `before` does not hold (they must come
+    /// first): two binary searches.
+    fn seek(&self, mut before: impl FnMut(&Entry) -> bool) -> At {
         let c = self
             .chunks
             .partition_point(|chunk| chunk.last().is_some_and(&mut before));
-        let skipped: usize = self.chunks[..c].iter().map(Vec::len).sum();
-        skipped
-            + self
-                .chunks
-                .get(c)
-                .map_or(0, |chunk| chunk.partition_point(before))
+        match self.chunks.get(c) {
+            Some(chunk) => (c, chunk.partition_point(before)),
+            None => (c, 0),
+        }
+    }
+
+    /// The position of place `at`.
+    fn position_of(&self, (c, o): At) -> usize {
+        self.chunks[..c].iter().map(Vec::len).sum::<usize>() + o
+    }
+
+    /// The entry at `at` (None: the end).
+    fn at(&self, (c, o): At) -> Option<&Entry> {
+        self.chunks.get(c)?.get(o)
     }
 
     /// Where `e` is or would go.
@@ -427,81 +504,141 @@ impl Index {
         self.partition_point(|p| p.cmp(e, sort) == Ordering::Less)
     }
 
+    /// The place where `e` is or would go: its chunk found by [`Index::lasts`] (the
+    /// chunk's last entry read where keys do not decide), then its place in it.
+    fn seek_entry(&self, e: &Entry, sort: &Sort) -> At {
+        let long = continues(sort);
+        let before = |p: &Entry| p.cmp(e, sort) == Ordering::Less;
+        let (mut lo, mut hi) = (0, self.chunks.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let less = match self.lasts[mid].decides(&e.key, long) {
+                Some(o) => o == Ordering::Less,
+                None => self.chunks[mid].last().is_some_and(before),
+            };
+            match less {
+                true => lo = mid + 1,
+                false => hi = mid,
+            }
+        }
+        match self.chunks.get(lo) {
+            Some(chunk) => (lo, chunk.partition_point(before)),
+            None => (lo, 0),
+        }
+    }
+
+    /// The place of the entry that compares equal to `e` (the same row under the same
+    /// key), if any.
+    fn find_at(&self, e: &Entry, sort: &Sort) -> Option<At> {
+        let at = self.seek_entry(e, sort);
+        self.at(at)
+            .is_some_and(|p| p.cmp(e, sort) == Ordering::Equal)
+            .then_some(at)
+    }
+
     /// The position of the entry that compares equal to `e` (the same row under the
     /// same key), if any.
     pub fn find(&self, e: &Entry, sort: &Sort) -> Option<usize> {
-        let i = self.position(e, sort);
-        self.get(i)
-            .is_some_and(|p| p.cmp(e, sort) == Ordering::Equal)
-            .then_some(i)
+        self.find_at(e, sort).map(|at| self.position_of(at))
+    }
+
+    /// The entry that compares equal to `e`, if any.
+    pub fn find_entry(&self, e: &Entry, sort: &Sort) -> Option<&Entry> {
+        self.find_at(e, sort).and_then(|at| self.at(at))
     }
 
     /// The position of `o`'s row by a scan (when its key is not known).
     pub fn scan_for(&self, o: &Object) -> Option<usize> {
+        self.scan_at(o).map(|at| self.position_of(at))
+    }
+
+    /// The place of `o`'s row by a scan (when its key is not known).
+    fn scan_at(&self, o: &Object) -> Option<At> {
         #[cfg(test)]
         SCANS.with(|n| n.set(n.get() + 1));
-        self.iter().position(|p| p.same_row(o))
+        self.chunks.iter().enumerate().find_map(|(c, chunk)| {
+            chunk
+                .iter()
+                .position(|p| p.same_row(o))
+                .map(|offset| (c, offset))
+        })
     }
 
     /// Inserts `e` in order; an entry comparing equal (the same row) is replaced.
-    /// Returns its position.
-    pub fn insert(&mut self, e: Entry, sort: &Sort) -> usize {
-        let i = self.position(&e, sort);
-        if self
-            .get(i)
-            .is_some_and(|p| p.cmp(&e, sort) == Ordering::Equal)
-        {
-            self.set(i, e);
-            return i;
+    pub fn insert(&mut self, e: Entry, sort: &Sort) {
+        let at = self.seek_entry(&e, sort);
+        match self.at(at) {
+            Some(p) if p.cmp(&e, sort) == Ordering::Equal => self.set_at(at, e),
+            _ => self.insert_place(at, e),
         }
-        self.insert_at(i, e);
-        i
     }
 
-    /// Inserts at position `i` (the caller keeps the order).
-    pub fn insert_at(&mut self, i: usize, e: Entry) {
+    /// Inserts at place `at` (the caller keeps the order).
+    fn insert_place(&mut self, (mut c, mut o): At, e: Entry) {
         self.len += 1;
         if self.chunks.is_empty() {
+            self.lasts.push(e.key);
             self.chunks.push(vec![e]);
             return;
         }
-        let (mut c, mut o) = self.locate(i);
         if c == self.chunks.len() {
             // At the end: the last chunk.
             c -= 1;
             o = self.chunks[c].len();
         }
         let chunk = &mut self.chunks[c];
+        if o == chunk.len() {
+            self.lasts[c] = e.key;
+        }
         chunk.insert(o, e);
         if chunk.len() > CHUNK {
             let tail = chunk.split_off(CHUNK / 2);
+            if let Some(last) = chunk.last() {
+                self.lasts[c] = last.key;
+            }
+            if let Some(last) = tail.last() {
+                self.lasts.insert(c + 1, last.key);
+            }
             self.chunks.insert(c + 1, tail);
         }
     }
 
     /// Appends `e`, which sorts after every entry.
     pub fn push(&mut self, e: Entry) {
-        match self.chunks.last_mut() {
-            Some(last) if last.len() < CHUNK => last.push(e),
-            _ => self.chunks.push({
-                let mut c = Vec::with_capacity(CHUNK);
-                c.push(e);
-                c
-            }),
+        match (self.chunks.last_mut(), self.lasts.last_mut()) {
+            (Some(chunk), Some(last)) if chunk.len() < CHUNK => {
+                *last = e.key;
+                chunk.push(e);
+            }
+            _ => {
+                self.lasts.push(e.key);
+                self.chunks.push({
+                    let mut c = Vec::with_capacity(CHUNK);
+                    c.push(e);
+                    c
+                });
+            }
         }
         self.len += 1;
     }
 
-    pub fn set(&mut self, i: usize, e: Entry) {
-        let (c, o) = self.locate(i);
+    /// Puts `e` in place of the entry at `at`.
+    fn set_at(&mut self, (c, o): At, e: Entry) {
+        if o + 1 == self.chunks[c].len() {
+            self.lasts[c] = e.key;
+        }
         self.chunks[c][o] = e;
     }
 
-    pub fn remove_at(&mut self, i: usize) -> Entry {
-        let (c, o) = self.locate(i);
+    /// Removes the entry at `at`.
+    fn remove_place(&mut self, (c, o): At) -> Entry {
         let e = self.chunks[c].remove(o);
-        if self.chunks[c].is_empty() {
-            self.chunks.remove(c);
+        match self.chunks[c].last() {
+            Some(last) => self.lasts[c] = last.key,
+            None => {
+                self.chunks.remove(c);
+                self.lasts.remove(c);
+            }
         }
         self.len -= 1;
         e
@@ -510,8 +647,14 @@ impl Index {
     /// Removes the entry equal to `e`, or else (a key that moved) `e`'s row found by a
     /// scan. Returns it if one was there.
     pub fn remove(&mut self, e: &Entry, sort: &Sort) -> Option<Entry> {
-        let i = self.find(e, sort).or_else(|| self.scan_for(&e.obj))?;
-        Some(self.remove_at(i))
+        let at = self.find_at(e, sort).or_else(|| self.scan_at(&e.obj))?;
+        Some(self.remove_place(at))
+    }
+
+    /// Removes the entry equal to `e` if there is one (no scan otherwise).
+    pub fn remove_found(&mut self, e: &Entry, sort: &Sort) -> Option<Entry> {
+        let at = self.find_at(e, sort)?;
+        Some(self.remove_place(at))
     }
 
     /// [`Index::change`] for the index whose entries own the rows' slots (the table's
@@ -529,16 +672,16 @@ impl Index {
             let gone = old.and_then(|o| self.remove(o, sort));
             return (None, gone.map(|e| e.slot));
         };
-        let at = old.and_then(|o| self.find(o, sort).or_else(|| self.scan_for(&o.obj)));
+        let at = old.and_then(|o| self.find_at(o, sort).or_else(|| self.scan_at(&o.obj)));
         match at {
-            Some(i) => {
-                n.slot = self.get(i).map_or(NO_SLOT, |e| e.slot);
+            Some(at) => {
+                n.slot = self.at(at).map_or(NO_SLOT, |e| e.slot);
                 let slot = n.slot;
-                if self.fits(i, &n, sort) {
-                    self.set(i, n);
+                if self.fits(at, &n, sort) {
+                    self.set_at(at, n);
                     return (Some(slot), None);
                 }
-                self.remove_at(i);
+                self.remove_place(at);
                 (Some(slot), self.insert_owned(n, sort))
             }
             None => {
@@ -551,40 +694,65 @@ impl Index {
 
     /// Inserts `e` in order; returns the slot of an equal entry it replaced.
     fn insert_owned(&mut self, e: Entry, sort: &Sort) -> Option<u32> {
-        let i = self.position(&e, sort);
-        match self.get(i) {
+        let at = self.seek_entry(&e, sort);
+        match self.at(at) {
             Some(p) if p.cmp(&e, sort) == Ordering::Equal => {
                 let gone = p.slot;
-                self.set(i, e);
+                self.set_at(at, e);
                 Some(gone)
             }
             _ => {
-                self.insert_at(i, e);
+                self.insert_place(at, e);
                 None
             }
         }
     }
 
-    /// Whether `new` sorts at position `i` (in place of the entry there).
-    fn fits(&self, i: usize, new: &Entry, sort: &Sort) -> bool {
-        (i == 0
-            || self
-                .get(i - 1)
-                .is_some_and(|p| p.cmp(new, sort) == Ordering::Less))
-            && self
-                .get(i + 1)
-                .is_none_or(|p| new.cmp(p, sort) == Ordering::Less)
+    /// The place after `at` (an entry's), across chunks.
+    fn after(&self, (c, o): At) -> At {
+        match self.chunks.get(c) {
+            Some(chunk) if o + 1 < chunk.len() => (c, o + 1),
+            _ => (c + 1, 0),
+        }
+    }
+
+    /// The entries before and after the entry at `at` (across chunks; before the end,
+    /// the last entry).
+    fn neighbours(&self, (c, o): At) -> (Option<&Entry>, Option<&Entry>) {
+        let chunk = self.chunks.get(c);
+        let before = match o {
+            0 => c
+                .checked_sub(1)
+                .and_then(|p| self.chunks.get(p))
+                .and_then(|p| p.last()),
+            _ => chunk.and_then(|ch| ch.get(o - 1)),
+        };
+        let after = chunk
+            .and_then(|ch| ch.get(o + 1))
+            .or_else(|| self.chunks.get(c + 1).and_then(|n| n.first()));
+        (before, after)
+    }
+
+    /// Whether `new` sorts at `at` (in place of the entry there).
+    fn fits(&self, at: At, new: &Entry, sort: &Sort) -> bool {
+        let (before, after) = self.neighbours(at);
+        before.is_none_or(|p| p.cmp(new, sort) == Ordering::Less)
+            && after.is_none_or(|p| new.cmp(p, sort) == Ordering::Less)
     }
 
     /// One row changed: `old` (its entry here) leaves, `new` comes.
     pub fn change(&mut self, old: Option<&Entry>, new: Option<&Entry>, sort: &Sort) {
         match (old, new) {
-            (Some(o), Some(n)) => {
-                if !self.replace(o, n, sort) {
-                    self.remove(o, sort);
+            // One search for the old entry, kept for the move.
+            (Some(o), Some(n)) => match self.find_at(o, sort) {
+                Some(at) if self.fits(at, n, sort) => self.set_at(at, n.clone()),
+                at => {
+                    if let Some(at) = at.or_else(|| self.scan_at(&o.obj)) {
+                        self.remove_place(at);
+                    }
                     self.insert(n.clone(), sort);
                 }
-            }
+            },
             (Some(o), None) => {
                 self.remove(o, sort);
             }
@@ -598,12 +766,12 @@ impl Index {
     /// Replaces `old`'s entry with `new` when `new` sorts in the same place (moving
     /// nothing). Returns whether it did.
     pub fn replace(&mut self, old: &Entry, new: &Entry, sort: &Sort) -> bool {
-        let Some(i) = self.find(old, sort) else {
+        let Some(at) = self.find_at(old, sort) else {
             return false;
         };
-        let fits = self.fits(i, new, sort);
+        let fits = self.fits(at, new, sort);
         if fits {
-            self.set(i, new.clone());
+            self.set_at(at, new.clone());
         }
         fits
     }
@@ -625,14 +793,21 @@ impl Index {
     pub fn first_flipped(&self, sort: &Sort, k: usize) -> Vec<Arc<Object>> {
         let long = continues(sort);
         let mut rows = Vec::with_capacity(k.min(self.len));
-        let mut end = self.len;
-        while rows.len() < k && end > 0 {
-            let Some(last) = self.get(end - 1) else {
+        // By places: a position counts the chunks before it, for each of up to `k` runs.
+        let mut end: At = (self.chunks.len(), 0);
+        while rows.len() < k {
+            let Some(last) = self.neighbours(end).0 else {
                 break;
             };
-            let start = self.partition_point(|e| e.cmp_column(last, sort, long) == Ordering::Less);
-            let take = (end - start).min(k - rows.len());
-            rows.extend(self.iter_from(start).take(take).map(|e| e.obj.clone()));
+            let start = self.seek(|e| e.cmp_column(last, sort, long) == Ordering::Less);
+            let mut at = start;
+            while at != end && rows.len() < k {
+                let Some(e) = self.at(at) else {
+                    break;
+                };
+                rows.push(e.obj.clone());
+                at = self.after(at);
+            }
             end = start;
         }
         rows
@@ -674,6 +849,7 @@ impl Index {
 
     pub fn clear(&mut self) {
         self.chunks.clear();
+        self.lasts.clear();
         self.len = 0;
     }
 
@@ -683,6 +859,7 @@ impl Index {
         let Some(c) = self.chunks.pop() else {
             return false;
         };
+        self.lasts.pop();
         self.len -= c.len();
         true
     }
@@ -796,7 +973,7 @@ impl Flip {
                     }
                     match runs.pop() {
                         Some((a, b)) => self.step = FlipStep::Swaps { runs, a, b },
-                        None => return Progress::Done(std::mem::take(&mut self.index)),
+                        None => return Progress::Done(std::mem::take(&mut self.index).relinked()),
                     }
                 }
                 FlipStep::Swaps { runs, a, b } => {
@@ -817,7 +994,7 @@ impl Flip {
                     }
                     match runs.pop() {
                         Some((x, y)) => (*a, *b) = (x, y),
-                        None => return Progress::Done(std::mem::take(&mut self.index)),
+                        None => return Progress::Done(std::mem::take(&mut self.index).relinked()),
                     }
                 }
             }
