@@ -163,6 +163,9 @@ struct ScrollAnchor {
     row: Arc<Object>,
     index: usize,
     offset: f64,
+    /// Kept in place on screen (the scroll position follows it); not while the user
+    /// scrolls, when a scroll position written would cut the gesture short.
+    hold: bool,
 }
 
 impl ScrollAnchor {
@@ -932,9 +935,16 @@ impl App {
             self.model
                 .advance_filter(usize::MAX, time::now_ms() + FILTER_SLICE_MS, &time::now_ms);
         }
-        if let Some((top, shift)) = anchor.and_then(|a| a.moved_to(&self.model)) {
-            self.scroll_top = top;
-            self.scroll_to = Some(top);
+        if let Some((anchor, (top, shift))) =
+            anchor.and_then(|a| a.moved_to(&self.model).map(|m| (a, m)))
+        {
+            if anchor.hold {
+                self.scroll_top = top;
+                self.scroll_to = Some(top);
+            }
+            // The window's origin moves with the rows: each keeps its element (only
+            // the window moves), where otherwise every row on screen would take the
+            // element of another and be rendered anew.
             self.window_base += shift;
         }
         self.status = feed.driver.status();
@@ -1009,14 +1019,15 @@ impl App {
         }
     }
 
-    /// What to keep in place while rows come and go above it. None at the top: there
-    /// new rows push the rest down, as in any live list.
+    /// What to keep in place while rows come and go above it (while the user
+    /// scrolls, what to keep in its element only). None at the top: there new rows
+    /// push the rest down, as in any live list.
     /// `scroll_top` is current: every scroll fires a scroll event, handled before the
     /// frame (reading `scrollTop` here would force a layout of the rows a render
     /// just changed).
     fn scroll_anchor(&self) -> Option<ScrollAnchor> {
         let user_scrolling = time::now_ms() - self.user_scrolled_at < USER_SCROLL_QUIET_MS;
-        if self.scroll_top < ROW_HEIGHT || self.scroll_to.is_some() || user_scrolling {
+        if self.scroll_top < ROW_HEIGHT || self.scroll_to.is_some() {
             return None;
         }
         let index = (self.scroll_top / ROW_HEIGHT) as usize;
@@ -1025,6 +1036,7 @@ impl App {
             row,
             index,
             offset: self.scroll_top - index as f64 * ROW_HEIGHT,
+            hold: !user_scrolling,
         })
     }
 
