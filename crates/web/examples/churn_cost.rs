@@ -17,6 +17,8 @@
 
 mod common;
 
+use common::Rng;
+
 use kubelive_core::{ColumnKind, Event, Object, ResourceVersion, Store, TableColumn};
 use kubelive_web::table::{view_columns, Column, Filter, Sort, TableModel};
 use std::sync::Arc;
@@ -33,23 +35,6 @@ const STATUSES: [&str; 5] = [
     "Pending",
     "CrashLoopBackOff",
 ];
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn alnum(&mut self, n: usize) -> String {
-        const A: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        (0..n)
-            .map(|_| A[(self.next() % A.len() as u64) as usize] as char)
-            .collect()
-    }
-}
 
 /// Each pod's `namespace/name` (drawn again when taken: a store holds one object a key).
 #[derive(Default)]

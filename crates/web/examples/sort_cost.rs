@@ -10,29 +10,14 @@
 
 mod common;
 
+use common::Rng;
+
 use kubelive_core::{ColumnKind, Event, Object, Store};
 use kubelive_web::table::{view_columns, Filter, Sort, TableModel};
 use std::sync::Arc;
 use std::time::Instant;
 
 const COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"Ready","type":"string","format":"","description":"","priority":0},{"name":"Status","type":"string","format":"","description":"","priority":0},{"name":"Restarts","type":"string","format":"","description":"","priority":0},{"name":"Age","type":"string","format":"","description":"","priority":0},{"name":"IP","type":"string","format":"","description":"","priority":1},{"name":"Node","type":"string","format":"","description":"","priority":1}]"#;
-
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn alnum(&mut self, n: usize) -> String {
-        const A: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        (0..n)
-            .map(|_| A[(self.next() % A.len() as u64) as usize] as char)
-            .collect()
-    }
-}
 
 /// Rows as ReplicaSets name pods, with random statuses, restarts and ages.
 fn rows(n: usize) -> (Vec<kubelive_core::TableColumn>, Vec<Arc<Object>>) {

@@ -37,3 +37,25 @@ pub fn table_rows(
     rows.extend(out.drain(..).map(Arc::new));
     (decoder.take_columns().expect("columns"), rows)
 }
+
+/// A small deterministic generator (xorshift): the same draws on every run.
+#[allow(dead_code)] // not every example draws
+pub struct Rng(pub u64);
+
+#[allow(dead_code)]
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// `n` letters and digits, as in the names Kubernetes generates.
+    pub fn alnum(&mut self, n: usize) -> String {
+        const A: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        (0..n)
+            .map(|_| A[(self.next() % A.len() as u64) as usize] as char)
+            .collect()
+    }
+}
