@@ -189,36 +189,46 @@ try {
 
   // The detail panel: the whole object, fetched, as YAML (equal to the server's
   // object) and as JSON.
-  // A pod the churn leaves alone long enough: the oldest one now on the server.
+  // The oldest pod now on the server; the churn deletes pods at random, so one that goes
+  // during the comparison (its GET answers 404) makes way for the oldest one then.
+  const yamlParser = spawnSync('python3', ['-c', 'import yaml'], { encoding: 'utf8' }).status === 0;
   let pod = '';
-  for (let attempt = 0; attempt < 4 && !pod; attempt++) {
+  let same = false;
+  let why = '';
+  for (let attempt = 0; attempt < 4 && !same; attempt++) {
     const now = (await getJson(`${BASE}/api/v1/pods`)).items
       .sort((a, b) => Date.parse(a.metadata.creationTimestamp) - Date.parse(b.metadata.creationTimestamp))[0];
     const key = `${now.metadata.namespace}/${now.metadata.name}`;
     await page.goto(`${BASE}/ui/#r=v1/pods&sel=${encodeURIComponent(key)}&open=1`);
-    if (await page.waitForSelector('#detail-text', { timeout: 15000 }).then(() => true, () => false)) pod = key;
+    if (!(await page.waitForSelector('#detail-text', { timeout: 15000 }).then(() => true, () => false))) {
+      why = `no detail panel for ${key}`;
+      continue;
+    }
+    pod = key;
+    const [pns, pname] = key.split('/');
+    for (let i = 0; i < 40 && !same; i++) {
+      // The panel refetches when the row's version moves; compare at one version.
+      const shown = await page.evaluate(() => ({ yaml: document.getElementById('detail-text')?.textContent, format: document.getElementById('detail-text')?.dataset.format }));
+      const r = await fetch(`${BASE}/api/v1/namespaces/${pns}/pods/${pname}`);
+      if (r.status === 404) { why = `${key} deleted meanwhile`; break; }
+      if (!r.ok) throw new Error(`GET ${key}: ${r.status} ${(await r.text()).slice(0, 200)}`);
+      const server = await r.json();
+      if (shown.format !== 'yaml' || !shown.yaml) { why = 'no YAML shown'; await sleep(250); continue; }
+      if (yamlParser) {
+        const y = spawnSync('python3', ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'], { input: shown.yaml, encoding: 'utf8' });
+        if (y.status !== 0) { why = `YAML does not parse: ${y.stderr.slice(0, 300)}`; break; }
+        same = JSON.stringify(JSON.parse(y.stdout)) === JSON.stringify(sortKeys(server));
+        why = same ? '' : `rv ${server.metadata.resourceVersion}: differs`;
+      } else {
+        same = shown.yaml.includes(`\n  name: ${pname}\n`) && shown.yaml.includes(`resourceVersion: '${server.metadata.resourceVersion}'`);
+        why = 'python3 with PyYAML not installed: checked the name and version lines only';
+      }
+      if (!same) await sleep(250);
+    }
+    if (why.startsWith('YAML does not parse')) break;
   }
   check(pod !== '', `the detail panel shows a fetched object (${pod})`);
-  const [pns, pname] = pod.split('/');
-  const yamlParser = spawnSync('python3', ['-c', 'import yaml'], { encoding: 'utf8' }).status === 0;
-  let same = false;
-  let why = '';
-  for (let i = 0; i < 40 && !same; i++) {
-    // The panel refetches when the row's version moves; compare at one version.
-    const shown = await page.evaluate(() => ({ yaml: document.getElementById('detail-text')?.textContent, format: document.getElementById('detail-text')?.dataset.format }));
-    const server = await getJson(`${BASE}/api/v1/namespaces/${pns}/pods/${pname}`);
-    if (shown.format !== 'yaml' || !shown.yaml) { why = 'no YAML shown'; await sleep(250); continue; }
-    if (yamlParser) {
-      const r = spawnSync('python3', ['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))'], { input: shown.yaml, encoding: 'utf8' });
-      if (r.status !== 0) { why = `YAML does not parse: ${r.stderr.slice(0, 300)}`; break; }
-      same = JSON.stringify(JSON.parse(r.stdout)) === JSON.stringify(sortKeys(server));
-      why = same ? '' : `rv ${server.metadata.resourceVersion}: differs`;
-    } else {
-      same = shown.yaml.includes(`\n  name: ${pname}\n`) && shown.yaml.includes(`resourceVersion: '${server.metadata.resourceVersion}'`);
-      why = 'python3 with PyYAML not installed: checked the name and version lines only';
-    }
-    if (!same) await sleep(250);
-  }
+  const pname = pod.split('/')[1];
   check(same, `the YAML detail equals the server's object (${why || 'parsed and compared'})`);
   await page.screenshot({ path: `${ARTIFACTS}/tables-detail-yaml.png`, clip: { x: 0, y: 0, width: 1600, height: 900 } });
   await page.click('#format-json');
