@@ -175,7 +175,6 @@ async function syncOnce(browser, cluster, streaming = false, profile = null, pip
   // renderer: ~3 s of CPU on a loaded 2-core machine) in its first seconds; a user's
   // browser has done that long before opening the app. Let it settle first.
   await page.goto('about:blank');
-  log('rows floor: app synced, copying its page');
   await sleep(SETTLE_MS);
   await page.addInitScript(marks);
   let cdp = null;
@@ -474,6 +473,7 @@ async function frames(browser, base, baseline = false) {
 async function rowsFloorPage(page, base) {
   await page.goto(`${base}/ui/#r=v1/pods`);
   await until('Synced', () => page.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 10 * 60 * 1000, 200);
+  log('rows floor: app synced, copying its page');
   // A still copy of the app's page (its DOM as it stands, no script running): the same
   // layout, header and bars around the table.
   const html = await page.evaluate(() => document.getElementById('app').outerHTML);

@@ -6,7 +6,7 @@
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
 use kubelive_web::app::parts::{
     cell_looks, Detail, DetailProps, EventLog, EventLogProps, Fetched, LogEntry, NamespaceField,
-    NamespaceFieldProps, NsOption, Rows, RowsProps, ShownRow, StatusBar, StatusBarProps,
+    NamespaceFieldProps, NsOption, Rooms, Rows, RowsProps, ShownRow, StatusBar, StatusBarProps,
 };
 use kubelive_web::app::App;
 use kubelive_web::driver::{Driver, DriverRef};
@@ -391,7 +391,7 @@ async fn hostile_object_data_renders_as_text() {
             first: 0,
             base: 0,
             pool: 0,
-            looks: Rc::new(cell_looks(&cols, &[])),
+            looks: Rc::new(cell_looks(&cols, &Rooms::default())),
             cols: Rc::new(cols),
             selected: None,
             now: 1_704_067_260.0,
@@ -664,7 +664,7 @@ async fn a_status_cannot_add_a_class_of_its_own() {
             first: 0,
             base: 0,
             pool: 0,
-            looks: Rc::new(cell_looks(&cols, &[])),
+            looks: Rc::new(cell_looks(&cols, &Rooms::default())),
             cols: Rc::new(cols),
             selected: None,
             now: 0.0,
@@ -1203,7 +1203,7 @@ async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects()
             .map(Column::known)
             .collect(),
     );
-    let looks = Rc::new(cell_looks(&cols, &[]));
+    let looks = Rc::new(cell_looks(&cols, &Rooms::default()));
     let now = kubelive_web::time::now_ms();
     // pod-10 changed 500 ms ago, pod-30 changed 300 ms ago, pod-12 is being deleted.
     let look = move |key: &str| match key {

@@ -32,7 +32,7 @@ use kubelive_core::{
 };
 use parts::{
     cell_looks, pool_size, CellLook, Detail, EventLog, Kept, KeyHelp, NamespaceField, NsOption,
-    Problem, RelatedView, RowsProps, ShownRow, StatusBar,
+    Problem, RelatedView, Rooms, RowsProps, ShownRow, StatusBar,
 };
 use problem::Blocked;
 use std::cell::{Cell, RefCell};
@@ -363,8 +363,8 @@ pub struct App {
     column_observer: Option<(web_sys::ResizeObserver, Closure<dyn FnMut()>)>,
     /// The columns whose header cells it watches.
     observed_cols: Option<Rc<Vec<Column>>>,
-    /// Each column's width for its cells' text (px), as last measured; empty before.
-    rooms: Vec<f64>,
+    /// How the cells' text is laid out, as last measured.
+    rooms: Rooms,
     /// The cells' font as last measured (a CSS `font` value).
     cell_font: String,
     listeners: Vec<Listener>,
@@ -597,7 +597,7 @@ impl App {
         }
         self.cols = Rc::new(cols);
         // Their widths are measured once their header is laid out.
-        self.rooms.clear();
+        self.rooms.widths.clear();
         self.looks = Rc::new(cell_looks(&self.cols, &self.rooms));
         let sort =
             Sort::parse(&self.view.sort, &self.cols).unwrap_or_else(|| Sort::by_name(&self.cols));
@@ -1280,15 +1280,9 @@ impl App {
         {
             return;
         }
-        let Some(thead) = self.thead_ref.cast::<web_sys::Element>() else {
+        let Some(cells) = self.header_cells() else {
             return;
         };
-        let Ok(cells) = thead.query_selector_all(".th") else {
-            return;
-        };
-        if cells.length() as usize != self.cols.len() {
-            return;
-        }
         if self.column_observer.is_none() {
             let link = ctx.link().clone();
             let said = Closure::<dyn FnMut()>::new(move || link.send_message(Msg::MeasureColumns));
@@ -1313,22 +1307,26 @@ impl App {
         self.observed_cols = Some(self.cols.clone());
     }
 
+    /// The header's cells, once there is one for each current column.
+    fn header_cells(&self) -> Option<web_sys::NodeList> {
+        let cells = self
+            .thead_ref
+            .cast::<web_sys::Element>()?
+            .query_selector_all(".th")
+            .ok()?;
+        (cells.length() as usize == self.cols.len()).then_some(cells)
+    }
+
     /// Reads how wide the header's cells are (the observer calls after layout): the
     /// rows' cells are as wide ([`parts::CellLook::may_overflow`]). True if that
     /// changed what the cells carry.
     fn measure_columns(&mut self) -> bool {
-        let (Some(thead), Some(scroller)) = (
-            self.thead_ref.cast::<web_sys::Element>(),
+        let (Some(cells), Some(scroller)) = (
+            self.header_cells(),
             self.scroller_ref.cast::<web_sys::Element>(),
         ) else {
             return false;
         };
-        let Ok(cells) = thead.query_selector_all(".th") else {
-            return false;
-        };
-        if cells.length() as usize != self.cols.len() {
-            return false;
-        }
         let style = |el: &web_sys::Element| window().get_computed_style(el).ok().flatten();
         let px = |s: &web_sys::CssStyleDeclaration, name: &str| {
             s.get_property_value(name)
@@ -1336,7 +1334,7 @@ impl App {
                 .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
                 .unwrap_or(0.0)
         };
-        let mut rooms = Vec::with_capacity(self.cols.len());
+        let mut widths = Vec::with_capacity(self.cols.len());
         for i in 0..cells.length() {
             let Some(cell) = cells.get(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) else {
                 return false;
@@ -1345,10 +1343,12 @@ impl App {
             let padding = style(&cell)
                 .map(|s| px(&s, "padding-left") + px(&s, "padding-right"))
                 .unwrap_or(0.0);
-            rooms.push((f64::from(cell.client_width()) - padding).max(0.0));
+            widths.push((f64::from(cell.client_width()) - padding).max(0.0));
         }
         // The cells take the scroller's font (the header's is its own).
+        let mut em = 0.0;
         if let Some(s) = style(&scroller) {
+            em = px(&s, "font-size");
             let get = |name: &str| s.get_property_value(name).unwrap_or_default();
             let font = format!(
                 "{} {} {} {}",
@@ -1362,6 +1362,7 @@ impl App {
                 self.cell_font = font;
             }
         }
+        let rooms = Rooms { widths, em };
         if rooms == self.rooms {
             return false;
         }
@@ -1696,7 +1697,7 @@ impl Component for App {
             thead_ref: NodeRef::default(),
             column_observer: None,
             observed_cols: None,
-            rooms: Vec::new(),
+            rooms: Rooms::default(),
             cell_font: String::new(),
             listeners: Vec::new(),
             interval: None,

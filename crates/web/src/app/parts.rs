@@ -150,6 +150,8 @@ pub struct CellLook {
     pub cut_class: AttrValue,
     /// The width its cells have for their text (px), once measured.
     pub room: Option<f64>,
+    /// How many bytes of text surely fit that width: at most 1em a byte.
+    sure_bytes: usize,
 }
 
 impl CellLook {
@@ -161,16 +163,22 @@ impl CellLook {
         let Some(room) = self.room else {
             return true;
         };
-        // No glyph of the page's fonts is wider than 1em a byte of its UTF-8.
-        if text.len() as f64 * CELL_FONT_PX <= room {
+        if text.len() <= self.sure_bytes {
             return false;
         }
         width(text).is_none_or(|w| w > room - TEXT_SLACK_PX)
     }
 }
 
-/// The table's cell font size (`:root` in style.css).
-const CELL_FONT_PX: f64 = 13.0;
+/// How the cells' text is laid out, as the app last measured it: each column's width
+/// for its cells' text and the cells' font size (px); no widths before the header is
+/// laid out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Rooms {
+    pub widths: Vec<f64>,
+    pub em: f64,
+}
+
 /// What a measured text may differ by from the page's own layout of it (px).
 const TEXT_SLACK_PX: f64 = 2.0;
 
@@ -214,9 +222,8 @@ fn cell_text_width(text: &str) -> Option<f64> {
     CELL_TEXT.with(|m| m.borrow().as_ref().and_then(|m| m.width(text)))
 }
 
-/// The [`CellLook`]s of `cols`, in order; `rooms`: each column's width for its text
-/// (px), empty before the header is measured.
-pub fn cell_looks(cols: &[Column], rooms: &[f64]) -> Vec<CellLook> {
+/// The [`CellLook`]s of `cols`, in order, for cells laid out as `rooms` says.
+pub fn cell_looks(cols: &[Column], rooms: &Rooms) -> Vec<CellLook> {
     cols.iter()
         .enumerate()
         .map(|(i, c)| {
@@ -226,13 +233,20 @@ pub fn cell_looks(cols: &[Column], rooms: &[f64]) -> Vec<CellLook> {
                 if c.numeric { " num" } else { "" },
                 if c.is_name { " name" } else { "" },
             );
+            let room = rooms.widths.get(i).copied();
+            // No glyph of the page's fonts is wider than 1em a byte of its UTF-8.
+            let sure_bytes = match room {
+                Some(room) if rooms.em > 0.0 => (room / rooms.em) as usize,
+                _ => 0,
+            };
             CellLook {
                 id: AttrValue::from(c.id.clone()),
                 class: AttrValue::from(format!("td {kind}")),
                 cut_class: AttrValue::from(format!("td {kind} cut")),
                 kind: AttrValue::from(kind),
                 status_like: c.status_like,
-                room: rooms.get(i).copied(),
+                room,
+                sure_bytes,
             }
         })
         .collect()
@@ -1051,8 +1065,12 @@ mod tests {
     #[test]
     fn only_a_text_that_may_not_fit_its_cell_gets_an_ellipsis() {
         let cols = crate::table::view_columns(None, kubelive_core::ColumnKind::Pod, true, false);
-        let unmeasured = cell_looks(&cols, &[]);
-        let measured = cell_looks(&cols, &vec![100.0; cols.len()]);
+        let unmeasured = cell_looks(&cols, &Rooms::default());
+        let rooms = Rooms {
+            widths: vec![100.0; cols.len()],
+            em: 13.0,
+        };
+        let measured = cell_looks(&cols, &rooms);
         let never = |_: &str| -> Option<f64> { panic!("measured a text that surely fits") };
         // Before the header is measured, every text may not fit.
         assert!(unmeasured[0].may_overflow("a", never));
