@@ -336,6 +336,9 @@ struct Listing {
     continue_token: Option<String>,
     body: Body<ListDecoder>,
     sent_at: Instant,
+    /// `list_objects` and `list_bytes` when this page began: a failed page is fetched
+    /// again whole, so what it counted before failing is taken back.
+    counted_before: (usize, u64),
     /// The next page, asked for before this one ended (boxed: rare next to the
     /// decoder, and it keeps `State` small).
     ahead: Option<Box<Ahead>>,
@@ -462,15 +465,23 @@ impl fmt::Display for Failure {
     }
 }
 
+/// What the engine learned about the server during this session: kept across syncs
+/// (a relist forgets none of it), each fact learned once.
+#[derive(Debug, Default)]
+struct ServerFacts {
+    /// It has sent a bookmark: it sends them, so a long silence on a watch means the
+    /// connection is gone (the idle deadline applies).
+    sends_bookmarks: bool,
+}
+
 /// The sans-io list/watch engine. See the crate docs for the draining rule.
 pub struct Engine {
     config: Config,
     parse: ParseOptions,
     state: State,
     timers: TimerTable,
-    /// The server has sent a bookmark: it sends them, so a long silence on a watch
-    /// means the connection is gone (the idle deadline applies).
-    server_sends_bookmarks: bool,
+    /// What the engine learned about the server this session.
+    server: ServerFacts,
     store: Store,
     /// Marks objects confirmed by the current list; bumped by every fresh list.
     epoch: u32,
@@ -523,7 +534,7 @@ impl Engine {
             parse,
             state: State::Stopped { resume: None },
             timers: TimerTable::default(),
-            server_sends_bookmarks: false,
+            server: ServerFacts::default(),
             store: Store::new(),
             epoch: 0,
             next_request: 0,
@@ -713,7 +724,7 @@ impl Engine {
                 match &s.kind {
                     StreamKind::Initial => self.timers.set(Timer::Stall, now + d.stall),
                     StreamKind::Watch { rv, resumed } => {
-                        if self.server_sends_bookmarks {
+                        if self.server.sends_bookmarks {
                             self.timers.set(Timer::Idle, now + d.idle);
                         }
                         if *resumed {
@@ -748,7 +759,7 @@ impl Engine {
                 kind: StreamKind::Initial,
                 ..
             }) => self.timers.set(Timer::Stall, now + d.stall),
-            State::Streaming(_) if self.server_sends_bookmarks => {
+            State::Streaming(_) if self.server.sends_bookmarks => {
                 self.timers.set(Timer::Idle, now + d.idle)
             }
             _ => {}
@@ -1092,6 +1103,7 @@ impl Engine {
             continue_token: Some(continue_token),
             body: Body::Awaiting,
             sent_at: now,
+            counted_before: (self.list_objects, self.list_bytes),
             ahead: None,
         });
         if let Some((status, retry_after)) = head {
@@ -1214,6 +1226,7 @@ impl Engine {
             continue_token,
             body: Body::Awaiting,
             sent_at: now,
+            counted_before: (self.list_objects, self.list_bytes),
             ahead: None,
         });
     }
@@ -1449,6 +1462,10 @@ impl Engine {
     /// Decides what a failure of the current request means. `open`: the request is
     /// still streaming and must be aborted.
     fn fail(&mut self, failure: Failure, open: bool, now: Instant) {
+        if let State::Listing(l) = &self.state {
+            // The page is fetched again whole: what it counted so far is taken back.
+            (self.list_objects, self.list_bytes) = l.counted_before;
+        }
         let (resume, attempt) = match &self.state {
             State::Listing(l) => (
                 Next::ListPage {
@@ -1745,8 +1762,8 @@ impl Engine {
             } => {
                 self.status.bookmarks += 1;
                 self.status.last_bookmark_at = Some(now);
-                if !initial_events_end && !self.server_sends_bookmarks {
-                    self.server_sends_bookmarks = true;
+                if !initial_events_end && !self.server.sends_bookmarks {
+                    self.server.sends_bookmarks = true;
                     if !initial {
                         self.timers
                             .set(Timer::Idle, now + self.config.deadlines.idle);
@@ -1761,7 +1778,7 @@ impl Engine {
                         resumed: false,
                     };
                     self.timers.stop(Timer::Stall);
-                    if self.server_sends_bookmarks {
+                    if self.server.sends_bookmarks {
                         self.timers
                             .set(Timer::Idle, now + self.config.deadlines.idle);
                     }

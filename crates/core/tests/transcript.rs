@@ -2424,3 +2424,53 @@ fn with_pipelining_off_the_next_page_waits_for_the_current_to_end() {
     h.end(1);
     assert_eq!(h.sent.len(), 2);
 }
+
+#[test]
+fn a_page_retried_after_a_failure_mid_page_counts_its_items_once() {
+    // Page 2 breaks after one of its items; the retry of page 2 brings both again.
+    // The list holds 4 objects, not 5: `PageListed.objects` counts each item once, and
+    // the store is sized for what the list really holds.
+    let mut c = config(Mode::ListWatch);
+    c.page_size = 2;
+    let mut h = Harness::new(c);
+    h.ok(&list(
+        10,
+        "c1",
+        Some(2),
+        &[pod("a", "p1", "u1", 5), pod("a", "p2", "u2", 6)],
+    ));
+    let page2 = list(
+        10,
+        "",
+        None,
+        &[pod("a", "p3", "u3", 7), pod("a", "p4", "u4", 8)],
+    );
+    let second_item = page2
+        .find(r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p4""#)
+        .unwrap();
+    h.head(200, &[]);
+    h.body(&page2[..second_item + 10]);
+    h.reset();
+    h.wait(60_000);
+    h.ok(&page2);
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?limit=2
+          Added a/p1 uid=u1 rv=5
+          Added a/p2 uid=u2 rv=6
+          PageListed page=1 objects=2 remaining=Some(2)
+        GET /api/v1/pods?limit=2&continue=c1
+          Added a/p3 uid=u3 rv=7
+          BackingOff ~1s: connection lost: unexpected EOF
+        (wait)
+        GET /api/v1/pods?limit=2&continue=c1
+          Added a/p4 uid=u4 rv=8
+          PageListed page=2 objects=4 remaining=None
+          Synced objects=4 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    let s = h.engine.status();
+    assert_eq!((s.added, s.modified, s.deleted, s.objects), (4, 0, 0, 4));
+}
