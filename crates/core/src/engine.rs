@@ -269,6 +269,10 @@ pub struct Status {
     pub bookmarks: u64,
     pub last_bookmark_at: Option<Instant>,
     pub resumes: u64,
+    /// Watches renewed from their version after the idle deadline passed
+    /// ([`crate::Deadlines::idle`]): a quiet collection may go silent on a healthy
+    /// connection, so this is no error.
+    pub renewals: u64,
     pub relists: u64,
     pub last_relist_reason: Option<RelistReason>,
     pub errors: u64,
@@ -469,8 +473,8 @@ impl fmt::Display for Failure {
 /// (a relist forgets none of it), each fact learned once.
 #[derive(Debug, Default)]
 struct ServerFacts {
-    /// It has sent a bookmark: it sends them, so a long silence on a watch means the
-    /// connection is gone (the idle deadline applies).
+    /// It has sent a bookmark: it sends them, so a long silence on a watch is worth
+    /// a renewal (the idle deadline applies).
     sends_bookmarks: bool,
 }
 
@@ -562,6 +566,7 @@ impl Engine {
                 bookmarks: 0,
                 last_bookmark_at: None,
                 resumes: 0,
+                renewals: 0,
                 relists: 0,
                 last_relist_reason: None,
                 errors: 0,
@@ -921,10 +926,23 @@ impl Engine {
                 "the watch outlived its timeout by {} s: the connection is gone",
                 secs(d.watch_grace)
             ),
-            Timer::Idle => format!(
-                "no bytes for {} s on a watch from a server that sends bookmarks: the connection is gone",
-                secs(d.idle)
-            ),
+            Timer::Idle => {
+                // The apiserver sends a bookmark only once its cache learned a newer
+                // version, so a quiet collection may go silent on a healthy connection:
+                // renew the watch from its version. A connection that is truly gone
+                // then shows as the renewal's missing head.
+                if let State::Streaming(Stream {
+                    kind: StreamKind::Watch { rv, .. },
+                    ..
+                }) = &self.state
+                {
+                    let rv = rv.clone();
+                    self.abandon_current();
+                    self.status.renewals += 1;
+                    self.send_watch(rv, true, now);
+                }
+                return;
+            }
         };
         self.fail(Failure::Deadline(why), true, now);
     }

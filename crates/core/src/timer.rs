@@ -16,7 +16,8 @@ pub(crate) enum Timer {
     Stall,
     /// A watch outlived its `timeoutSeconds` plus a grace: the server would have ended it.
     WatchEnd,
-    /// A watch has been silent longer than a server that sends bookmarks ever is.
+    /// A watch has been silent longer than a server that sends bookmarks usually is:
+    /// it is renewed.
     Idle,
 }
 
@@ -89,8 +90,10 @@ pub struct Deadlines {
     /// was lost: the server ends every watch at its timeout.
     pub watch_grace: Duration,
     /// Once the server has sent a bookmark (it sends one per watch about every minute,
-    /// from the watch cache), a watch silent this long is on a dead connection. 2.5
-    /// bookmark periods: one late or lost bookmark is tolerated.
+    /// from the watch cache, while its cache learns newer versions), a watch silent
+    /// this long is renewed from its version: a quiet collection, or a dead connection
+    /// (the renewal's head deadline tells). 2.5 bookmark periods: one late or lost
+    /// bookmark is tolerated.
     pub idle: Duration,
 }
 
