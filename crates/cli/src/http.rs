@@ -9,7 +9,7 @@
 //! short of `Content-Length`) is an error, never a clean end: a watch cut by a dying
 //! proxy must not look like a server-side timeout.
 
-use flate2::write::GzDecoder;
+use flate2::write::MultiGzDecoder;
 use std::fmt;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
@@ -574,7 +574,12 @@ impl Pool {
 /// still reaches the engine as its bytes arrive.
 pub enum BodyDecoding {
     Identity,
-    Gzip(Box<GzDecoder<Vec<u8>>>),
+    /// Every gzip member in turn, as Go's reader does: kube-apiserver 1.37 closes the
+    /// gzip stream on every flush of a streaming list, so its body is one member per
+    /// flush (`perFlushGzipWriter`, staging/src/k8s.io/apiserver/pkg/endpoints/
+    /// handlers/watch.go). `None` until the first byte: an empty body is an empty body
+    /// (Go's transport reads it so).
+    Gzip(Option<Box<MultiGzDecoder<Vec<u8>>>>),
 }
 
 impl BodyDecoding {
@@ -583,31 +588,44 @@ impl BodyDecoding {
             None | Some("") => Ok(BodyDecoding::Identity),
             Some(e) if e.eq_ignore_ascii_case("identity") => Ok(BodyDecoding::Identity),
             Some(e) if e.eq_ignore_ascii_case("gzip") || e.eq_ignore_ascii_case("x-gzip") => {
-                Ok(BodyDecoding::Gzip(Box::new(GzDecoder::new(Vec::new()))))
+                Ok(BodyDecoding::Gzip(None))
             }
             Some(e) => Err(format!("unsupported Content-Encoding {e:?}")),
         }
     }
 
-    /// The decoded bytes of one piece of the body (possibly none yet).
+    /// The decoded bytes of one piece of the body (possibly none yet). Whatever a
+    /// member's bytes so far decode to comes out at once: a watch event must not wait
+    /// for the next one.
     pub fn feed(&mut self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
-        match self {
-            BodyDecoding::Identity => Ok(bytes),
-            BodyDecoding::Gzip(d) => {
-                d.write_all(&bytes)
-                    .and_then(|_| d.flush())
-                    .map_err(|e| format!("bad gzip body: {e}"))?;
-                Ok(std::mem::take(d.get_mut()))
-            }
+        let decoder = match self {
+            BodyDecoding::Identity => return Ok(bytes),
+            BodyDecoding::Gzip(decoder) => decoder,
+        };
+        if bytes.is_empty() {
+            return Ok(Vec::new());
         }
+        let d = decoder.get_or_insert_with(|| Box::new(MultiGzDecoder::new(Vec::new())));
+        d.write_all(&bytes)
+            .and_then(|_| d.flush())
+            .map_err(|e| format!("bad gzip body: {e}"))?;
+        Ok(std::mem::take(d.get_mut()))
     }
 
-    /// The body ended: whatever the decoder still held.
+    /// The body ended: whatever the decoder still held. A body that ends inside a
+    /// member is an error.
     pub fn finish(&mut self) -> Result<Vec<u8>, String> {
         match self {
-            BodyDecoding::Identity => Ok(Vec::new()),
-            BodyDecoding::Gzip(d) => {
-                d.try_finish().map_err(|e| format!("bad gzip body: {e}"))?;
+            BodyDecoding::Identity | BodyDecoding::Gzip(None) => Ok(Vec::new()),
+            BodyDecoding::Gzip(Some(d)) => {
+                d.try_finish().map_err(|e| {
+                    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                        "bad gzip body: it ends inside a gzip member".to_string()
+                    } else {
+                        // flate2 says "checksum" for a trailer cut short, too.
+                        format!("bad gzip body: its last member is cut short or corrupt ({e})")
+                    }
+                })?;
                 Ok(std::mem::take(d.get_mut()))
             }
         }
