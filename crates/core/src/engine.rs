@@ -30,7 +30,9 @@ pub enum Mode {
     ListWatch,
     /// One watch with `sendInitialEvents=true`. When the server cannot do it (it
     /// rejects it, ignores it, or the initial events stall), that sync falls back to
-    /// LIST + WATCH; the next sync tries streaming again (client-go's rule).
+    /// LIST + WATCH; the next sync tries streaming again (client-go's rule). Failures
+    /// that retrying fixes (throttling, a refused or broken connection, a 5xx) back
+    /// off and stream again.
     StreamingList,
 }
 
@@ -139,7 +141,8 @@ pub enum RelistReason {
     TooLargeResourceVersion { message: String },
     /// The streaming list cannot be used with this server.
     StreamingListFallback { why: String },
-    /// A streaming list ended before its initial events were complete.
+    /// A streaming list ended before its initial events were complete: it is sent
+    /// again.
     InitialEventsInterrupted,
     /// A watch brought other column definitions than the rows held were printed
     /// with (the server was upgraded, a CRD's columns changed): every row is printed
@@ -166,7 +169,7 @@ impl fmt::Display for RelistReason {
             RelistReason::InitialEventsInterrupted => {
                 write!(
                     f,
-                    "streaming list ended before its initial events were complete; listing instead"
+                    "streaming list ended before its initial events were complete; streaming it again"
                 )
             }
             RelistReason::ColumnsChanged => {
@@ -503,10 +506,9 @@ pub struct Engine {
     /// paginated list is slower than the server's history window (client-go's
     /// FullListIfExpired). The decoder still streams it item by item.
     whole_list_next: bool,
-    /// A streaming list of the current sync ended before its end bookmark: finish this
-    /// sync with a LIST, a consistent read. Restarting the streaming list could, on a
-    /// server that ignores `sendInitialEvents`, replay a lagging cache's older state
-    /// over objects consumers were already shown.
+    /// This sync lists: streaming cannot work for it (the server refused the streaming
+    /// list, ignored it, or stalled in its initial events), or the server is behind the
+    /// version asked for and only a LIST is a consistent read of its most recent state.
     list_this_sync: bool,
     /// The version consumers were last shown, for a streaming relist to ask for state
     /// "not older than" it: a lagging cache can then never take back what they saw.
@@ -1401,10 +1403,7 @@ impl Engine {
                 let rv = rv.clone();
                 self.send_watch(rv, true, now);
             }
-            StreamKind::Initial => {
-                self.list_this_sync = true;
-                self.relist(RelistReason::InitialEventsInterrupted, now);
-            }
+            StreamKind::Initial => self.relist(RelistReason::InitialEventsInterrupted, now),
         }
     }
 
@@ -1503,11 +1502,21 @@ impl Engine {
                 },
                 Attempt {
                     sent_at: s.sent_at,
-                    progressed: s.progressed,
+                    // Initial events of an unfinished streaming list are not progress:
+                    // the next attempt sends them all again.
+                    progressed: s.progressed && matches!(s.kind, StreamKind::Watch { .. }),
                 },
             ),
             State::BackingOff { .. } | State::Stopped { .. } => return,
         };
+        // A streaming list that fails is streamed again (after a backoff when nothing
+        // came of it), as client-go's reflector does: only answers saying streaming
+        // cannot work here (below) make this sync a LIST. Streaming again cannot show
+        // older state than consumers saw: it asks for state not older than the last
+        // sync's version, and "" (first sync) is a consistent read of the most recent
+        // state on every server that serves streaming lists; one that ignores
+        // sendInitialEvents takes a version for a plain watch from it (no replay; a
+        // 410 if expired, which makes this sync a LIST).
         let in_streaming_list = matches!(
             self.state,
             State::Streaming(Stream {
@@ -1515,9 +1524,6 @@ impl Engine {
                 ..
             })
         );
-        if in_streaming_list {
-            self.list_this_sync = true;
-        }
         let message = failure.to_string();
         self.status.errors += 1;
         self.status.last_error = Some(message.clone());

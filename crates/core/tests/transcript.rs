@@ -233,6 +233,17 @@ impl Harness {
         });
     }
 
+    fn refused(&mut self) {
+        self.each(|run, now| {
+            let req = run.in_flight.take().expect("a request in flight");
+            run.engine.handle_error(
+                req.id,
+                TransportError::Connect("connection refused".into()),
+                now,
+            );
+        });
+    }
+
     fn error(&mut self, status: u16, headers: &[(&str, &str)], body: &str) {
         self.head(status, headers);
         self.body(body);
@@ -907,37 +918,44 @@ fn streaming_list_rejected_with_422_falls_back_to_list_watch() {
 }
 
 #[test]
-fn streaming_list_interrupted_before_sync_finishes_with_a_list_then_streams_again() {
+fn streaming_list_interrupted_before_its_end_bookmark_streams_again_not_older_than_shown() {
+    // A connection that breaks during the initial events is no reason for a LIST
+    // (client-go's reflector streams again): the next attempt asks for state not older
+    // than what consumers were shown, which a server that serves streaming lists
+    // honours ("" is a consistent read of the most recent state).
     let mut h = Harness::new(config(Mode::StreamingList));
     h.head(200, &[]);
     h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
     h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
     h.advance(5_000);
     h.end();
-    // A LIST is a consistent read: unlike a restarted streaming list on a server that
-    // ignores sendInitialEvents, it cannot replay older state than consumers saw.
-    h.ok(&list(30, "", None, &[pod("a", "p2", "u2", 6)]));
     h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
+    h.body(&end_bookmark(30));
     h.body(&bookmark(31));
     h.body(TOO_OLD);
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
+    h.advance(2_000);
+    h.reset();
     check(
         &mut h,
         "
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
           Added a/p1 uid=u1 rv=5
           Added a/p2 uid=u2 rv=6
-          Relisting: streaming list ended before its initial events were complete; listing instead
-        GET /api/v1/pods?limit=500
-          PageListed page=1 objects=1 remaining=None
+          Relisting: streaming list ended before its initial events were complete; streaming it again
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
           Deleted a/p1 uid=u1 rv=5
           Synced objects=1 rv=30
-        GET /api/v1/pods?watch=true&resourceVersion=30&allowWatchBookmarks=true&timeoutSeconds=T
-        cancel #3
+        cancel #2
           Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
+          Relisting: streaming list ended before its initial events were complete; streaming it again
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
         ",
     );
-    assert_eq!(h.engine.status().mode, Mode::StreamingList);
+    assert_eq!(h.engine.status().fell_back, None);
     // That relist asks for state not older than what consumers saw (rv 31): a server
     // that answers it with a 410 ignored sendInitialEvents (a plain watch from 31).
     h.head(200, &[]);
@@ -959,6 +977,54 @@ fn streaming_list_interrupted_before_sync_finishes_with_a_list_then_streams_agai
         t.ends_with("GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=41&allowWatchBookmarks=true&timeoutSeconds=T\n"),
         "{t}"
     );
+}
+
+#[test]
+fn a_streaming_list_throttled_refused_or_failing_streams_again_after_a_backoff() {
+    // 429 (a watch cache initializing answers it with Retry-After), a refused
+    // connection, a 5xx: retrying fixes them, and a LIST is the expensive request at
+    // the worst moment. Back off (honouring Retry-After) and stream again.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.error(
+        429,
+        &[("Retry-After", "5")],
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"storage is (re)initializing","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}"#,
+    );
+    h.wait(60_000);
+    h.refused();
+    h.wait(60_000);
+    h.error(503, &[], "upstream connect error\n");
+    h.wait(60_000);
+    // Cut right after its head: nothing came of it either.
+    h.head(200, &[]);
+    h.reset();
+    h.wait(60_000);
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.body(&end_bookmark(12));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          BackingOff ~5s: storage is (re)initializing (429 TooManyRequests)
+        (wait)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          BackingOff ~2s: cannot connect: connection refused
+        (wait)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          BackingOff ~3s: HTTP 503: upstream connect error (503)
+        (wait)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          BackingOff ~8s: connection lost: unexpected EOF
+        (wait)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p1 uid=u1 rv=5
+          Synced objects=1 rv=12
+        ",
+    );
+    let s = h.engine.status();
+    assert_eq!((s.errors, s.relists, s.pages_listed), (4, 0, 0));
+    assert_eq!(s.fell_back, None);
 }
 
 #[test]
