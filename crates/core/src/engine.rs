@@ -924,6 +924,21 @@ impl Engine {
                 }
                 _ => format!("the response stalled: no bytes for {} s", secs(d.stall)),
             },
+            Timer::EndBookmark => {
+                if let State::Streaming(Stream {
+                    kind: StreamKind::Initial,
+                    ..
+                }) = &self.state
+                {
+                    self.abandon_current();
+                    let why = format!(
+                        "no initial-events-end bookmark within {} s of the first live event or bookmark: the server ignores sendInitialEvents",
+                        secs(d.end_bookmark)
+                    );
+                    self.fall_back(why, now);
+                }
+                return;
+            }
             Timer::WatchEnd => format!(
                 "the watch outlived its timeout by {} s: the connection is gone",
                 secs(d.watch_grace)
@@ -1741,31 +1756,33 @@ impl Engine {
                 self.relists_in_a_row = 0;
             }
         }
-        if initial && matches!(frame, WatchFrame::Modified(_) | WatchFrame::Deleted(_)) {
-            // Initial events are all ADDED: the server ignored sendInitialEvents and
-            // serves a plain watch (or its end bookmark was lost). List this sync.
-            self.abandon_current();
-            self.fall_back(
-                "the server sent live events before the initial-events-end bookmark".into(),
-                now,
-            );
-            return;
+        let live_or_plain_bookmark = match &frame {
+            WatchFrame::Modified(_) | WatchFrame::Deleted(_) => true,
+            WatchFrame::Bookmark {
+                initial_events_end, ..
+            } => !initial_events_end,
+            _ => false,
+        };
+        if initial && live_or_plain_bookmark && !self.timers.is_armed(Timer::EndBookmark) {
+            // Before 1.32 these could legally precede the end bookmark, which came
+            // soon after; a server that ignores sendInitialEvents never sends it.
+            self.timers
+                .set(Timer::EndBookmark, now + self.config.deadlines.end_bookmark);
         }
         match frame {
+            WatchFrame::Added(object) if initial => self.apply_listed(object),
             WatchFrame::Added(object) | WatchFrame::Modified(object) => {
                 if !initial {
                     set_rv(stream, object.resource_version());
                 }
-                // Initial events never advance the version: only the end bookmark does.
-                if initial {
-                    self.apply_listed(object);
-                } else {
-                    let object = Arc::new(object);
-                    let change = self
-                        .store
-                        .upsert(object.clone(), self.epoch, self.replace_rows);
-                    self.announce(change, object);
-                }
+                // A live event before the end bookmark changes the list being built
+                // (it carries this snapshot's epoch); it never advances the version:
+                // only the end bookmark does.
+                let object = Arc::new(object);
+                let change = self
+                    .store
+                    .upsert(object.clone(), self.epoch, self.replace_rows);
+                self.announce(change, object);
             }
             WatchFrame::Deleted(object) => {
                 if !initial {
@@ -1802,6 +1819,7 @@ impl Engine {
                         resumed: false,
                     };
                     self.timers.stop(Timer::Stall);
+                    self.timers.stop(Timer::EndBookmark);
                     if self.server.sends_bookmarks {
                         self.timers
                             .set(Timer::Idle, now + self.config.deadlines.idle);

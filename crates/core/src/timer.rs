@@ -19,16 +19,21 @@ pub(crate) enum Timer {
     /// A watch has been silent longer than a server that sends bookmarks usually is:
     /// it is renewed.
     Idle,
+    /// A streaming list sent live events or a bookmark but not yet its
+    /// initial-events-end bookmark, which a server that serves streaming lists sends
+    /// soon after.
+    EndBookmark,
 }
 
 impl Timer {
     /// Every timer, in the order expiries are handled at one instant.
-    pub(crate) const ALL: [Timer; 5] = [
+    pub(crate) const ALL: [Timer; 6] = [
         Timer::Retry,
         Timer::Head,
         Timer::Stall,
         Timer::WatchEnd,
         Timer::Idle,
+        Timer::EndBookmark,
     ];
 
     fn slot(self) -> usize {
@@ -39,7 +44,7 @@ impl Timer {
 /// When each [`Timer`] fires, if armed.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct TimerTable {
-    at: [Option<Instant>; 5],
+    at: [Option<Instant>; Timer::ALL.len()],
 }
 
 impl TimerTable {
@@ -51,6 +56,10 @@ impl TimerTable {
         self.at[timer.slot()] = None;
     }
 
+    pub(crate) fn is_armed(&self, timer: Timer) -> bool {
+        self.at[timer.slot()].is_some()
+    }
+
     #[cfg(test)]
     pub(crate) fn get(&self, timer: Timer) -> Option<Instant> {
         self.at[timer.slot()]
@@ -58,7 +67,7 @@ impl TimerTable {
 
     /// Disarms every timer (a new request, a new state).
     pub(crate) fn clear(&mut self) {
-        self.at = [None; 5];
+        self.at = [None; Timer::ALL.len()];
     }
 
     pub(crate) fn next(&self) -> Option<Instant> {
@@ -95,6 +104,12 @@ pub struct Deadlines {
     /// (the renewal's head deadline tells). 2.5 bookmark periods: one late or lost
     /// bookmark is tolerated.
     pub idle: Duration,
+    /// From a streaming list's first live event (MODIFIED, DELETED) or plain bookmark
+    /// to its initial-events-end bookmark. Before 1.32 (kubernetes #127012) the end
+    /// bookmark came from the watch cache's bookmark timer about a second after the
+    /// watch caught up, and live events could precede it; a server that never sends it
+    /// ignores `sendInitialEvents` (it serves a plain watch), and the sync lists.
+    pub end_bookmark: Duration,
 }
 
 impl Default for Deadlines {
@@ -105,6 +120,7 @@ impl Default for Deadlines {
             stall: Duration::from_secs(30),
             watch_grace: Duration::from_secs(30),
             idle: Duration::from_secs(150),
+            end_bookmark: Duration::from_secs(10),
         }
     }
 }

@@ -879,27 +879,94 @@ fn streaming_list_whose_initial_events_stall_lists_this_sync_and_streams_the_nex
 }
 
 #[test]
-fn live_events_before_the_end_bookmark_mean_the_server_ignored_the_streaming_list() {
-    // A pre-1.27 server serves a plain watch from "": synthetic ADDED, then live events,
-    // never the end bookmark. The first live event shows it: list this sync at once.
+fn live_events_before_the_end_bookmark_are_applied_and_the_sync_waits_for_it() {
+    // Before 1.32 (kubernetes #127012) the end bookmark came from the cacher's bookmark
+    // timer once the watch had caught up: live events could legally come first. They
+    // change the list being built; the sync completes at the bookmark.
     let mut h = Harness::new(config(Mode::StreamingList));
     h.head(200, &[]);
     h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
-    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 6)));
-    h.ok(&list(20, "", None, &[pod("a", "p1", "u1", 6)]));
+    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 7)));
+    h.body(&event("DELETED", &pod("a", "p2", "u2", 8)));
+    h.body(&event("ADDED", &pod("a", "p3", "u3", 9)));
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 10)));
+    assert_eq!(h.engine.status().phase, Phase::InitialEvents);
+    h.advance(900);
+    h.body(&end_bookmark(10));
+    h.body(&event("MODIFIED", &pod("a", "p3", "u3", 11)));
     check(
         &mut h,
         "
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
           Added a/p1 uid=u1 rv=5
-        cancel #1
-          Relisting: streaming list unavailable, using LIST+WATCH: the server sent live events before the initial-events-end bookmark
-        GET /api/v1/pods?limit=500
-          Modified a/p1 uid=u1 rv=6 (was rv=5)
-          PageListed page=1 objects=1 remaining=None
-          Synced objects=1 rv=20
-        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p2 uid=u2 rv=6
+          Modified a/p1 uid=u1 rv=7 (was rv=5)
+          Deleted a/p2 uid=u2 rv=8
+          Added a/p3 uid=u3 rv=9
+          Modified a/p1 uid=u1 rv=10 (was rv=7)
+          Synced objects=2 rv=10
+          Modified a/p3 uid=u3 rv=11 (was rv=9)
         ",
+    );
+    let s = h.engine.status();
+    assert_eq!(s.phase, Phase::Watching);
+    assert_eq!((s.relists, s.fell_back), (0, None));
+}
+
+#[test]
+fn a_busy_server_that_ignores_send_initial_events_is_caught_10_s_after_its_first_live_event() {
+    // It serves a plain watch from "": synthetic ADDED for the current state, then live
+    // events, never the end bookmark. Bytes keep coming, so the stall deadline never
+    // passes: 10 s after the first live event without an end bookmark, the sync lists.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.advance(1_000);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 6)));
+    for rv in 7..12 {
+        h.advance(2_000);
+        h.body(&event("MODIFIED", &pod("a", "p1", "u1", rv)));
+    }
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(11_000)));
+    h.wait(10_000);
+    h.ok(&list(20, "", None, &[pod("a", "p1", "u1", 12)]));
+    let t = stable(&h.take());
+    assert!(
+        t.ends_with(
+            "  Modified a/p1 uid=u1 rv=11 (was rv=10)
+(wait)
+cancel #1
+  Relisting: streaming list unavailable, using LIST+WATCH: no initial-events-end bookmark within 10 s of the first live event or bookmark: the server ignores sendInitialEvents
+GET /api/v1/pods?limit=500
+  Modified a/p1 uid=u1 rv=12 (was rv=11)
+  PageListed page=1 objects=1 remaining=None
+  Synced objects=1 rv=20
+GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+"
+        ),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_plain_bookmark_during_the_initial_events_gives_the_end_bookmark_10_s() {
+    // A quiet collection on a server that ignores sendInitialEvents: its watch cache
+    // sends plain bookmarks, which keep the stall deadline away. The first one starts
+    // the wait for the end bookmark.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.advance(20_000);
+    h.body(&bookmark(6));
+    h.advance(5_000);
+    h.body(&bookmark(6));
+    assert_eq!(h.engine.poll_timeout(), Some(Instant::from_millis(30_000)));
+    h.wait(10_000);
+    let t = stable(&h.take());
+    assert!(
+        t.ends_with("Relisting: streaming list unavailable, using LIST+WATCH: no initial-events-end bookmark within 10 s of the first live event or bookmark: the server ignores sendInitialEvents\nGET /api/v1/pods?limit=500\n"),
+        "{t}"
     );
 }
 
