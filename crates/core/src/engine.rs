@@ -280,7 +280,9 @@ pub struct Status {
     pub last_relist_reason: Option<RelistReason>,
     pub errors: u64,
     pub last_error: Option<String>,
-    /// Why the last sync fell back from a streaming list to LIST + WATCH, if it did.
+    /// Why syncs fall back from a streaming list to LIST + WATCH: set when one falls
+    /// back, cleared when a sync streams again. A fallback for the session (streaming
+    /// lists cannot be tables here, or the driver cannot read a gzipped one) stays.
     pub fell_back: Option<String>,
     /// When the current request last received anything (its head or body bytes): a
     /// UI shows "last byte N s ago". `None` while connecting.
@@ -479,6 +481,9 @@ struct ServerFacts {
     /// It has sent a bookmark: it sends them, so a long silence on a watch is worth
     /// a renewal (the idle deadline applies).
     sends_bookmarks: bool,
+    /// It does not serve streaming lists as tables (it answers 406, or plain
+    /// objects): in table mode every sync is a Table LIST + WATCH, which it prints.
+    streaming_lists_not_tables: bool,
 }
 
 /// The sans-io list/watch engine. See the crate docs for the draining rule.
@@ -1017,6 +1022,17 @@ impl Engine {
         }
     }
 
+    /// A streaming list is sending its initial events.
+    fn in_streaming_list(&self) -> bool {
+        matches!(
+            self.state,
+            State::Streaming(Stream {
+                kind: StreamKind::Initial,
+                ..
+            })
+        )
+    }
+
     fn is_current(&self, id: RequestId) -> bool {
         self.current_request() == Some(id)
     }
@@ -1211,7 +1227,7 @@ impl Engine {
     fn start_fresh(&mut self, now: Instant) {
         self.status.synced = false;
         match self.config.mode {
-            Mode::StreamingList if !self.list_this_sync => {
+            Mode::StreamingList if self.streams_this_sync() => {
                 self.begin_snapshot();
                 let timeout = self.watch_timeout();
                 let path = self
@@ -1238,6 +1254,12 @@ impl Engine {
             }
             Mode::StreamingList | Mode::ListWatch => self.send_list_page(1, None, now),
         }
+    }
+
+    /// Whether this sync streams (in streaming mode): nothing this sync or this session
+    /// said streaming cannot work.
+    fn streams_this_sync(&self) -> bool {
+        !self.list_this_sync && !(self.tables && self.server.streaming_lists_not_tables)
     }
 
     /// A new snapshot begins (page one of a list, or a streaming list): objects
@@ -1378,17 +1400,17 @@ impl Engine {
             );
             return;
         };
-        self.finish_sync(ResourceVersion::new(&rv));
+        self.finish_sync(ResourceVersion::new(&rv), false);
         self.send_watch(ResourceVersion::new(&rv), false, now);
     }
 
     /// A full list (or the initial events) is in: drop what it no longer holds.
-    fn finish_sync(&mut self, rv: ResourceVersion) {
+    fn finish_sync(&mut self, rv: ResourceVersion, streamed: bool) {
         for gone in self.store.sweep(self.epoch) {
             self.status.deleted += 1;
             self.events.push_back(Event::Deleted(gone));
         }
-        if !self.list_this_sync && self.config.mode == Mode::StreamingList {
+        if streamed {
             // A streaming sync worked: nothing fell back.
             self.status.fell_back = None;
         }
@@ -1517,9 +1539,7 @@ impl Engine {
                 },
                 Attempt {
                     sent_at: s.sent_at,
-                    // Initial events of an unfinished streaming list are not progress:
-                    // the next attempt sends them all again.
-                    progressed: s.progressed && matches!(s.kind, StreamKind::Watch { .. }),
+                    progressed: s.progressed,
                 },
             ),
             State::BackingOff { .. } | State::Stopped { .. } => return,
@@ -1532,13 +1552,7 @@ impl Engine {
         // state on every server that serves streaming lists; one that ignores
         // sendInitialEvents takes a version for a plain watch from it (no replay; a
         // 410 if expired, which makes this sync a LIST).
-        let in_streaming_list = matches!(
-            self.state,
-            State::Streaming(Stream {
-                kind: StreamKind::Initial,
-                ..
-            })
-        );
+        let in_streaming_list = self.in_streaming_list();
         let message = failure.to_string();
         self.status.errors += 1;
         self.status.last_error = Some(message.clone());
@@ -1567,6 +1581,14 @@ impl Engine {
             self.back_off(resume, message, false, None, now);
             return;
         };
+        if error.code == 406 && self.tables && in_streaming_list {
+            let why = format!(
+                "the server does not serve streaming lists as tables (406): {}",
+                error.message
+            );
+            self.streaming_lists_not_tables(why, now);
+            return;
+        }
         if error.code == 406 && self.tables {
             // The server (an aggregated API) cannot print this resource: ask for
             // objects instead, at once.
@@ -1673,11 +1695,27 @@ impl Engine {
     /// An object came where a row was expected: the server does not print tables
     /// for this collection. True if the engine relisted (the current request is gone).
     fn objects_arrived(&mut self, now: Instant) -> bool {
+        if self.in_streaming_list() {
+            self.abandon_current();
+            self.streaming_lists_not_tables(
+                "the server sent the streaming list as plain objects, not tables".into(),
+                now,
+            );
+            return true;
+        }
         let why = match &self.state {
             State::Listing(_) => "the server answered a plain list",
             _ => "the server sent plain watch events",
         };
         self.stop_tables(why.to_string(), true, now)
+    }
+
+    /// The server does not serve streaming lists as tables, though its LISTs and
+    /// watches may print them: tables stay on, and for the rest of the session every
+    /// sync is a Table LIST + WATCH (said once, here).
+    fn streaming_lists_not_tables(&mut self, why: String, now: Instant) {
+        self.server.streaming_lists_not_tables = true;
+        self.fall_back(why, now);
     }
 
     /// Serves objects from now on. Rows held are replaced as objects arrive; unless
@@ -1824,7 +1862,7 @@ impl Engine {
                         self.timers
                             .set(Timer::Idle, now + self.config.deadlines.idle);
                     }
-                    self.finish_sync(rv);
+                    self.finish_sync(rv, true);
                 }
             }
             WatchFrame::Error { status } => {

@@ -2615,3 +2615,68 @@ fn a_page_retried_after_a_failure_mid_page_counts_its_items_once() {
     let s = h.engine.status();
     assert_eq!((s.added, s.modified, s.deleted, s.objects), (4, 0, 0, 4));
 }
+
+#[test]
+fn a_streaming_list_refused_as_a_table_syncs_with_a_table_list_and_tables_stay_on() {
+    // Kubernetes 1.32+ answers a streaming list asked `as=Table` with 406 (#126996);
+    // LISTs and watches still print tables. The session remembers that streaming lists
+    // cannot be tables: every sync is a Table LIST + WATCH, said once.
+    let p = pod_printer();
+    let mut h = Harness::new(table_config(Mode::StreamingList));
+    h.error(406, &[], NOT_ACCEPTABLE);
+    h.ok(&p.list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.head(200, &[]);
+    let mut w = p.watch();
+    h.body(&w.event("MODIFIED", &pod("a", "p1", "u1", 11)));
+    h.body(&w.error(r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 11 (90)","reason":"Expired","code":410}"#));
+    h.ok(&p.list(95, "", None, &[pod("a", "p1", "u1", 11)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+          Relisting: streaming list unavailable, using LIST+WATCH: the server does not serve streaming lists as tables (406): only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+          Modified a/p1 uid=u1 rv=11 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>] (was rv=5)
+        cancel #3
+          Relisting: version expired: too old resource version: 11 (90)
+        GET /api/v1/pods?limit=500 [as=Table]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=95
+        GET /api/v1/pods?watch=true&resourceVersion=95&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+    let s = h.engine.status();
+    assert!(s.tables);
+    assert_eq!(s.table_fallback, None);
+    assert!(s.fell_back.unwrap().contains("as tables"));
+}
+
+#[test]
+fn a_streaming_list_served_as_plain_objects_in_table_mode_syncs_with_a_table_list() {
+    // A release that serves the stream as plain objects: the LIST can still print.
+    let p = pod_printer();
+    let mut h = Harness::new(table_config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.ok(&p.list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        cancel #1
+          Relisting: streaming list unavailable, using LIST+WATCH: the server sent the streaming list as plain objects, not tables
+        GET /api/v1/pods?limit=500 [as=Table]
+          Columns Name,Ready,Status,Restarts,Age,IP(wide),Node(wide),Nominated Node(wide),Readiness Gates(wide)
+          Added a/p1 uid=u1 rv=5 [p1|0/1|Running|0|5m|<none>|node-1|<none>|<none>]
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T [as=Table]
+        ",
+    );
+    assert!(h.engine.status().tables);
+}
