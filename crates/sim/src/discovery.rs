@@ -266,7 +266,7 @@ pub fn legacy_document(path: &str, server_address: &str) -> Option<String> {
                 groups: groups().into_iter().map(|g| api_group(g, false)).collect(),
             }))
         }
-        "/version" => Some(version_document()),
+        "/version" => Some(version_document(crate::release::Release::default())),
         "/api/v1" => Some(encode(&ApiResourceList {
             kind: "APIResourceList",
             api_version: None,
@@ -296,13 +296,13 @@ pub fn legacy_document(path: &str, server_address: &str) -> Option<String> {
     }
 }
 
-/// `/version`: written by `WriteRawJSON`, i.e. indented and without a trailing newline,
-/// whatever the client accepts.
-pub fn version_document() -> String {
+/// `/version` of `release`: written by `WriteRawJSON`, i.e. indented and without a
+/// trailing newline, whatever the client accepts.
+pub fn version_document(release: crate::release::Release) -> String {
     let compact = serde_json::json!({
         "major": "1",
-        "minor": "32",
-        "gitVersion": "v1.32.0-kubelive-sim",
+        "minor": release.minor().to_string(),
+        "gitVersion": release.git_version(),
         "gitCommit": "0000000000000000000000000000000000000000",
         "gitTreeState": "clean",
         "buildDate": "2025-01-01T00:00:00Z",

@@ -28,6 +28,7 @@ pub mod object;
 pub mod printers;
 pub mod protobuf;
 pub mod rbac;
+pub mod release;
 pub mod resources;
 pub mod selector;
 pub mod server;
@@ -40,10 +41,11 @@ pub use faults::{Action, CutStyle, FaultPlan};
 pub use genpod::{DeployInfo, Phase, PodState};
 pub use model::{
     watch_response_head, CacheProgress, Cluster, ClusterConfig, ControlPlane, Get, MutationError,
-    ObjRef, Reply, Response, StreamingLists, WatchId, WatchOutput, EVENT_TTL_MS,
+    ObjRef, Reply, Response, StreamingLists, WatchId, WatchOutput, BOOKMARK_TICK_MS, EVENT_TTL_MS,
 };
-pub use negotiate::{Output, TableVersion};
+pub use negotiate::{AggregatedVersion, Output, TableVersion};
 pub use object::Obj;
+pub use release::Release;
 pub use resources::{
     ResourceType, CONFIGMAPS, CUSTOMRESOURCEDEFINITIONS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES,
     NODES, PODS, REPLICASETS, SECRETS, SERVICES, WIDGETS,

@@ -1,13 +1,15 @@
-//! `kubelive-sim serve --port P [--objects N] [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
+//! `kubelive-sim serve --port P [--kube-version 1.NN] [--feature-gates G=BOOL,...] [--objects N] [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
 
 use std::io::Write;
 
 use kubelive_sim::rbac::{self, Policy};
 use kubelive_sim::server::{Server, ServerConfig};
-use kubelive_sim::{CacheProgress, FaultPlan, StreamingLists};
+use kubelive_sim::{CacheProgress, FaultPlan, Release, StreamingLists};
 
 const USAGE: &str =
-    "usage: kubelive-sim serve [--port P] [--address A] [--objects N] [--namespaces K]
+    "usage: kubelive-sim serve [--port P] [--address A] [--kube-version 1.NN]
+                          [--feature-gates WatchList=BOOL,WatchListCompression=BOOL]
+                          [--objects N] [--namespaces K]
                           [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--watch-cache-window SECS]
                           [--bookmark-every SECS] [--faults SPEC] [--seed S]
                           [--no-streaming-lists | --ignore-streaming-lists]
@@ -16,6 +18,15 @@ const USAGE: &str =
                           [--no-compression] [--verbose]
 
   --port 0 picks a free port. The first stdout line is `kubelive-sim listening on <url>`.
+  --kube-version 1.27 ... 1.37 (also v1.27, 1.27.3; default 1.37): answer as that
+    kube-apiserver release: /version, the aggregated discovery versions (v2beta1 to 1.32,
+    v2 from 1.30), streaming lists (WatchList on by default in 1.32 and from 1.34, else
+    the 422; the end bookmark from the 1 s bookmark timer before 1.32, changes made
+    meanwhile first; as=Table answered 406 in 1.32-1.33), and from 1.37 streaming lists
+    gzipped, one gzip member per flush, for clients sending Accept-Encoding: gzip.
+  --feature-gates: turn the release's WatchList / WatchListCompression gates on or off
+    (e.g. --kube-version 1.31 --feature-gates WatchList=true). --no-streaming-lists is
+    WatchList=false; --ignore-streaming-lists answers as a server before 1.27.
   --churn-for SECS: the churn stops SECS after the start (graceful deletions still end).
   --faults SPEC, comma-separated: cut=P abort=P cut-within=BYTES split=P nobookmarks[=P]
     lag=N lag-chance=P 429=P 500=P 503=P retry-after=S html=P malformed=P drip=BYTES/MS
@@ -79,6 +90,42 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
             "--bookmark-every" => cfg.bookmark_every_s = num(flag, val(flag)?)?,
             "--seed" => cfg.seed = num(flag, val(flag)?)?,
             "--faults" => cfg.faults = FaultPlan::parse(&val(flag)?)?,
+            "--kube-version" => {
+                cfg.release = val(flag)?
+                    .parse::<Release>()
+                    .map_err(|e| format!("--kube-version: {e}"))?
+            }
+            "--feature-gates" => {
+                for gate in val(flag)?.split(',').filter(|g| !g.trim().is_empty()) {
+                    let (name, on) = gate
+                        .split_once('=')
+                        .ok_or(format!("--feature-gates: {gate:?} is not NAME=true|false"))?;
+                    let on = match on.trim() {
+                        "true" => true,
+                        "false" => false,
+                        v => {
+                            return Err(format!(
+                                "--feature-gates: {name}={v:?} is not true or false"
+                            ))
+                        }
+                    };
+                    match name.trim() {
+                        "WatchList" => {
+                            cfg.streaming_lists = if on {
+                                StreamingLists::Supported
+                            } else {
+                                StreamingLists::Rejected
+                            }
+                        }
+                        "WatchListCompression" => cfg.watch_list_compression = Some(on),
+                        other => {
+                            return Err(format!(
+                                "--feature-gates: the sim models WatchList and WatchListCompression, not {other:?}"
+                            ))
+                        }
+                    }
+                }
+            }
             "--no-streaming-lists" => cfg.streaming_lists = StreamingLists::Rejected,
             "--ignore-streaming-lists" => cfg.streaming_lists = StreamingLists::Ignored,
             "--allow" => allow.extend(rbac::parse_allow(&val(flag)?)?),

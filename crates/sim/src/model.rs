@@ -32,6 +32,7 @@ use crate::printers::{
     write_object_table, IncludeObject, ListMeta, TableConvertor, TableFormat, TableListWriter,
     WatchTableEncoder,
 };
+use crate::release::Release;
 use crate::resources::{self, ResourceType, Target, CONFIGMAPS, EVENTS, LEASES};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{self, FieldError};
@@ -41,9 +42,13 @@ use crate::util::{
 };
 
 /// How the server treats `sendInitialEvents` (streaming lists).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StreamingLists {
-    /// WatchList enabled: synthetic ADDED, then the initial-events-end bookmark.
+    /// As the release does by default (its `WatchList` gate: [`Release::watch_list_default`]).
+    #[default]
+    ByRelease,
+    /// WatchList enabled: synthetic ADDED, then the initial-events-end bookmark (when and
+    /// how as the release does it).
     Supported,
     /// WatchList feature gate off: 422 "sendInitialEvents is forbidden for watch unless ...".
     Rejected,
@@ -62,10 +67,16 @@ pub struct ClusterConfig {
     pub watch_cache_window_ms: u64,
     /// Period of watch bookmarks (ms).
     pub bookmark_every_ms: u64,
+    /// The `WatchList` gate: the release's default unless set.
     pub streaming_lists: StreamingLists,
     /// How long a too-large list waits before its 504 (ms).
     pub too_large_wait_ms: u64,
     pub faults: FaultPlan,
+    /// The Kubernetes release the model answers as (default: the newest).
+    pub release: Release,
+    /// The `WatchListCompression` gate (None: the release's default,
+    /// [`Release::watch_list_compression_default`]).
+    pub watch_list_compression: Option<bool>,
 }
 
 impl Default for ClusterConfig {
@@ -75,10 +86,32 @@ impl Default for ClusterConfig {
             compact_every_ms: 300_000,
             watch_cache_window_ms: 75_000,
             bookmark_every_ms: 60_000,
-            streaming_lists: StreamingLists::Supported,
+            streaming_lists: StreamingLists::ByRelease,
             too_large_wait_ms: 3_000,
             faults: FaultPlan::none(),
+            release: Release::NEWEST,
+            watch_list_compression: None,
         }
+    }
+}
+
+impl ClusterConfig {
+    /// The `WatchList` gate in effect: the one set, else the release's default.
+    pub fn watch_list(&self) -> StreamingLists {
+        match self.streaming_lists {
+            StreamingLists::ByRelease if self.release.watch_list_default() => {
+                StreamingLists::Supported
+            }
+            StreamingLists::ByRelease => StreamingLists::Rejected,
+            set => set,
+        }
+    }
+
+    /// Whether streaming lists are gzipped for clients that accept it (the
+    /// `WatchListCompression` gate in effect).
+    pub fn compresses_watch_lists(&self) -> bool {
+        self.watch_list_compression
+            .unwrap_or(self.release.watch_list_compression_default())
     }
 }
 
@@ -301,7 +334,8 @@ struct Watch {
     /// Plain watch from a version the server has not reached: silent until it does.
     wait_until_rv: Option<u64>,
     initial: Option<Initial>,
-    end_bookmark: bool,
+    /// The initial-events-end bookmark still to send, and when it is due.
+    end_bookmark: Option<EndBookmarkDue>,
     deadline_ms: u64,
     bookmarks: bool,
     next_bookmark_ms: u64,
@@ -328,7 +362,25 @@ struct Watch {
     /// A Table watch (`Accept: ...;as=Table`): each event's object printed as a one-row
     /// table, the column definitions with the first event only.
     table: Option<WatchTableEncoder>,
+    /// Each batch of the body is one gzip member (`WatchListCompression`).
+    gzip: bool,
 }
+
+/// When a streaming list's initial-events-end bookmark goes out
+/// ([`Release::end_bookmark_right_after_initial_events`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EndBookmarkDue {
+    /// Right after the last initial event (1.32 on).
+    AfterInitialEvents,
+    /// At the cacher's bookmark tick at `at_ms` (before 1.32), once the initial events
+    /// are out; the changes made until then go first.
+    Tick { at_ms: u64 },
+}
+
+/// The period of the cacher's bookmark timer (`dispatchEvents` in staging/src/k8s.io/
+/// apiserver/pkg/storage/cacher/cacher.go: `wait.Jitter(time.Second, 0.25)`; the jitter
+/// is left out so that a virtual clock knows when it fires).
+pub const BOOKMARK_TICK_MS: u64 = 1000;
 
 /// Query options as the apiserver reads them.
 #[derive(Debug, Default, Clone)]
@@ -640,6 +692,36 @@ fn event_line(ty: &str, object_json: &str) -> Vec<u8> {
     s.extend_from_slice(object_json.as_bytes());
     s.extend_from_slice(b"}\n");
     s
+}
+
+/// The 406 of content negotiation (`negotiation.NewNotAcceptableError`), written raw and
+/// indented as `WriteRawJSON` does: the client accepts nothing the server can write.
+fn not_acceptable() -> Response {
+    let body = status::status_json(
+        406,
+        "NotAcceptable",
+        &crate::negotiate::not_acceptable_message(),
+        None,
+    );
+    Response {
+        status: 406,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: crate::indent::indent(body.as_bytes()),
+    }
+}
+
+/// `bytes` as one gzip member, written the way Go's `gzip.Writer` is by
+/// `perFlushGzipWriter.Flush` (watch.go): a sync flush, then `Close`, at level 1 like the
+/// apiserver's gzip pool.
+fn gzip_member(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(
+        Vec::with_capacity(bytes.len() / 4 + 64),
+        flate2::Compression::new(1),
+    );
+    // Writing to a Vec cannot fail.
+    let _ = gz.write_all(bytes).and_then(|_| gz.flush());
+    gz.finish().unwrap_or_default()
 }
 
 fn error_line(status_json: &str) -> Vec<u8> {
@@ -1715,6 +1797,13 @@ impl Cluster {
             None => return Reply::Response(Response::json(404, status::not_found_path())),
         };
         let (rt, namespace, name) = match target {
+            // The server writes `/version` raw; the model answers it as its release.
+            Target::Discovery(_) if path.trim_end_matches('/') == "/version" => {
+                return Reply::Response(Response::json(
+                    200,
+                    crate::discovery::version_document(self.cfg.release),
+                ))
+            }
             Target::Discovery(doc) => return Reply::Response(Response::json(200, doc.to_string())),
             Target::Collection { rt, namespace } => (rt, namespace, None),
             Target::Object {
@@ -1766,13 +1855,39 @@ impl Cluster {
                 return Reply::Response(Response::json(400, status::bad_request(&e)))
             }
         };
-        if self.cfg.streaming_lists == StreamingLists::Ignored && o.watch {
+        let watch_list = self.cfg.watch_list();
+        if watch_list == StreamingLists::Ignored && o.watch {
             o.send_initial = None;
             o.rv_match.clear();
+        }
+        // `SetListOptionsDefaults` (staging/src/k8s.io/apimachinery/pkg/apis/meta/
+        // internalversion/defaults.go), called by `ListResource` with the WatchList gate:
+        // a watch from "" or "0" that names neither sendInitialEvents nor
+        // resourceVersionMatch becomes a streaming list.
+        if watch_list == StreamingLists::Supported
+            && o.watch
+            && o.send_initial.is_none()
+            && o.rv_match.is_empty()
+            && (o.rv.is_empty() || o.rv == "0")
+        {
+            o.send_initial = Some(true);
+            o.rv_match = "NotOlderThan".into();
         }
         let errs = self.validate(&o);
         if !errs.is_empty() {
             return Reply::Response(Response::json(422, status::invalid_list_options(&errs)));
+        }
+        // `isListWatchRequest` (get.go, and cacher.go's copy): only with bookmarks does a
+        // watch with initial events get the end bookmark, the 406 for Tables and gzip.
+        let list_watch = watch_list == StreamingLists::Supported
+            && o.watch
+            && o.send_initial == Some(true)
+            && o.bookmarks;
+        if list_watch
+            && matches!(req.output, Output::Table(_))
+            && self.cfg.release.refuses_table_streaming_lists()
+        {
+            return Reply::Response(not_acceptable());
         }
         if o.watch {
             // The watch handler converts (optionsForTransform) once the watch is open; a
@@ -1784,7 +1899,10 @@ impl Cluster {
                 Some(Ok(f)) => Some(f),
                 None => None,
             };
-            self.open_watch(q, &o, format, now_ms)
+            let gzip = list_watch
+                && self.cfg.compresses_watch_lists()
+                && crate::http::accepts_gzip(req.header("accept-encoding"));
+            self.open_watch(q, &o, format, gzip, now_ms)
         } else {
             self.list(rt, q, &o, format, now_ms)
         }
@@ -1840,13 +1958,13 @@ impl Cluster {
                         "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
                     ));
                 }
-                if !o.bookmarks {
+                if !o.bookmarks && self.cfg.release.initial_events_require_bookmarks() {
                     errs.push(FieldError::forbidden(
                         "allowWatchBookmarks",
                         "sendInitialEvents requires setting allowWatchBookmarks to true",
                     ));
                 }
-                if self.cfg.streaming_lists == StreamingLists::Rejected {
+                if self.cfg.watch_list() == StreamingLists::Rejected {
                     errs.push(FieldError::forbidden(
                         "sendInitialEvents",
                         "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
@@ -2116,7 +2234,14 @@ impl Cluster {
         Reply::Response(Response::json(200, body))
     }
 
-    fn open_watch(&mut self, q: Query, o: &Opts, table: Option<TableFormat>, now_ms: u64) -> Reply {
+    fn open_watch(
+        &mut self,
+        q: Query,
+        o: &Opts,
+        table: Option<TableFormat>,
+        gzip: bool,
+        now_ms: u64,
+    ) -> Reply {
         let streaming = o.send_initial == Some(true);
         if streaming {
             // The cache waits until it is at least as fresh as asked (a consistent read
@@ -2142,7 +2267,7 @@ impl Cluster {
             start_rv: served,
             wait_until_rv: None,
             initial: None,
-            end_bookmark: false,
+            end_bookmark: None,
             deadline_ms: now_ms + timeout_ms,
             bookmarks: o.bookmarks && !self.rng.chance(f.no_bookmarks),
             next_bookmark_ms: now_ms + self.cfg.bookmark_every_ms.max(1),
@@ -2162,6 +2287,7 @@ impl Cluster {
             finish: None,
             killed: false,
             table: table.map(WatchTableEncoder::new),
+            gzip,
         };
         if self.rng.chance(f.cut) {
             w.cut_at = Some((self.rng.below(f.cut_within), false));
@@ -2221,7 +2347,17 @@ impl Cluster {
                 }
                 _ => {
                     synthetic(self, &mut w, served);
-                    w.end_bookmark = true;
+                    if o.bookmarks {
+                        w.end_bookmark = Some(
+                            if self.cfg.release.end_bookmark_right_after_initial_events() {
+                                EndBookmarkDue::AfterInitialEvents
+                            } else {
+                                EndBookmarkDue::Tick {
+                                    at_ms: (now_ms / BOOKMARK_TICK_MS + 1) * BOOKMARK_TICK_MS,
+                                }
+                            },
+                        );
+                    }
                 }
             }
         } else {
@@ -2246,6 +2382,20 @@ impl Cluster {
         self.next_watch += 1;
         self.watches.insert(id, w);
         Reply::Watch(WatchId(id))
+    }
+
+    /// Status and headers of watch `id`'s response: [`watch_response_head`], plus
+    /// `Content-Encoding: gzip` and `Vary: Accept-Encoding` for a streaming list the
+    /// release compresses (`watchResponseWriter.BeginStream` in watch.go). Then each
+    /// [`WatchOutput::Chunks`] batch is one gzip member.
+    pub fn watch_head(&self, id: WatchId) -> Response {
+        let mut head = watch_response_head();
+        if self.watches.get(&id.0).is_some_and(|w| w.gzip) {
+            head.headers
+                .push(("Content-Encoding".into(), "gzip".into()));
+            head.headers.push(("Vary".into(), "Accept-Encoding".into()));
+        }
+        head
     }
 
     /// Forgets a watch (the client went away).
@@ -2434,78 +2584,108 @@ impl Cluster {
             lines.push(line);
         }
         if w.initial.is_none() {
-            if w.end_bookmark {
-                w.end_bookmark = false;
-                lines.push(self.bookmark_bytes(w, w.cursor, true, now_ms));
-            }
-            let served = self.served_rv(w.lagging);
-            if let Some(n) = w.wait_until_rv {
-                if served >= n {
-                    w.wait_until_rv = None;
-                    w.cursor = n;
+            'events: {
+                // The server flushes right after the end bookmark (watch.go), so it ends the
+                // batch: with gzip, it closes a member.
+                if w.end_bookmark == Some(EndBookmarkDue::AfterInitialEvents) {
+                    w.end_bookmark = None;
+                    w.next_bookmark_ms = now_ms + self.cfg.bookmark_every_ms.max(1);
+                    lines.push(self.bookmark_bytes(w, w.cursor, true, now_ms));
+                    break 'events;
                 }
-            }
-            if w.wait_until_rv.is_none() && w.cursor < served {
-                let first_rv = self.history.front().map(|c| c.rv).unwrap_or(self.rv + 1);
-                if self.dropped_rv[w.q.res] > w.cursor {
-                    // History this watcher still needed is gone: close it like a slow watcher.
-                    w.finish = Some(WatchOutput::End);
-                } else {
-                    // What is gone before the history's start was other resources'.
-                    let start = (w.cursor + 1).saturating_sub(first_rv) as usize;
-                    // (event type, change version, the change's new state or its old one)
-                    let mut due: Vec<(&'static str, u64, Arc<Obj>, bool)> = Vec::new();
-                    for c in self.history.range(start..) {
-                        if c.rv > served || lines.len() + due.len() >= MAX_EVENTS_PER_POLL {
-                            break;
-                        }
-                        w.cursor = c.rv;
-                        if c.res != w.q.res {
-                            continue;
-                        }
-                        let now_m = w.q.matches(&c.obj);
-                        let old_m = c.old.as_ref().is_some_and(|o| w.q.matches(o));
-                        let ty = match (c.kind, old_m, now_m) {
-                            (ChangeKind::Added, _, true) => "ADDED",
-                            (ChangeKind::Deleted, _, true) => "DELETED",
-                            (ChangeKind::Modified, true, true) => "MODIFIED",
-                            (ChangeKind::Modified, false, true) => "ADDED",
-                            (ChangeKind::Modified, true, false) => {
-                                // Out of the selection: DELETED with the last state it
-                                // matched, at this change's version.
-                                if let Some(p) = &c.old {
-                                    due.push(("DELETED", c.rv, p.clone(), true));
-                                }
+                let tick = match w.end_bookmark {
+                    Some(EndBookmarkDue::Tick { at_ms }) if now_ms >= at_ms => Some(at_ms),
+                    _ => None,
+                };
+                let mut capped = false;
+                let served = self.served_rv(w.lagging);
+                if let Some(n) = w.wait_until_rv {
+                    if served >= n {
+                        w.wait_until_rv = None;
+                        w.cursor = n;
+                    }
+                }
+                if w.wait_until_rv.is_none() && w.cursor < served {
+                    let first_rv = self.history.front().map(|c| c.rv).unwrap_or(self.rv + 1);
+                    if self.dropped_rv[w.q.res] > w.cursor {
+                        // History this watcher still needed is gone: close it like a slow watcher.
+                        w.finish = Some(WatchOutput::End);
+                    } else {
+                        // What is gone before the history's start was other resources'.
+                        let start = (w.cursor + 1).saturating_sub(first_rv) as usize;
+                        // (event type, change version, the change's new state or its old one)
+                        let mut due: Vec<(&'static str, u64, Arc<Obj>, bool)> = Vec::new();
+                        for c in self.history.range(start..) {
+                            if c.rv > served || tick.is_some_and(|t| c.at_ms > t) {
+                                break;
+                            }
+                            if lines.len() + due.len() >= MAX_EVENTS_PER_POLL {
+                                capped = true;
+                                break;
+                            }
+                            w.cursor = c.rv;
+                            if c.res != w.q.res {
                                 continue;
                             }
-                            _ => continue,
-                        };
-                        due.push((ty, c.rv, c.obj.clone(), false));
-                    }
-                    for (ty, rv, obj, old) in due {
-                        lines.push(self.event_bytes(w, ty, rv, &obj, old, now_ms));
+                            let now_m = w.q.matches(&c.obj);
+                            let old_m = c.old.as_ref().is_some_and(|o| w.q.matches(o));
+                            let ty = match (c.kind, old_m, now_m) {
+                                (ChangeKind::Added, _, true) => "ADDED",
+                                (ChangeKind::Deleted, _, true) => "DELETED",
+                                (ChangeKind::Modified, true, true) => "MODIFIED",
+                                (ChangeKind::Modified, false, true) => "ADDED",
+                                (ChangeKind::Modified, true, false) => {
+                                    // Out of the selection: DELETED with the last state it
+                                    // matched, at this change's version.
+                                    if let Some(p) = &c.old {
+                                        due.push(("DELETED", c.rv, p.clone(), true));
+                                    }
+                                    continue;
+                                }
+                                _ => continue,
+                            };
+                            due.push((ty, c.rv, c.obj.clone(), false));
+                        }
+                        for (ty, rv, obj, old) in due {
+                            lines.push(self.event_bytes(w, ty, rv, &obj, old, now_ms));
+                        }
                     }
                 }
-            }
-            if w.bookmarks && w.finish.is_none() && w.wait_until_rv.is_none() {
-                let caught_up = w.cursor >= served;
-                // The cacher's bookmark carries the newest version its cache processed,
-                // and goes only to a watch that started before it (cache_watcher.go).
-                let at = w.cursor.min(self.cache_rv(w.q.res));
-                let mut sent = false;
-                if now_ms >= w.next_bookmark_ms {
-                    if caught_up && at > w.start_rv {
-                        lines.push(self.bookmark_bytes(w, at, false, now_ms));
-                        sent = true;
-                    }
-                    while w.next_bookmark_ms <= now_ms {
-                        w.next_bookmark_ms += self.cfg.bookmark_every_ms.max(1);
-                    }
+                if tick.is_some() && !capped && w.finish.is_none() {
+                    // The tick's bookmark carries the cacher's newest version, past the
+                    // changes it dispatched before (cacher.go `dispatchEvents`).
+                    w.end_bookmark = None;
+                    // The watcher is due for a bookmark again a period after this one
+                    // (`nextBookmarkTime`).
+                    w.next_bookmark_ms = now_ms + self.cfg.bookmark_every_ms.max(1);
+                    let at = w.cursor.min(self.cache_rv(w.q.res)).max(w.start_rv);
+                    lines.push(self.bookmark_bytes(w, at, true, now_ms));
+                    break 'events;
                 }
-                if !w.final_bookmark_done && now_ms + 2000 >= w.deadline_ms && caught_up {
-                    w.final_bookmark_done = true;
-                    if at > w.start_rv && !sent {
-                        lines.push(self.bookmark_bytes(w, at, false, now_ms));
+                if w.bookmarks
+                    && w.end_bookmark.is_none()
+                    && w.finish.is_none()
+                    && w.wait_until_rv.is_none()
+                {
+                    let caught_up = w.cursor >= served;
+                    // The cacher's bookmark carries the newest version its cache processed,
+                    // and goes only to a watch that started before it (cache_watcher.go).
+                    let at = w.cursor.min(self.cache_rv(w.q.res));
+                    let mut sent = false;
+                    if now_ms >= w.next_bookmark_ms {
+                        if caught_up && at > w.start_rv {
+                            lines.push(self.bookmark_bytes(w, at, false, now_ms));
+                            sent = true;
+                        }
+                        while w.next_bookmark_ms <= now_ms {
+                            w.next_bookmark_ms += self.cfg.bookmark_every_ms.max(1);
+                        }
+                    }
+                    if !w.final_bookmark_done && now_ms + 2000 >= w.deadline_ms && caught_up {
+                        w.final_bookmark_done = true;
+                        if at > w.start_rv && !sent {
+                            lines.push(self.bookmark_bytes(w, at, false, now_ms));
+                        }
                     }
                 }
             }
@@ -2545,6 +2725,16 @@ impl Cluster {
                 }
                 _ => out.push(line),
             }
+        }
+        if w.gzip && !out.is_empty() {
+            // One flush, one member; the split fault still cuts it into separate writes.
+            let member = gzip_member(&out.concat());
+            out = if w.split && member.len() > 2 {
+                let at = 1 + w.rng.below(member.len() as u64 - 1) as usize;
+                vec![member[..at].to_vec(), member[at..].to_vec()]
+            } else {
+                vec![member]
+            };
         }
         w.pending.extend(out);
     }
@@ -2618,7 +2808,10 @@ impl Cluster {
         if let Some(t) = w.silent_at {
             wake = wake.min(t);
         }
-        if w.bookmarks {
+        if let Some(EndBookmarkDue::Tick { at_ms }) = w.end_bookmark {
+            wake = wake.min(at_ms);
+        }
+        if w.bookmarks && w.end_bookmark.is_none() {
             wake = wake.min(w.next_bookmark_ms);
             if !w.final_bookmark_done {
                 wake = wake.min(w.deadline_ms.saturating_sub(2000));

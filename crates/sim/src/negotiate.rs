@@ -268,9 +268,14 @@ pub fn for_resource(
 }
 
 /// Negotiation for `/api` and `/apis` (`discovery/aggregated/wrapper.go`: the aggregated
-/// document for `g=apidiscovery.k8s.io;v=v2|v2beta1;as=APIGroupDiscoveryList`, else the
-/// legacy one).
-pub fn for_discovery_root(header: Option<&str>) -> Result<Negotiated<Discovery>, NotAcceptable> {
+/// document for `g=apidiscovery.k8s.io;v=<a served version>;as=APIGroupDiscoveryList`,
+/// else the legacy one). A clause naming a version the release does not serve matches
+/// nothing, as `IsAggregatedDiscoveryGVK` does not know it: the wrapper hands the request
+/// to the legacy handler, whose negotiation then answers with a later clause or 406.
+pub fn for_discovery_root(
+    header: Option<&str>,
+    served: &[AggregatedVersion],
+) -> Result<Negotiated<Discovery>, NotAcceptable> {
     negotiate(header, Discovery::Legacy, |mt, convert| {
         if mt != "application/json" {
             return None;
@@ -281,11 +286,10 @@ pub fn for_discovery_root(header: Option<&str>) -> Result<Negotiated<Discovery>,
                 kind: "APIGroupDiscoveryList",
                 group: "apidiscovery.k8s.io",
                 version,
-            }) => match version {
-                "v2" => Some(Discovery::Aggregated(AggregatedVersion::V2)),
-                "v2beta1" => Some(Discovery::Aggregated(AggregatedVersion::V2Beta1)),
-                _ => None,
-            },
+            }) => served
+                .iter()
+                .find(|v| v.version() == version)
+                .map(|v| Discovery::Aggregated(*v)),
             Some(_) => None,
         }
     })
@@ -369,7 +373,8 @@ mod tests {
 
     #[test]
     fn discovery_roots() {
-        let d = |h: &str| for_discovery_root(Some(h)).map(|n| n.what);
+        let both = [AggregatedVersion::V2, AggregatedVersion::V2Beta1];
+        let d = |h: &str| for_discovery_root(Some(h), &both).map(|n| n.what);
         assert_eq!(
             d(KUBECTL_DISCOVERY),
             Ok(Discovery::Aggregated(AggregatedVersion::V2))

@@ -24,11 +24,11 @@ use crate::faults::FaultPlan;
 use crate::http::{self, BodyOptions, Conn, Head, ReadError, Request};
 use crate::metrics::{self, ListSource, Metrics};
 use crate::model::{
-    watch_response_head, Cluster, ClusterConfig, ControlPlane, Get, Reply, Response,
-    StreamingLists, WatchOutput,
+    Cluster, ClusterConfig, ControlPlane, Get, Reply, Response, StreamingLists, WatchOutput,
 };
 use crate::negotiate::{self, Discovery};
 use crate::rbac::{self, Policy};
+use crate::release::Release;
 use crate::resources::{self, Target};
 use crate::status;
 use crate::util::Rng;
@@ -56,7 +56,12 @@ pub struct ServerConfig {
     pub compact_every_s: f64,
     pub watch_cache_window_s: f64,
     pub bookmark_every_s: f64,
+    /// The release the server answers as (`--kube-version`; default: the newest).
+    pub release: Release,
+    /// The `WatchList` gate (default: the release's).
     pub streaming_lists: StreamingLists,
+    /// The `WatchListCompression` gate (None: the release's default).
+    pub watch_list_compression: Option<bool>,
     pub faults: FaultPlan,
     /// Who the client is and what it may do (default: a cluster admin, everything allowed).
     pub policy: Policy,
@@ -66,7 +71,8 @@ pub struct ServerConfig {
     /// More API groups to serve, each with one listable resource (discovery at scale).
     pub extra_groups: usize,
     /// Gzip large responses for clients that accept it, as kube-apiserver does
-    /// (`APIResponseCompression`, on by default); off for benchmarks without it.
+    /// (`APIResponseCompression`, on by default); off for benchmarks without it. Streaming
+    /// lists follow `WatchListCompression` instead (watch.go asks only that gate).
     pub compression: bool,
     /// Log each request to stderr.
     pub verbose: bool,
@@ -85,7 +91,9 @@ impl Default for ServerConfig {
             compact_every_s: 300.0,
             watch_cache_window_s: 75.0,
             bookmark_every_s: 60.0,
-            streaming_lists: StreamingLists::Supported,
+            release: Release::NEWEST,
+            streaming_lists: StreamingLists::ByRelease,
+            watch_list_compression: None,
             faults: FaultPlan::none(),
             policy: Policy::admin(),
             control_plane: ControlPlane::LIVE,
@@ -118,6 +126,7 @@ struct Shared {
     /// What the clients cost (served at `/metrics`).
     metrics: Metrics,
     compression: bool,
+    release: Release,
 }
 
 impl Shared {
@@ -151,6 +160,8 @@ impl Server {
             streaming_lists: cfg.streaming_lists,
             too_large_wait_ms: 3000,
             faults: cfg.faults.clone(),
+            release: cfg.release,
+            watch_list_compression: cfg.watch_list_compression,
         });
         // Its leases are written at time zero, before the workload.
         cluster.set_control_plane(cfg.control_plane, 0);
@@ -175,6 +186,7 @@ impl Server {
             requests: AtomicU64::new(0),
             metrics: Metrics::default(),
             compression: cfg.compression,
+            release: cfg.release,
         });
         let sh = shared.clone();
         let churn_until_ms = cfg.churn_for_s.map(ms);
@@ -567,38 +579,41 @@ fn non_resource_request(x: &mut Exchange<'_, '_>) -> io::Result<Next> {
             x.send(
                 200,
                 headers,
-                discovery::version_document().as_bytes(),
+                discovery::version_document(x.sh.release).as_bytes(),
                 BodyOptions::default(),
             )
         }
-        root @ ("/api" | "/apis") => match negotiate::for_discovery_root(x.accept()) {
-            Err(negotiate::NotAcceptable) => x.not_acceptable(),
-            Ok(n) => match n.what {
-                Discovery::Aggregated(v) => {
-                    let doc = discovery::aggregated(root == "/api", v);
-                    let etag = format!("\"{}\"", doc.etag);
-                    let headers = vec![
-                        ("Etag".to_string(), etag.clone()),
-                        ("Vary".to_string(), "Accept".to_string()),
-                        ("Cache-Control".to_string(), "public".to_string()),
-                    ];
-                    if x.req.header("if-none-match") == Some(etag.as_str()) {
-                        return x.send(304, headers, b"", BodyOptions::default());
+        root @ ("/api" | "/apis") => {
+            match negotiate::for_discovery_root(x.accept(), x.sh.release.aggregated_discovery()) {
+                Err(negotiate::NotAcceptable) => x.not_acceptable(),
+                Ok(n) => match n.what {
+                    Discovery::Aggregated(v) => {
+                        let doc = discovery::aggregated(root == "/api", v);
+                        let etag = format!("\"{}\"", doc.etag);
+                        let headers = vec![
+                            ("Etag".to_string(), etag.clone()),
+                            ("Vary".to_string(), "Accept".to_string()),
+                            ("Cache-Control".to_string(), "public".to_string()),
+                        ];
+                        if x.req.header("if-none-match") == Some(etag.as_str()) {
+                            return x.send(304, headers, b"", BodyOptions::default());
+                        }
+                        let mut headers = headers;
+                        headers.push(("Content-Type".to_string(), doc.content_type));
+                        let opts = BodyOptions {
+                            pretty: n.pretty || x.pretty,
+                            gzip_ok: x.gzip_ok,
+                        };
+                        x.send(200, headers, doc.body.as_bytes(), opts)
                     }
-                    let mut headers = headers;
-                    headers.push(("Content-Type".to_string(), doc.content_type));
-                    let opts = BodyOptions {
-                        pretty: n.pretty || x.pretty,
-                        gzip_ok: x.gzip_ok,
-                    };
-                    x.send(200, headers, doc.body.as_bytes(), opts)
-                }
-                Discovery::Legacy => {
-                    let doc = discovery::legacy_document(root, &x.sh.address).unwrap_or_default();
-                    x.send_json(200, Vec::new(), &doc, n.pretty)
-                }
-            },
-        },
+                    Discovery::Legacy => {
+                        let doc =
+                            discovery::legacy_document(root, &x.sh.address).unwrap_or_default();
+                        x.send_json(200, Vec::new(), &doc, n.pretty)
+                    }
+                },
+            }
+        }
         other => match negotiate::for_plain(x.accept()) {
             Err(negotiate::NotAcceptable) => x.not_acceptable(),
             Ok(n) => {
@@ -661,7 +676,10 @@ fn resource_request(x: &mut Exchange<'_, '_>) -> io::Result<Next> {
         Ok(n) => n,
         Err(negotiate::NotAcceptable) => return x.not_acceptable(),
     };
-    let get = Get::new(x.req.target.clone()).with_output(output.what);
+    let mut get = Get::new(x.req.target.clone()).with_output(output.what);
+    if let Some(v) = x.req.header("accept-encoding") {
+        get = get.with_header("Accept-Encoding", v);
+    }
     let reply = x.sh.lock().cluster.handle(&get, x.sh.now_ms());
     count_read(x, &reply);
     match reply {
@@ -716,6 +734,10 @@ fn count_read(x: &Exchange<'_, '_>, reply: &Reply) {
 /// A response of the model: JSON bodies are pretty-printed and gzipped as asked; other
 /// bodies (a proxy's HTML page, plain text) go out as they are.
 fn send_model_response(x: &mut Exchange<'_, '_>, r: Response, pretty: bool) -> io::Result<Next> {
+    if r.status == 406 {
+        // Written raw (`WriteRawJSON`): the client accepts no form the server can write.
+        return x.send(406, r.headers, &r.body, BodyOptions::default());
+    }
     let json = r
         .header("content-type")
         .is_some_and(|ct| ct.starts_with("application/json"));
@@ -727,13 +749,14 @@ fn send_model_response(x: &mut Exchange<'_, '_>, r: Response, pretty: bool) -> i
 }
 
 /// A watch: the head, then chunks as the model produces them. Watches are never
-/// compressed or pretty-printed (the apiserver's watch handler writes frames directly). A
-/// watch that ends cleanly leaves the connection open for the next request.
+/// pretty-printed, and compressed only where the model says so (a streaming list under
+/// `WatchListCompression`: then each batch is already one gzip member). A watch that ends
+/// cleanly leaves the connection open for the next request.
 fn serve_watch(x: &mut Exchange<'_, '_>, id: crate::model::WatchId) -> io::Result<Next> {
     let mut headers = x.common.clone();
+    let head = x.sh.lock().cluster.watch_head(id);
     headers.extend(
-        watch_response_head()
-            .headers
+        head.headers
             .into_iter()
             .filter(|(k, _)| !k.eq_ignore_ascii_case("transfer-encoding")),
     );

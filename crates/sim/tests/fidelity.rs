@@ -52,13 +52,18 @@ fn types(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// `sendInitialEvents` without `allowWatchBookmarks=true` is refused, as
-/// `validateWatchOptions` in staging/src/k8s.io/apimachinery/pkg/apis/meta/internalversion/
-/// validation/validation.go does (the end of the initial events is a bookmark: a client
-/// that does not take bookmarks could never see it).
+/// `sendInitialEvents` without `allowWatchBookmarks=true` is refused up to 1.28 (with the
+/// WatchList gate on), as `validateWatchOptions` in staging/src/k8s.io/apimachinery/pkg/
+/// apis/meta/internalversion/validation/validation.go did then; later releases serve it
+/// (tests/releases.rs).
 #[test]
 fn streaming_list_without_bookmarks_is_422() {
-    let mut c = cluster();
+    let mut c = Cluster::new(ClusterConfig {
+        seed: 7,
+        release: "1.28".parse().unwrap(),
+        streaming_lists: StreamingLists::Supported,
+        ..ClusterConfig::default()
+    });
     let r = get(
         &mut c,
         "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan",

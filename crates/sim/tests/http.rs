@@ -309,7 +309,16 @@ fn methods_the_sim_does_not_serve() {
 /// `storageVersionHash` (`discovery/storageversionhash.go`).
 #[test]
 fn discovery_documents() {
-    let s = sim(5, Policy::admin());
+    // 1.32 serves both aggregated versions (`Release::aggregated_discovery`).
+    let s = Server::start(ServerConfig {
+        port: 0,
+        objects: 5,
+        namespaces: 3,
+        churn: 0.0,
+        release: "1.32".parse().unwrap(),
+        ..ServerConfig::default()
+    })
+    .expect("sim starts");
     let p = port(&s);
     let core = get(p, "/api/v1", &[]).json();
     assert_eq!(core["kind"], "APIResourceList");

@@ -270,7 +270,6 @@ fn validation_texts() {
     let mut c = cluster();
     let cases = [
         ("/api/v1/pods?watch=true&sendInitialEvents=true&allowWatchBookmarks=true", "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"),
-        ("/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan", "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true"),
         ("/api/v1/pods?watch=true&resourceVersionMatch=NotOlderThan", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"),
         ("/api/v1/pods?sendInitialEvents=true", "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list"),
         ("/api/v1/pods?resourceVersionMatch=Exact", "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"),
