@@ -1,6 +1,7 @@
 //! Discovery documents as kube-apiserver 1.32 serves them: the legacy documents (`/api`,
 //! `/apis`, `/apis/<group>`, `/api/v1`, `/apis/<group>/<version>`), the aggregated ones
-//! (`APIGroupDiscoveryList`, `apidiscovery.k8s.io/v2` and `v2beta1`) and `/version`.
+//! (`APIGroupDiscoveryList`, `apidiscovery.k8s.io/v2` and `v2beta1`: which of them a release
+//! serves is [`crate::Release::aggregated_discovery`]) and `/version`.
 //!
 //! Honest: each resource lists the verbs the sim serves (`get`, `list`, `watch`; `create`
 //! for the review resources) and no subresources, because the sim serves none. Listing

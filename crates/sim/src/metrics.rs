@@ -24,7 +24,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
 
-/// Where kube-apiserver 1.32 (the sim's version) reads a LIST from.
+/// Where kube-apiserver 1.32 reads a LIST from (for every `--kube-version`: the metric
+/// does not follow the release).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListSource {
     /// The storage (etcd): a quorum read of the range.
