@@ -77,6 +77,13 @@ pub struct Config {
     /// decoding of consecutive pages overlap. Two requests are then in flight while
     /// listing. On by default; off asks for each page after the previous one ended.
     pub pipeline_pages: bool,
+    /// The driver's HTTP stack decodes a gzipped body but reads only its first gzip
+    /// member (browsers; `kubectl proxy` passes their gzip through). Kubernetes 1.37
+    /// gzips a streaming list one member per flush, so such a driver loses all but the
+    /// first flush. When set, a streaming list whose head says `Content-Encoding: gzip`
+    /// is given up at once and every sync of the session is a LIST + WATCH (LISTs and
+    /// plain watches are one member). Off by default: the CLI reads every member.
+    pub reads_first_gzip_member_only: bool,
 }
 
 impl Config {
@@ -99,6 +106,7 @@ impl Config {
             watch_timeout_secs: (300, 600),
             seed: 0,
             pipeline_pages: true,
+            reads_first_gzip_member_only: false,
         }
     }
 
@@ -142,7 +150,7 @@ pub enum RelistReason {
     /// The streaming list cannot be used with this server.
     StreamingListFallback { why: String },
     /// A streaming list ended before its initial events were complete: it is sent
-    /// again.
+    /// again; after a few in a row, this sync lists.
     InitialEventsInterrupted,
     /// A watch brought other column definitions than the rows held were printed
     /// with (the server was upgraded, a CRD's columns changed): every row is printed
@@ -167,10 +175,7 @@ impl fmt::Display for RelistReason {
                 write!(f, "streaming list unavailable, using LIST+WATCH: {why}")
             }
             RelistReason::InitialEventsInterrupted => {
-                write!(
-                    f,
-                    "streaming list ended before its initial events were complete; streaming it again"
-                )
+                f.write_str("streaming list ended before its initial events were complete")
             }
             RelistReason::ColumnsChanged => {
                 f.write_str("the server's columns changed; listing every row again")
@@ -295,6 +300,10 @@ pub struct Status {
     /// `None` for a broken connection, an unreadable body or a deadline.
     pub last_api_error: Option<ApiError>,
 }
+
+/// Streaming lists of one sync that may end before their end bookmark before that
+/// sync lists instead.
+const MAX_INTERRUPTED_STREAMS: u32 = 3;
 
 /// Error bodies are read up to this much (a Status is small; a proxy's page may not be).
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -484,6 +493,9 @@ struct ServerFacts {
     /// It does not serve streaming lists as tables (it answers 406, or plain
     /// objects): in table mode every sync is a Table LIST + WATCH, which it prints.
     streaming_lists_not_tables: bool,
+    /// It gzips streaming lists, one gzip member per flush (1.37's
+    /// WatchListCompression): unreadable where the driver reads only the first member.
+    gzips_streaming_lists: bool,
 }
 
 /// The sans-io list/watch engine. See the crate docs for the draining rule.
@@ -511,6 +523,8 @@ pub struct Engine {
     /// paginated list is slower than the server's history window (client-go's
     /// FullListIfExpired). The decoder still streams it item by item.
     whole_list_next: bool,
+    /// Streaming lists of this sync that ended before their end bookmark.
+    interrupted_streams: u32,
     /// This sync lists: streaming cannot work for it (the server refused the streaming
     /// list, ignored it, or stalled in its initial events), or the server is behind the
     /// version asked for and only a LIST is a consistent read of its most recent state.
@@ -557,6 +571,7 @@ impl Engine {
             list_bytes: 0,
             whole_list_next: false,
             list_this_sync: false,
+            interrupted_streams: 0,
             not_older_than: None,
             status: Status {
                 phase: Phase::Stopped,
@@ -693,6 +708,22 @@ impl Engine {
         if let Some(ahead) = self.ahead_mut(id) {
             ahead.head.get_or_insert((status, retry_after));
             return;
+        }
+        if (200..300).contains(&status)
+            && self.is_current(id)
+            && self.in_streaming_list()
+            && gzipped(headers)
+        {
+            self.server.gzips_streaming_lists = true;
+            if !self.streams_this_sync() {
+                // Nothing of it is read: the head comes before any body byte.
+                self.abandon_current();
+                self.fall_back(
+                    "the server gzips streaming lists (a gzip member per flush) and this HTTP client reads only the first member".into(),
+                    now,
+                );
+                return;
+            }
         }
         self.response_head(id, status, retry_after, now);
     }
@@ -1259,7 +1290,10 @@ impl Engine {
     /// Whether this sync streams (in streaming mode): nothing this sync or this session
     /// said streaming cannot work.
     fn streams_this_sync(&self) -> bool {
-        !self.list_this_sync && !(self.tables && self.server.streaming_lists_not_tables)
+        let not_tables = self.tables && self.server.streaming_lists_not_tables;
+        let unreadable =
+            self.config.reads_first_gzip_member_only && self.server.gzips_streaming_lists;
+        !(self.list_this_sync || not_tables || unreadable)
     }
 
     /// A new snapshot begins (page one of a list, or a streaming list): objects
@@ -1417,6 +1451,7 @@ impl Engine {
         self.too_large_attempts = 0;
         self.whole_list_next = false;
         self.list_this_sync = false;
+        self.interrupted_streams = 0;
         self.replace_rows = false;
         self.status.synced = true;
         self.status.remaining_estimate = None;
@@ -1440,8 +1475,24 @@ impl Engine {
                 let rv = rv.clone();
                 self.send_watch(rv, true, now);
             }
-            StreamKind::Initial => self.relist(RelistReason::InitialEventsInterrupted, now),
+            StreamKind::Initial => self.initial_events_interrupted(now),
         }
+    }
+
+    /// A streaming list ended (cleanly or not) before its end bookmark, having lived or
+    /// delivered something: stream again at once. Several in a row in one sync make it
+    /// a LIST: a server that ignores sendInitialEvents may end each plain watch before
+    /// the stall or end-bookmark deadline could tell.
+    fn initial_events_interrupted(&mut self, now: Instant) {
+        self.interrupted_streams += 1;
+        if self.interrupted_streams >= MAX_INTERRUPTED_STREAMS {
+            self.list_this_sync = true;
+            self.status.fell_back = Some(format!(
+                "{} streaming lists in a row ended before their initial-events-end bookmark",
+                self.interrupted_streams
+            ));
+        }
+        self.relist(RelistReason::InitialEventsInterrupted, now);
     }
 
     /// This sync cannot use a streaming list: it lists instead; the next sync streams
@@ -1570,7 +1621,7 @@ impl Engine {
                 // Not a storm: the attempt delivered something (its version is still
                 // good) or lasted a while. Resume at once, as client-go does.
                 if in_streaming_list {
-                    self.relist(RelistReason::InitialEventsInterrupted, now);
+                    self.initial_events_interrupted(now);
                 } else {
                     self.proceed(resume, now);
                 }
@@ -1880,6 +1931,18 @@ impl Engine {
 /// a storm.
 fn quick(sent_at: Instant, now: Instant) -> bool {
     now.saturating_since(sent_at) < SUSPICIOUS
+}
+
+/// Whether a response head says its body is gzipped (`Content-Encoding` lists gzip).
+fn gzipped(headers: &[(&str, &str)]) -> bool {
+    headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("content-encoding"))
+        .flat_map(|(_, v)| v.split(','))
+        .any(|coding| {
+            let coding = coding.trim();
+            coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip")
+        })
 }
 
 fn unreadable(status: &[u8]) -> ApiError {

@@ -1011,14 +1011,14 @@ fn streaming_list_interrupted_before_its_end_bookmark_streams_again_not_older_th
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
           Added a/p1 uid=u1 rv=5
           Added a/p2 uid=u2 rv=6
-          Relisting: streaming list ended before its initial events were complete; streaming it again
+          Relisting: streaming list ended before its initial events were complete
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
           Deleted a/p1 uid=u1 rv=5
           Synced objects=1 rv=30
         cancel #2
           Relisting: version expired: too old resource version: 5 (90)
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
-          Relisting: streaming list ended before its initial events were complete; streaming it again
+          Relisting: streaming list ended before its initial events were complete
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
         ",
     );
@@ -2679,4 +2679,98 @@ fn a_streaming_list_served_as_plain_objects_in_table_mode_syncs_with_a_table_lis
         ",
     );
     assert!(h.engine.status().tables);
+}
+
+const GZIP: &[(&str, &str)] = &[
+    ("Content-Type", "application/json"),
+    ("Content-Encoding", "gzip"),
+    ("Vary", "Accept-Encoding"),
+];
+
+#[test]
+fn a_gzipped_streaming_list_is_given_up_at_its_head_where_only_one_gzip_member_is_read() {
+    // Kubernetes 1.37 gzips a streaming list one member per flush
+    // (WatchListCompression); a browser reads the first member and silently drops the
+    // rest. The head says so before any body byte: list instead, for the session.
+    let mut c = config(Mode::StreamingList);
+    c.reads_first_gzip_member_only = true;
+    let mut h = Harness::new(c);
+    h.head(200, GZIP);
+    // LISTs and plain watches are one gzip member: they are read whole.
+    h.head(200, GZIP);
+    h.body(&list(10, "", None, &[pod("a", "p1", "u1", 5)]));
+    h.end();
+    h.head(200, GZIP);
+    h.body(&event("MODIFIED", &pod("a", "p1", "u1", 11)));
+    h.body(TOO_OLD);
+    h.ok(&list(95, "", None, &[pod("a", "p1", "u1", 11)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+        cancel #1
+          Relisting: streaming list unavailable, using LIST+WATCH: the server gzips streaming lists (a gzip member per flush) and this HTTP client reads only the first member
+        GET /api/v1/pods?limit=500
+          Added a/p1 uid=u1 rv=5
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=10
+        GET /api/v1/pods?watch=true&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=T
+          Modified a/p1 uid=u1 rv=11 (was rv=5)
+        cancel #3
+          Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=95
+        GET /api/v1/pods?watch=true&resourceVersion=95&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    let s = h.engine.status();
+    assert!(s.fell_back.unwrap().contains("gzip"));
+    assert_eq!((s.errors, s.relists), (1, 2));
+
+    // A client that reads every member (the CLI, the default) streams it.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, GZIP);
+    h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
+    h.body(&end_bookmark(10));
+    let t = stable(&h.take());
+    assert!(t.ends_with("  Synced objects=1 rv=10\n"), "{t}");
+}
+
+#[test]
+fn three_streaming_lists_in_a_row_ending_before_their_end_bookmark_make_the_sync_a_list() {
+    // A server that ignores sendInitialEvents, behind a proxy that ends every request
+    // within seconds: each plain watch ends before the stall or end-bookmark deadline
+    // could tell. Streaming again forever would never sync.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    for rv in [5, 6, 7] {
+        h.head(200, &[]);
+        h.body(&event("ADDED", &pod("a", "p1", "u1", rv)));
+        h.advance(5_000);
+        h.end();
+    }
+    h.ok(&list(20, "", None, &[pod("a", "p1", "u1", 8)]));
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Added a/p1 uid=u1 rv=5
+          Relisting: streaming list ended before its initial events were complete
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Modified a/p1 uid=u1 rv=6 (was rv=5)
+          Relisting: streaming list ended before its initial events were complete
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Modified a/p1 uid=u1 rv=7 (was rv=6)
+          Relisting: streaming list ended before its initial events were complete
+        GET /api/v1/pods?limit=500
+          Modified a/p1 uid=u1 rv=8 (was rv=7)
+          PageListed page=1 objects=1 remaining=None
+          Synced objects=1 rv=20
+        GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert_eq!(
+        h.engine.status().fell_back.as_deref(),
+        Some("3 streaming lists in a row ended before their initial-events-end bookmark")
+    );
 }
