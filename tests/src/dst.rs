@@ -43,6 +43,8 @@ pub const QUICK_MS: u64 = 1_000;
 pub const WATCH_HEAD_MS: u64 = 30_000;
 pub const LIST_HEAD_MS: u64 = 75_000;
 pub const STALL_MS: u64 = 30_000;
+/// The engine's end-bookmark deadline (`Deadlines::end_bookmark`).
+pub const END_BOOKMARK_MS: u64 = 10_000;
 pub const WATCH_GRACE_MS: u64 = 30_000;
 pub const IDLE_MS: u64 = 150_000;
 
@@ -183,6 +185,9 @@ struct Conn {
     expired: bool,
     too_large: bool,
     past_initial: bool,
+    /// A streaming list's first live event (not ADDED) or plain bookmark before its end
+    /// bookmark: the engine's end-bookmark deadline runs from then.
+    first_live_at: Option<u64>,
     no_end_bookmark: bool,
     kill: Option<(u64, Kill)>,
 }
@@ -205,6 +210,7 @@ impl Conn {
             expired: false,
             too_large: false,
             past_initial: false,
+            first_live_at: None,
             no_end_bookmark: false,
             kill: None,
         }
@@ -529,6 +535,8 @@ impl<'a> Run<'a> {
             streaming_lists: scn.streaming_lists(),
             too_large_wait_ms: 3_000,
             faults: plan,
+            release: scn.release,
+            watch_list_compression: None,
         };
         let mut cluster = Cluster::new(cfg);
         let mut churn = Churn::new(scn);
@@ -1546,9 +1554,14 @@ impl<'a> Run<'a> {
         if progress {
             conn.progressed = true;
         }
-        if !live && matches!(info.ty, LineType::Modified | LineType::Deleted) && progress {
-            // Live events before the end bookmark: a streaming list the server ignored.
-            self.fallback_ok = true;
+        let plain_bookmark = info.ty == LineType::Bookmark && !info.initial_events_end;
+        if !live
+            && progress
+            && (plain_bookmark || matches!(info.ty, LineType::Modified | LineType::Deleted))
+        {
+            // Live events may precede the end bookmark (before 1.32 it comes at the next
+            // bookmark tick): the engine applies them and waits, up to END_BOOKMARK_MS.
+            conn.first_live_at.get_or_insert(self.now);
         }
         if info.ty == LineType::Bookmark && !info.initial_events_end {
             self.bookmarks_seen = true;
@@ -1697,7 +1710,8 @@ impl<'a> Run<'a> {
                 self.stats.expired_served += 1;
                 return;
             }
-            if status == 422 && conn.kind == RequestKind::StreamingList {
+            // 422: the WatchList gate is off; 406: 1.32-1.33 refuse a Table streaming list.
+            if matches!(status, 406 | 422) && conn.kind == RequestKind::StreamingList {
                 self.fallback_ok = true;
             }
             if *too_large {
@@ -1736,8 +1750,15 @@ impl<'a> Run<'a> {
         let stream = conn.kind == RequestKind::Watch || conn.past_initial;
         if conn.kind == RequestKind::StreamingList && !conn.past_initial && !conn.expired {
             self.interrupted += 1;
-            if how == How::Cancelled && now.saturating_sub(conn.last_byte) >= STALL_MS {
-                // Its initial events stalled: the engine lists this sync instead.
+            let no_end_bookmark = conn
+                .first_live_at
+                .is_some_and(|t| now.saturating_sub(t) >= END_BOOKMARK_MS);
+            if how == How::Cancelled
+                && (now.saturating_sub(conn.last_byte) >= STALL_MS || no_end_bookmark)
+            {
+                // Its initial events stalled, or live events came and no end bookmark
+                // followed in time (a server ignoring sendInitialEvents): the engine
+                // lists this sync instead.
                 self.fallback_ok = true;
             }
         }

@@ -4,7 +4,7 @@
 //! smallest failing scenario printed and replayed.
 
 use kubelive_core::{IncludeObject, Mode};
-use kubelive_sim::{Rng, StreamingLists};
+use kubelive_sim::{Release, Rng, StreamingLists};
 use std::fmt;
 
 /// One fault, with its parameters. Each is independent: removing one leaves the rest.
@@ -170,6 +170,10 @@ pub struct Scenario {
     pub tables: Option<IncludeObject>,
     /// `Config::pipeline_pages`: the next LIST page asked for while one streams.
     pub pipeline_pages: bool,
+    /// The Kubernetes release the sim answers as (streaming lists refused on 1.27-1.31
+    /// and 1.33, the end bookmark at the next bookmark tick before 1.32, Table streaming
+    /// lists refused on 1.32-1.33).
+    pub release: Release,
     // The server.
     pub compact_every_ms: u64,
     pub watch_cache_window_ms: u64,
@@ -333,6 +337,9 @@ impl Scenario {
             faults.push(Fault::ListTrickle(prob(&mut rng, 0.2, 1.0)));
         }
         let pipeline_pages = rng.chance(0.85);
+        // Drawn last, so every earlier draw of a seed stays what it was.
+        let releases: Vec<Release> = Release::all().collect();
+        let release = releases[rng.below(releases.len() as u64) as usize];
         Scenario {
             seed,
             mode,
@@ -346,6 +353,7 @@ impl Scenario {
             watch_timeout_secs,
             tables,
             pipeline_pages,
+            release,
             compact_every_ms,
             watch_cache_window_ms,
             bookmark_every_ms,
@@ -396,7 +404,7 @@ impl Scenario {
     pub fn streaming_lists(&self) -> StreamingLists {
         match self.fault("no-streaming-list") {
             Some(Fault::NoStreamingList(s)) => *s,
-            _ => StreamingLists::Supported,
+            _ => StreamingLists::ByRelease,
         }
     }
 
@@ -417,10 +425,11 @@ impl fmt::Display for Scenario {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "seed {} {:?}{} {}{}{} page={}{}{} any-version-first={} watch-timeout={:?}s \
+            "seed {} k8s-1.{} {:?}{} {}{}{} page={}{}{} any-version-first={} watch-timeout={:?}s \
              compact-every={}ms cache-window={}ms bookmarks-every={}ms {:?} ns={} pods={} \
              workload={}ms gap={}ms latency={:?}ms faults=[",
             self.seed,
+            self.release.minor(),
             self.mode,
             match self.tables {
                 Some(include) => format!(" tables({include:?})"),
