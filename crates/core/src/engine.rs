@@ -1479,11 +1479,26 @@ impl Engine {
         }
     }
 
+    /// A streaming list failed before its end bookmark. It is streamed again (after a
+    /// backoff when nothing came of it), as client-go's reflector does, unless
+    /// consumers were shown part of its snapshot: streaming again could show them older
+    /// state (a server that ignores sendInitialEvents replays its watch cache from "",
+    /// or the events after the version asked; another apiserver's cache may lag behind
+    /// this one's). Then this sync lists: a consistent read of the most recent state.
+    /// Nothing shown, asking again for state not older than the last sync's version
+    /// (what `not_older_than` holds) shows nothing older than consumers saw.
+    fn streaming_list_failed(&mut self) {
+        if self.list_objects > 0 {
+            self.list_this_sync = true;
+        }
+    }
+
     /// A streaming list ended (cleanly or not) before its end bookmark, having lived or
     /// delivered something: stream again at once. Several in a row in one sync make it
     /// a LIST: a server that ignores sendInitialEvents may end each plain watch before
     /// the stall or end-bookmark deadline could tell.
     fn initial_events_interrupted(&mut self, now: Instant) {
+        self.streaming_list_failed();
         self.interrupted_streams += 1;
         if self.interrupted_streams >= MAX_INTERRUPTED_STREAMS {
             self.list_this_sync = true;
@@ -1595,15 +1610,10 @@ impl Engine {
             ),
             State::BackingOff { .. } | State::Stopped { .. } => return,
         };
-        // A streaming list that fails is streamed again (after a backoff when nothing
-        // came of it), as client-go's reflector does: only answers saying streaming
-        // cannot work here (below) make this sync a LIST. Streaming again cannot show
-        // older state than consumers saw: it asks for state not older than the last
-        // sync's version, and "" (first sync) is a consistent read of the most recent
-        // state on every server that serves streaming lists; one that ignores
-        // sendInitialEvents takes a version for a plain watch from it (no replay; a
-        // 410 if expired, which makes this sync a LIST).
         let in_streaming_list = self.in_streaming_list();
+        if in_streaming_list {
+            self.streaming_list_failed();
+        }
         let message = failure.to_string();
         self.status.errors += 1;
         self.status.last_error = Some(message.clone());

@@ -985,26 +985,20 @@ fn streaming_list_rejected_with_422_falls_back_to_list_watch() {
 }
 
 #[test]
-fn streaming_list_interrupted_before_its_end_bookmark_streams_again_not_older_than_shown() {
-    // A connection that breaks during the initial events is no reason for a LIST
-    // (client-go's reflector streams again): the next attempt asks for state not older
-    // than what consumers were shown, which a server that serves streaming lists
-    // honours ("" is a consistent read of the most recent state).
+fn streaming_list_interrupted_before_sync_finishes_with_a_list_then_streams_again() {
     let mut h = Harness::new(config(Mode::StreamingList));
     h.head(200, &[]);
     h.body(&event("ADDED", &pod("a", "p1", "u1", 5)));
     h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
     h.advance(5_000);
     h.end();
+    // Consumers were shown part of that snapshot. A LIST is a consistent read: unlike a
+    // restarted streaming list on a server that ignores sendInitialEvents (or on
+    // another apiserver whose cache lags), it cannot show older state than they saw.
+    h.ok(&list(30, "", None, &[pod("a", "p2", "u2", 6)]));
     h.head(200, &[]);
-    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
-    h.body(&end_bookmark(30));
     h.body(&bookmark(31));
     h.body(TOO_OLD);
-    h.head(200, &[]);
-    h.body(&event("ADDED", &pod("a", "p2", "u2", 6)));
-    h.advance(2_000);
-    h.reset();
     check(
         &mut h,
         "
@@ -1012,17 +1006,17 @@ fn streaming_list_interrupted_before_its_end_bookmark_streams_again_not_older_th
           Added a/p1 uid=u1 rv=5
           Added a/p2 uid=u2 rv=6
           Relisting: streaming list ended before its initial events were complete
-        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+        GET /api/v1/pods?limit=500
+          PageListed page=1 objects=1 remaining=None
           Deleted a/p1 uid=u1 rv=5
           Synced objects=1 rv=30
-        cancel #2
+        GET /api/v1/pods?watch=true&resourceVersion=30&allowWatchBookmarks=true&timeoutSeconds=T
+        cancel #3
           Relisting: version expired: too old resource version: 5 (90)
-        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
-          Relisting: streaming list ended before its initial events were complete
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
         ",
     );
-    assert_eq!(h.engine.status().fell_back, None);
+    assert_eq!(h.engine.status().mode, Mode::StreamingList);
     // That relist asks for state not older than what consumers saw (rv 31): a server
     // that answers it with a 410 ignored sendInitialEvents (a plain watch from 31).
     h.head(200, &[]);
@@ -1044,6 +1038,39 @@ fn streaming_list_interrupted_before_its_end_bookmark_streams_again_not_older_th
         t.ends_with("GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=41&allowWatchBookmarks=true&timeoutSeconds=T\n"),
         "{t}"
     );
+}
+
+#[test]
+fn a_streaming_list_broken_before_it_showed_anything_streams_again_at_once() {
+    // A connection that breaks before any initial event is no reason for a LIST
+    // (client-go's reflector streams again): nothing was shown, and the next attempt
+    // asks for state not older than the last sync's, as this one did.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.head(200, &[]);
+    h.body(&end_bookmark(30));
+    h.body(&bookmark(31));
+    h.body(TOO_OLD);
+    h.head(200, &[]);
+    h.advance(2_000);
+    h.reset();
+    h.head(200, &[]);
+    h.body(&bookmark(32));
+    h.end();
+    check(
+        &mut h,
+        "
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
+          Synced objects=0 rv=30
+        cancel #1
+          Relisting: version expired: too old resource version: 5 (90)
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
+          Relisting: streaming list ended before its initial events were complete
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
+          Relisting: streaming list ended before its initial events were complete
+        GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=T
+        ",
+    );
+    assert_eq!(h.engine.status().fell_back, None);
 }
 
 #[test]
@@ -2739,33 +2766,28 @@ fn a_gzipped_streaming_list_is_given_up_at_its_head_where_only_one_gzip_member_i
 
 #[test]
 fn three_streaming_lists_in_a_row_ending_before_their_end_bookmark_make_the_sync_a_list() {
-    // A server that ignores sendInitialEvents, behind a proxy that ends every request
-    // within seconds: each plain watch ends before the stall or end-bookmark deadline
-    // could tell. Streaming again forever would never sync.
+    // A server that ignores sendInitialEvents on an empty, quiet collection, behind a
+    // proxy that ends every request within seconds: each plain watch ends before the
+    // stall or end-bookmark deadline could tell. Streaming again forever never syncs.
     let mut h = Harness::new(config(Mode::StreamingList));
-    for rv in [5, 6, 7] {
+    for _ in 0..3 {
         h.head(200, &[]);
-        h.body(&event("ADDED", &pod("a", "p1", "u1", rv)));
         h.advance(5_000);
         h.end();
     }
-    h.ok(&list(20, "", None, &[pod("a", "p1", "u1", 8)]));
+    h.ok(&list(20, "", None, &[]));
     check(
         &mut h,
         "
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
-          Added a/p1 uid=u1 rv=5
           Relisting: streaming list ended before its initial events were complete
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
-          Modified a/p1 uid=u1 rv=6 (was rv=5)
           Relisting: streaming list ended before its initial events were complete
         GET /api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion=&allowWatchBookmarks=true&timeoutSeconds=T
-          Modified a/p1 uid=u1 rv=7 (was rv=6)
           Relisting: streaming list ended before its initial events were complete
         GET /api/v1/pods?limit=500
-          Modified a/p1 uid=u1 rv=8 (was rv=7)
-          PageListed page=1 objects=1 remaining=None
-          Synced objects=1 rv=20
+          PageListed page=1 objects=0 remaining=None
+          Synced objects=0 rv=20
         GET /api/v1/pods?watch=true&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=T
         ",
     );
