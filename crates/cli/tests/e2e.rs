@@ -12,7 +12,9 @@
 //! a hang into a failure.
 
 use kubelive_sim::server::{Server, ServerConfig};
-use kubelive_sim::{Action, Cluster, FaultPlan, StreamingLists, Workload, WorkloadConfig, PODS};
+use kubelive_sim::{
+    Action, Cluster, FaultPlan, Release, StreamingLists, Workload, WorkloadConfig, PODS,
+};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -594,6 +596,101 @@ fn streaming_list_on_a_server_without_it() {
         err.contains("streaming list unavailable"),
         "{}",
         tail(&err, 30)
+    );
+}
+
+/// Requests for pods the sim counted (`apiserver_request_total` at its `/metrics`),
+/// summed over response codes: `verb` and, if given, only `code`.
+fn pod_requests(server: &Server, verb: &str, code: Option<u16>) -> i64 {
+    let base = kubelive::http::BaseUrl::parse(&server.url()).unwrap();
+    let pool = kubelive::http::Pool::default();
+    let r = kubelive::http::get(&base, &pool, "/metrics", Duration::from_secs(10)).unwrap();
+    assert_eq!(r.status, 200);
+    let text = String::from_utf8(r.body).unwrap();
+    let prefix = format!("apiserver_request_total{{verb=\"{verb}\",resource=\"pods\",code=\"");
+    text.lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter_map(|l| l.split_once("\"} "))
+        .filter(|(c, _)| code.is_none_or(|want| c.parse() == Ok(want)))
+        .map(|(_, n)| n.parse::<i64>().unwrap())
+        .sum()
+}
+
+/// `kubelive watch pods --streaming-list` through kubectl proxy against the sim as
+/// kube-apiserver 1.`minor` (WatchList and WatchListCompression at that release's
+/// defaults) while its pods churn: it must hold the server's truth. Returns the CLI's
+/// stderr and the sim.
+fn streaming_sync_as(minor: u8) -> (String, Server) {
+    let mut cfg = sim_config(0, "none");
+    cfg.release = Release::new(minor).unwrap();
+    cfg.streaming_lists = StreamingLists::ByRelease;
+    let server = Server::start(cfg).unwrap();
+    let mut w = workload(&server, 30, 20.0);
+    let proxy = Proxy::start(server.addr().port(), &[]);
+    let url = proxy.url();
+    let mut cli = Proc::spawn(kubelive(&[
+        "watch",
+        "pods",
+        "--server",
+        &url,
+        "-o",
+        "snapshot",
+        "-v",
+        "--streaming-list",
+    ]));
+    churn(&server, &mut w, 2.0, |_, _| {});
+    let stderr = settle_and_compare(&server, &mut cli, "/api/v1/pods");
+    (stderr, server)
+}
+
+/// 1.27 to 1.31 refuse a streaming list (the `WatchList` gate is off by default,
+/// kubernetes/website feature-gates/WatchList.md): the CLI falls back to LIST+WATCH.
+fn refused_streaming_sync_as(minor: u8) {
+    let (stderr, server) = streaming_sync_as(minor);
+    assert!(
+        pod_requests(&server, "WATCH", Some(422)) >= 1,
+        "1.{minor} refuses the streaming list with 422\n{}",
+        tail(&stderr, 30)
+    );
+    assert!(
+        pod_requests(&server, "LIST", None) >= 1,
+        "1.{minor}: the fallback LISTs\n{}",
+        tail(&stderr, 30)
+    );
+    assert!(
+        stderr.contains("streaming list unavailable"),
+        "{}",
+        tail(&stderr, 30)
+    );
+}
+
+#[test]
+fn streaming_sync_as_1_27_falls_back_to_list_and_watch() {
+    refused_streaming_sync_as(27);
+}
+
+#[test]
+fn streaming_sync_as_1_31_falls_back_to_list_and_watch() {
+    refused_streaming_sync_as(31);
+}
+
+/// 1.37 gzips a streaming list one gzip member per flush (`WatchListCompression`, beta
+/// and on from 1.37; `perFlushGzipWriter` in staging/src/k8s.io/apiserver/pkg/endpoints/
+/// handlers/watch.go), and kubectl proxy passes the CLI's `Accept-Encoding: gzip` on:
+/// the CLI reads every member and never LISTs.
+#[test]
+fn streaming_sync_as_1_37_reads_every_gzip_member_and_never_lists() {
+    let (stderr, server) = streaming_sync_as(37);
+    assert_eq!(
+        pod_requests(&server, "LIST", None),
+        0,
+        "1.37 streams: no LIST\n{}",
+        tail(&stderr, 30)
+    );
+    assert!(
+        !stderr.contains("streaming list unavailable") && !stderr.contains("bad gzip body"),
+        "{}",
+        tail(&stderr, 30)
     );
 }
 
