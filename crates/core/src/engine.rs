@@ -526,8 +526,9 @@ pub struct Engine {
     /// Streaming lists of this sync that ended before their end bookmark.
     interrupted_streams: u32,
     /// This sync lists: streaming cannot work for it (the server refused the streaming
-    /// list, ignored it, or stalled in its initial events), or the server is behind the
-    /// version asked for and only a LIST is a consistent read of its most recent state.
+    /// list, ignored it, or stalled in its initial events), or only a LIST is a
+    /// consistent read of the most recent state (the server is behind the version asked
+    /// for; consumers were shown part of a streaming list that failed).
     list_this_sync: bool,
     /// The version consumers were last shown, for a streaming relist to ask for state
     /// "not older than" it: a lagging cache can then never take back what they saw.
