@@ -7,6 +7,7 @@ use std::path::Path;
 pub fn all() -> Result<(), String> {
     web_tools()?;
     browser()?;
+    other_browsers()?;
     npm_packages()
 }
 
@@ -39,30 +40,78 @@ pub fn web_tools() -> Result<(), String> {
 
 /// Chromium and ChromeDriver for the browser tests.
 pub fn browser() -> Result<(), String> {
-    if Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists() {
+    apt_install(
+        &["/usr/bin/chromium", "/usr/bin/chromedriver"],
+        &["chromium", "chromium-driver"],
+        "Chromium and ChromeDriver",
+        "elsewhere install your distribution's chromium and its chromedriver",
+    )
+}
+
+/// geckodriver's version from crates.io (Debian packages none): the one these tests ran with.
+const GECKODRIVER: &str = "0.37.1";
+
+/// Firefox ESR with geckodriver, and WebKitGTK's MiniBrowser with WebKitWebDriver
+/// (drawn into Xvfb: WebKitGTK has no headless mode), for the cross-browser tests
+/// (`web/tests/xb`). The browsers are the distribution's, never a download.
+pub fn other_browsers() -> Result<(), String> {
+    apt_install(
+        &[
+            "/usr/bin/firefox-esr",
+            "/usr/bin/WebKitWebDriver",
+            "/usr/bin/Xvfb",
+        ],
+        &["firefox-esr", "webkit2gtk-driver", "xvfb"],
+        "Firefox ESR, WebKitWebDriver (with WebKitGTK's MiniBrowser) and Xvfb",
+        "elsewhere install your distribution's Firefox, WebKitGTK's WebKitWebDriver and Xvfb, \
+         and set FIREFOX, MINIBROWSER, WEBKITWEBDRIVER where they are not at Debian's paths",
+    )?;
+    let installed = output(command("geckodriver", &["--version"])).unwrap_or_default();
+    if installed.split_whitespace().nth(1) != Some(GECKODRIVER) {
+        eprintln!("installing geckodriver {GECKODRIVER} from crates.io (takes about 6 minutes on 2 cores)");
+        run(util::cargo(&[
+            "install",
+            "geckodriver",
+            "--version",
+            GECKODRIVER,
+        ]))?;
+    }
+    Ok(())
+}
+
+/// Installs Debian `packages` unless every file of `present` exists (apt-get as root on
+/// Debian/Ubuntu; elsewhere an error saying what to install).
+fn apt_install(
+    present: &[&str],
+    packages: &[&str],
+    what: &str,
+    elsewhere: &str,
+) -> Result<(), String> {
+    if present.iter().all(|p| Path::new(p).exists()) {
         return Ok(());
     }
     let is_root = output(command("id", &["-u"])).is_ok_and(|u| u.trim() == "0");
     if is_root && have("apt-get") {
         run(command("apt-get", &["update"]))?;
-        run(command(
-            "apt-get",
-            &["install", "-y", "chromium", "chromium-driver"],
-        ))?;
-        return Ok(());
+        let mut install = command("apt-get", &["install", "-y"]);
+        install.args(packages);
+        return run(install);
     }
-    Err(
-        "Chromium and ChromeDriver are needed at /usr/bin/chromium and /usr/bin/chromedriver. \
-         On Debian/Ubuntu run as root: apt-get install -y chromium chromium-driver \
-         (elsewhere install your distribution's chromium and its chromedriver)"
-            .into(),
-    )
+    Err(format!(
+        "{what} are needed at {}. On Debian/Ubuntu run as root: apt-get install -y {} ({elsewhere})",
+        present.join(", "),
+        packages.join(" ")
+    ))
 }
 
 /// The browser end-to-end test packages (playwright-core only: never a browser download).
 pub fn npm_packages() -> Result<(), String> {
     let web = root().join("web");
-    if web.join("node_modules/playwright-core").exists() {
+    // Every test package: a tree installed before one was added installs again.
+    if ["playwright-core", "axe-core"]
+        .iter()
+        .all(|p| web.join("node_modules").join(p).exists())
+    {
         return Ok(());
     }
     if !web.join("package.json").exists() {

@@ -541,6 +541,24 @@ pub fn test_steps(steps: &mut Steps) {
         setup::browser()?;
         run(wasm_tests)
     });
+    // The same tests in Firefox (the runner drives geckodriver; the capabilities name
+    // Debian's firefox-esr). WebKitWebDriver is no driver the runner knows (TESTING.md).
+    let mut wasm_firefox = cargo(&["test", "-p", "kubelive-web", "--target", WASM_TARGET]);
+    wasm_firefox
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",
+            "wasm-bindgen-test-runner",
+        )
+        .env("GECKODRIVER", "geckodriver")
+        .env(
+            "WASM_BINDGEN_TEST_WEBDRIVER_JSON",
+            root().join("web/tests/xb/webdriver-firefox.json"),
+        )
+        .env("WASM_BINDGEN_TEST_TIMEOUT", "120");
+    steps.step("web: wasm-bindgen-test (headless Firefox)", || {
+        setup::other_browsers()?;
+        run(wasm_firefox)
+    });
     steps.step("web: cargo xtask dist", || {
         setup::web_tools()?;
         dist(&[])
@@ -764,6 +782,30 @@ fn suites() -> Vec<Suite> {
                 sim_pid: true,
             },
         ),
+        // Issue 30: the app, the Watcher and <kubelive-table> in Firefox and WebKit
+        // (WebDriver: geckodriver, WebKitWebDriver under Xvfb) against the same faults,
+        // the sim restarting every 30 s (each browser in turn sees a relist).
+        Suite::sim(
+            &["tests/xb/run.mjs"],
+            Cluster {
+                objects: 60,
+                churn: 4.0,
+                faults: (1..=20).fold(
+                    "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02".into(),
+                    |faults, i| format!("{faults},restart@{}", 30 * i),
+                ),
+                extra: args(&[
+                    "--namespaces",
+                    "4",
+                    "--compact-every",
+                    "5",
+                    "--watch-cache-window",
+                    "4",
+                    "--bookmark-every",
+                    "3",
+                ]),
+            },
+        ),
         // Aggregated discovery; a pod's events, live; selectors and the small things; the
         // server's tables (every kind, wide, YAML detail, Secrets):
         // a calm, churning cluster (pods move in and out of `tier=backend`, change
@@ -846,6 +888,9 @@ fn suites() -> Vec<Suite> {
 /// suite against what it needs.
 fn e2e_scripts(only: &[String]) -> Result<(), String> {
     setup::browser()?;
+    if only.is_empty() || only.iter().any(|o| "tests/xb/run.mjs".contains(o.as_str())) {
+        setup::other_browsers()?;
+    }
     setup::npm_packages()?;
     setup::node_peers()?;
     if !dist_dir().join(format!("{CRATE_WASM}_bg.wasm")).exists() {

@@ -1,0 +1,77 @@
+// The pages the cross-browser tests open, written into `dist/xb/` (kubectl proxy serves
+// dist/ under /ui/, so they share the API's origin as the app does). WebDriver classic
+// cannot intercept requests nor hear page errors, so each page loads `trap.js` first,
+// which records errors, unhandled rejections, console errors and CSP violations.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+
+export const DIST = process.env.DIST || new URL('../../../dist', import.meta.url).pathname;
+const DIR = `${DIST}/xb`;
+
+const TRAP = `// Records what a page's user would see go wrong (read by the tests as window.__xb).
+{
+window.__xb = { errors: [] };
+const note = (what) => window.__xb.errors.push(what);
+addEventListener('error', (e) => note('error: ' + (e.message || e.type) + (e.filename ? ' at ' + e.filename + ':' + e.lineno : '')));
+addEventListener('unhandledrejection', (e) => note('unhandled rejection: ' + String(e.reason)));
+document.addEventListener('securitypolicyviolation', (e) => note('CSP: ' + e.violatedDirective + ' ' + e.blockedURI));
+const consoleError = console.error;
+console.error = (...args) => { note('console.error: ' + args.map(String).join(' ')); consoleError.apply(console, args); };
+}
+`;
+
+// When the table first holds rows and when the status bar first says Synced, on the
+// page's clock (ms from the navigation's start): loaded before the app, as its first
+// script, for the cross-engine figures (bench.mjs).
+const MARKS = `{
+window.__xbMarks = { rows: null, synced: null };
+const marks = window.__xbMarks;
+const seen = new MutationObserver(() => {
+  const now = performance.now();
+  if (marks.rows === null && document.querySelector('#scroller .row')) marks.rows = now;
+  if (marks.synced === null && document.querySelector('#status[data-synced="true"]')) marks.synced = now;
+  if (marks.rows !== null && marks.synced !== null) seen.disconnect();
+});
+seen.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-synced'] });
+}
+`;
+
+const BLANK = `<!doctype html><meta charset="utf-8"><title>kubelive cross-browser tests</title>
+<script src="trap.js"></script><p>kubelive cross-browser tests</p>`;
+
+// The element as a dashboard embeds it, under the CSP the package's README gives.
+const COMPONENT = `<!doctype html><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; connect-src 'self'">
+<title>kubelive-table, cross-browser</title>
+<script src="trap.js"></script>
+<kubelive-table id="pods" resource="pods" namespace="ns-0"></kubelive-table>
+<script type="module" src="../npm/component.js"></script>`;
+
+/**
+ * Writes the pages: `blank.html`, `component.html`, and `app.html`, the app's own
+ * index.html (same CSP, same files) with the trap and the marks loaded first.
+ */
+export async function writePages() {
+  await mkdir(DIR, { recursive: true });
+  const index = await readFile(`${DIST}/index.html`, 'utf8');
+  const app = index
+    .replaceAll('href="./', 'href="../')
+    .replaceAll('src="./', 'src="../')
+    .replace('<title>', '<script src="trap.js"></script>\n  <script src="marks.js"></script>\n  <title>');
+  if (!app.includes('src="../app.js"')) throw new Error('dist/index.html no longer loads ./app.js: update pages.mjs');
+  await Promise.all([
+    writeFile(`${DIR}/trap.js`, TRAP),
+    writeFile(`${DIR}/marks.js`, MARKS),
+    writeFile(`${DIR}/blank.html`, BLANK),
+    writeFile(`${DIR}/component.html`, COMPONENT),
+    writeFile(`${DIR}/app.html`, app),
+  ]);
+}
+
+export async function removePages() {
+  await rm(DIR, { recursive: true, force: true });
+}
+
+/** What the page's trap recorded. */
+export function pageErrors(browser) {
+  return browser.evaluate(() => (window.__xb ? window.__xb.errors : ['the trap did not load']));
+}

@@ -1,0 +1,298 @@
+// The app, the JS API's Watcher and <kubelive-table> in Firefox (ESR, through
+// geckodriver) and WebKit (WebKitGTK's MiniBrowser, through WebKitWebDriver), against
+// kubelive-sim under faults behind the real `kubectl proxy --www dist`.
+//
+// BROWSERS (default `firefox,webkit`) says which run; FULL says which of them run the
+// whole set (default: one of BROWSERS by the date, in turns: TESTING.md); the others
+// run the smoke part (the app syncs and converges, the detail panel shows YAML).
+// Per browser:
+// * smoke: the app syncs and converges to the server's truth; the detail panel opens
+//   on Enter and shows the object's YAML; no page error;
+// * full: plus the sim's restarts (410, relists) are survived and converged from, the
+//   keyboard filter, the Watcher syncs and converges from the npm package,
+//   <kubelive-table> renders the server's rows, and the layout checks at 360 to
+//   2,560 px (web/tests/checks/, when present);
+// * in both: the fetch body's reader the engine offers (BYOB, or the default reader's
+//   chunks the app falls back to) is reported, and the app converging proves that path.
+import { existsSync } from 'node:fs';
+import { ARTIFACTS, check, convergeTo, done, until } from '../lib.mjs';
+import { columnOf, converges, tableConverges } from '../watcherlib.mjs';
+import { Browser, Key, TooNarrow } from './webdriver.mjs';
+import { pageErrors, removePages, writePages } from './pages.mjs';
+
+const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
+const BROWSERS = (process.env.BROWSERS || 'firefox,webkit').split(',').filter(Boolean);
+// The full set in one browser a day, in turns (UTC days since 1970), unless FULL says.
+const TODAY = BROWSERS[Math.floor(Date.now() / 86400000) % BROWSERS.length];
+const FULL = (process.env.FULL ?? TODAY).split(',').filter(Boolean);
+const NS0 = '/api/v1/namespaces/ns-0/pods';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A check named with its browser. */
+const checkIn = (b) => (cond, what) => check(cond, `[${b.name}] ${what}`);
+
+await writePages();
+const timings = [];
+try {
+  for (const name of BROWSERS) {
+    const started = Date.now();
+    const full = FULL.includes(name);
+    console.log(`${name}: ${full ? 'the full set' : 'smoke'}`);
+    // Tall enough that every row of the small cluster is in the DOM (the table is
+    // virtualised) and convergence can compare them all.
+    const b = await Browser.start(name, { width: 1400, height: 4000 });
+    console.log(`  ${b.version}`);
+    try {
+      await app(b, full);
+      if (full) {
+        await watcher(b);
+        await component(b);
+        await widths(b);
+      }
+    } catch (e) {
+      check(false, `[${name}] ${e.stack || e}`);
+      await b.screenshot(`${ARTIFACTS}/xb-${name}-failure.png`).catch(() => {});
+    } finally {
+      await b.close();
+    }
+    timings.push(`${name} ${full ? 'full' : 'smoke'} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  }
+} finally {
+  await removePages();
+}
+console.log(`cross-browser: ${timings.join(', ')}`);
+done('cross-browser');
+
+/** The status bar's facts (null before the app rendered it). */
+function status(b) {
+  return b.evaluate(() => {
+    const st = document.getElementById('status');
+    return st && {
+      phase: st.dataset.phase,
+      synced: st.dataset.synced === 'true',
+      relists: Number(st.dataset.relists),
+      text: st.innerText.replace(/\s+/g, ' '),
+    };
+  });
+}
+
+async function app(b, full) {
+  const ok = checkIn(b);
+  await b.goto(`${BASE}/ui/xb/app.html#r=v1/pods`);
+  const reader = await b.evaluate(async () => {
+    const body = (await fetch('/api', { cache: 'no-store' })).body;
+    try {
+      new ReadableStreamBYOBReader(body).releaseLock();
+      return 'BYOB (a byte stream)';
+    } catch (e) {
+      return `the default reader's chunks (no BYOB: ${e.name})`;
+    }
+  });
+  console.log(`  the fetch body is read with ${reader}`);
+  await until('the first sync', async () => (await status(b))?.synced, 60000);
+  ok(true, 'the app syncs');
+  await convergeTo(b, BASE, '/api/v1/pods', `[${b.name}] the pods table (read with ${reader})`);
+  await b.screenshot(`${ARTIFACTS}/xb-${b.name}-app.png`);
+
+  if (full) {
+    // The sim restarts every 30 s (--faults restart@): the watches end, their resume
+    // is too old (410, compacted) and the app relists, then converges again.
+    const relisted = await until('a relist after the sim restarted', async () => (await status(b))?.relists > 0, 75000).catch(() => false);
+    ok(relisted, `the app relisted after a restart (${(await status(b)).text})`);
+    await convergeTo(b, BASE, '/api/v1/pods', `[${b.name}] the pods table, after restarts`);
+
+    // "/" focuses the filter; typing filters; Escape clears.
+    await b.click('#scroller');
+    await b.press('/');
+    ok(await b.evaluate(() => document.activeElement?.id === 'filter'), '"/" focuses the filter');
+    await b.press(...'app-1');
+    await sleep(400);
+    const names = await b.evaluate(() => [...document.querySelectorAll('.row:not(.gone) .td.name')].map((e) => e.textContent));
+    ok(names.length > 0 && names.every((n) => n.includes('app-1')), `the filter shows only matching names (${names.length})`);
+    await b.press(Key.Escape);
+    await sleep(300);
+    ok(await b.evaluate(() => document.getElementById('filter').value === ''), 'Escape clears the filter');
+  }
+
+  // The detail panel: the selected row's object, fetched (a GET the sim may fail with
+  // a 500 or cut: then the panel says so, and opening it again asks again).
+  let detail = null;
+  for (let attempt = 0; attempt < 5 && !detail?.text; attempt++) {
+    await b.click('#scroller');
+    await b.press(Key.ArrowDown, Key.ArrowDown, Key.Enter);
+    detail = await until('the fetched object or its error', () => b.evaluate(() => {
+      const text = document.getElementById('detail-text');
+      const error = document.getElementById('detail-error');
+      if (!text && !error) return null;
+      return {
+        selected: document.querySelector('.row.selected')?.dataset.key,
+        name: document.getElementById('detail-name')?.textContent,
+        text: text?.textContent,
+        format: text?.dataset.format,
+        error: error?.textContent,
+      };
+    }), 20000);
+    if (!detail.text) {
+      console.log(`  the detail panel said: ${detail.error}; again`);
+      await b.press(Key.Escape);
+    }
+  }
+  ok(detail?.selected?.endsWith(`/${detail.name}`), `Enter opens the selected row's object (${detail?.name})`);
+  const yaml = detail?.text || '';
+  ok(detail?.format === 'yaml' && yaml.includes('kind: Pod') && yaml.includes(`name: ${detail.name}`) && /\nspec:/.test(yaml),
+    `the detail panel shows the object's YAML (${yaml.split('\n').slice(0, 3).join(' | ') || detail?.error})`);
+  await b.screenshot(`${ARTIFACTS}/xb-${b.name}-detail.png`);
+  await b.press(Key.Escape);
+  ok(await until('the panel to close', () => b.evaluate(() => !document.getElementById('detail')), 5000).catch(() => false), 'Escape closes the detail panel');
+
+  const errors = await pageErrors(b);
+  ok(errors.length === 0, `no page errors, console errors or CSP violations (${errors.join('; ')})`);
+}
+
+/** The JS API: a Watcher from the npm package (dist/npm) syncs and converges. */
+async function watcher(b) {
+  const ok = checkIn(b);
+  await b.goto(`${BASE}/ui/xb/blank.html`);
+  await b.evaluate(async (path) => {
+    const kl = await import('/ui/npm/index.js');
+    await kl.default();
+    window.seen = { changes: 0, phases: [], synced: 0 };
+    const w = new kl.Watcher({ path });
+    w.onChange(() => { window.seen.changes += 1; });
+    w.onStatus((s) => window.seen.phases.push(s.phase));
+    w.onSynced(() => { window.seen.synced += 1; });
+    w.start();
+    window.w = w;
+  }, NS0);
+  const read = () => {
+    const s = window.w.status();
+    if (!s.synced || s.phase !== 'watching') return null;
+    return { rv: s.resourceVersion, objects: window.w.snapshot().map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}@${o.metadata.resourceVersion}`) };
+  };
+  await converges(b, BASE, NS0, read, `[${b.name}] the Watcher's snapshot equals the server's Exact list at its version`);
+  const at = await b.evaluate(() => window.seen.changes);
+  const more = await until('changes under churn', () => b.evaluate((n) => window.seen.changes > n, at), 20000).catch(() => false);
+  ok(more, 'the Watcher delivers changes as the pods churn');
+  const stopped = await b.evaluate(() => {
+    window.w.stop();
+    return window.w.status().phase;
+  });
+  ok(stopped === 'stopped', `stop() stops it (${stopped})`);
+  const errors = await pageErrors(b);
+  ok(errors.length === 0, `no page errors (${errors.join('; ')})`);
+}
+
+/** <kubelive-table>: the element renders the server's rows. */
+async function component(b) {
+  const ok = checkIn(b);
+  await b.goto(`${BASE}/ui/xb/component.html`);
+  const read = () => {
+    const w = document.getElementById('pods').watcher;
+    if (!w) return null;
+    const s = w.status();
+    if (!s.synced || s.phase !== 'watching' || !w.columns()) return null;
+    return { rv: s.resourceVersion, rows: w.snapshot().map((r) => ({ cells: r.cells, metadata: r.metadata })), columns: w.columns() };
+  };
+  // WebDriver hands objects back with their keys in its own order: the columns are
+  // put back in the JS API's (which tableConverges compares by JSON text).
+  const page = {
+    evaluate: async (fn, arg) => {
+      const r = await b.evaluate(fn, arg);
+      return r && { ...r, columns: r.columns.map(columnOf) };
+    },
+  };
+  await tableConverges(page, BASE, NS0, read, `[${b.name}] <kubelive-table>'s rows equal the server's Table`);
+  const shown = await until('rows in the shadow DOM', () => b.evaluate(() => {
+    const el = document.getElementById('pods');
+    const root = el.shadowRoot;
+    const rows = [...root.querySelectorAll('[part~=row]')];
+    const names = rows.map((r) => r.children[0]?.textContent);
+    const held = el.watcher.snapshot().map((r) => r.metadata.name);
+    return rows.length > 0 && {
+      rows: rows.length,
+      held: held.length,
+      known: names.every((n) => held.includes(n)),
+      headers: [...root.querySelectorAll('[part~=header-cell]')].map((h) => h.textContent),
+      height: rows[0].getBoundingClientRect().height,
+    };
+  }), 20000).catch(() => null);
+  ok(shown && shown.known && shown.height > 0,
+    `it renders rows of held objects (${shown?.rows} rendered of ${shown?.held}; headers ${shown?.headers?.join(' ')})`);
+  await b.screenshot(`${ARTIFACTS}/xb-${b.name}-component.png`);
+  const errors = await pageErrors(b);
+  ok(errors.length === 0, `no page errors or CSP violations (${errors.join('; ')})`);
+}
+
+/**
+ * The layout checks (web/tests/checks/layout.js, shared with the Chromium test
+ * widths.mjs) at each width: the filter, the counts, `?`, the Name and Status columns
+ * visible and usable; nothing off screen; the header over its columns. A width the
+ * browser's window cannot be narrow enough for (Firefox: 500 px, MiniBrowser: 447) is
+ * an iframe of that width in a wide window: a viewport of its own to the page.
+ */
+async function widths(b) {
+  const ok = checkIn(b);
+  const layout = new URL('../checks/layout.js', import.meta.url);
+  if (!existsSync(layout)) {
+    console.log('  (no web/tests/checks/layout.js: no width checks)');
+    return;
+  }
+  const { visible, offscreen, aligned, columns } = await import(layout);
+  const app = 'app.html#r=v1/pods&wide=1';
+  for (const width of [360, 768, 1024, 1440, 2560]) {
+    const height = width >= 2000 ? 1300 : 800;
+    let framed = false;
+    try {
+      await b.setViewport(width, height);
+      await b.goto(`${BASE}/ui/xb/${app}`);
+    } catch (e) {
+      if (!(e instanceof TooNarrow)) throw e;
+      framed = true;
+      await b.setViewport(1400, 1000);
+      await b.goto(`${BASE}/ui/xb/blank.html`);
+      await b.evaluate(async ({ src, width, height }) => {
+        const f = document.createElement('iframe');
+        f.src = src;
+        f.width = width;
+        f.height = height;
+        f.style.border = '0';
+        const loaded = new Promise((r) => f.addEventListener('load', r, { once: true }));
+        document.body.append(f);
+        await loaded;
+      }, { src: app, width, height });
+      await b.frame(0);
+    }
+    const at = `${width} px${framed ? ' (an iframe)' : ''}`;
+    await until(`${at}: the first sync`, async () => (await status(b))?.synced, 60000);
+    await until(`${at}: rows`, () => b.evaluate(() => document.querySelectorAll('.row:not(.gone)').length > 3), 20000);
+    await sleep(300);
+    const got = await b.evaluate(() => `${window.innerWidth}x${window.innerHeight}`);
+    ok(got === `${width}x${height}`, `${at}: the page's viewport is ${got}`);
+    const expect = async (fn, arg, what) => {
+      const r = await b.evaluate(fn, arg);
+      ok(r.ok, `${at}: ${what}${r.ok ? '' : `: ${r.why}`}`);
+      return r;
+    };
+    for (const sel of ['#filter', '#counts', '#help-button', '.th[data-col="name"]', '.th[data-col="status"]']) {
+      await expect(visible, sel, `${sel} is visible`);
+    }
+    await expect(offscreen, null, 'nothing is off screen');
+    await expect(aligned, null, "the header's cells sit over their columns' cells");
+    const cols = await expect(columns, null, 'the columns shown and hidden add up');
+    console.log(`     ${at}: columns shown: ${cols.shown?.join(', ')}; hidden: ${cols.hidden}`);
+    // Usable: a click in the filter and typing narrow the rows.
+    const word = await b.evaluate(() => document.querySelector('.row:not(.gone) .td[data-col="name"]').textContent.split('-').slice(0, 2).join('-'));
+    const typed = await b.click('#filter').then(() => b.press(...word)).catch((e) => e);
+    const narrowed = typed instanceof Error ? typed.message : await until(`${at}: the filter applies`, () => b.evaluate((w) => {
+      const rows = [...document.querySelectorAll('.row:not(.gone)')];
+      return rows.length > 0 && rows.every((r) => r.textContent.includes(w));
+    }, word), 10000).catch((e) => e.message);
+    ok(narrowed === true, `${at}: clicking the filter and typing "${word}" narrows the rows${narrowed === true ? '' : `: ${narrowed}`}`);
+    if (framed) await b.frame(null);
+    await b.screenshot(`${ARTIFACTS}/xb-${b.name}-${width}.png`);
+    if (framed) await b.frame(0);
+    const errors = await pageErrors(b);
+    ok(errors.length === 0, `${at}: no page errors (${errors.join('; ')})`);
+    if (framed) await b.frame(null);
+  }
+}
