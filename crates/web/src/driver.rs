@@ -79,6 +79,9 @@ impl Driver {
     pub fn start(mut config: Config, base_url: &str, sink: Sink) -> Driver {
         // Jitter and watch timeouts differ between tabs; simulations fix the seed.
         config.seed = (js_sys::Math::random() * 9_007_199_254_740_991.0) as u64;
+        // fetch keeps only a gzip body's first member: every engine in the browser (the
+        // app's views, the JS Watcher, <kubelive-table>) starts here.
+        config.reads_first_gzip_member_only = true;
         let engine = Engine::new(config, time::now());
         let shared = Rc::new(Shared {
             inner: RefCell::new(Inner {
@@ -331,7 +334,11 @@ async fn run_request(
     let headers = response.headers();
     let mut head: Vec<(&str, String)> = Vec::new();
     // Date: a Retry-After given as a date is read against the response's own Date.
-    for name in ["retry-after", "date", "content-type"] {
+    // Content-Encoding: the browser decodes gzip itself but keeps only the first gzip
+    // member, and a gzipped streaming list (kube-apiserver 1.37) is one member per
+    // flush: the engine must know before the body starts. A same-origin fetch reads
+    // it; another origin's only where the server exposes it.
+    for name in ["retry-after", "date", "content-type", "content-encoding"] {
         if let Ok(Some(v)) = headers.get(name) {
             head.push((name, v));
         }
