@@ -816,6 +816,9 @@ fn suites() -> Vec<Suite> {
                 "tests/events.mjs",
                 "tests/selectors.mjs",
                 "tests/tables.mjs",
+                // Issue 30: any width from 360 px up; accessible (axe-core, the keyboard).
+                "tests/widths.mjs",
+                "tests/a11y.mjs",
             ],
             calm(60, 10.0, &["--namespaces", "4"]),
         ),
@@ -870,6 +873,21 @@ fn suites() -> Vec<Suite> {
                     ],
                 )
             },
+        ),
+        // Issue 26: the app's streaming sync through kubectl proxy against the sim as
+        // releases that refuse a streaming list (1.27, 1.31: the WatchList gate is off)
+        // and one that gzips it one member per flush (1.37), which a browser cannot read.
+        Suite::sim(
+            &["tests/releases.mjs"],
+            calm(30, 5.0, &["--namespaces", "3", "--kube-version", "1.27"]),
+        ),
+        Suite::sim(
+            &["tests/releases.mjs"],
+            calm(30, 5.0, &["--namespaces", "3", "--kube-version", "1.31"]),
+        ),
+        Suite::sim(
+            &["tests/releases.mjs"],
+            calm(30, 5.0, &["--namespaces", "3", "--kube-version", "1.37"]),
         ),
         // A busy table: thousands of pods churning hundreds of times a second, no faults.
         Suite::sim(
