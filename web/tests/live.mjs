@@ -131,7 +131,8 @@ try {
       window.__pool.add(r);
       return {
         key: r.dataset.key,
-        index: Number(r.ariaRowIndex) - 1,
+        // The header is the grid's row 1: a row's index is its aria-rowindex less 2.
+        index: Number(r.ariaRowIndex) - 2,
         y: r.getBoundingClientRect().top - top + s.scrollTop,
         name: r.querySelector('.td.name')?.textContent,
         known,

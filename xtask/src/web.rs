@@ -816,6 +816,9 @@ fn suites() -> Vec<Suite> {
                 "tests/events.mjs",
                 "tests/selectors.mjs",
                 "tests/tables.mjs",
+                // Issue 30: any width from 360 px up; accessible (axe-core, the keyboard).
+                "tests/widths.mjs",
+                "tests/a11y.mjs",
             ],
             calm(60, 10.0, &["--namespaces", "4"]),
         ),

@@ -151,6 +151,9 @@ pub struct Column {
     pub status_like: bool,
     /// Right-aligned.
     pub numeric: bool,
+    /// The server's priority: 0 shown by default, higher only with `-o wide` (the
+    /// first columns a narrow table hides).
+    pub priority: i32,
 }
 
 /// Column names whose cells say how something is doing.
@@ -194,6 +197,7 @@ impl Column {
             is_name: false,
             status_like: false,
             numeric: false,
+            priority: 0,
         }
     }
 
@@ -214,6 +218,7 @@ impl Column {
             is_name: col == Col::Name,
             status_like: col == Col::Status,
             numeric: col.numeric(),
+            priority: 0,
         }
     }
 
@@ -241,6 +246,7 @@ impl Column {
             is_name: def.is_name(),
             status_like: STATUS_LIKE.contains(&def.name.to_ascii_lowercase().as_str()),
             numeric: matches!(sort_as, SortAs::Number | SortAs::Age),
+            priority: def.priority,
         }
     }
 

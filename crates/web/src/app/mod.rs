@@ -9,8 +9,10 @@
 //! table area, and for a 403 offers the namespaces the user can use, asked of the
 //! server with access reviews (`reviews`).
 
+mod announce;
 mod detail;
 pub mod discovery;
+mod fit;
 mod log;
 pub mod parts;
 pub mod prefs;
@@ -132,6 +134,10 @@ pub enum Msg {
     /// The related-events engine produced events.
     Related(u64),
     ToggleHelp,
+    /// The header's note of hidden columns: the selected (or first) row's details.
+    ShowHidden,
+    /// The focus entered (true) or left the table.
+    TableFocus(bool),
 }
 
 /// What a frame renders.
@@ -296,8 +302,27 @@ pub struct App {
     /// The view spans namespaces of a namespaced kind: a NAMESPACE column.
     with_namespace: bool,
     cols: Rc<Vec<Column>>,
-    /// What the cells of `cols` carry besides their text.
+    /// The columns the table has room for (`fit`): the others are in the detail panel.
+    shown: Rc<Vec<Column>>,
+    /// What the cells of `shown` carry besides their text.
     looks: Rc<Vec<CellLook>>,
+    /// The width a row has for its cells (px) and the columns' floors, as last
+    /// measured, and the room the note of hidden columns takes; none before the
+    /// table is laid out (every column shows).
+    room: Option<(f64, fit::Floors, f64)>,
+    /// The scroller's scrollbar width (px): the header leaves it free, so that its
+    /// cells are as wide as the rows' in every engine.
+    gutter: f64,
+    /// The status as the live region says it.
+    announcer: announce::Announcer,
+    announced: String,
+    /// The focus was in the table (a row or the scroller) when it last moved: it is
+    /// kept on the selected row as rows move, or put back if its element went.
+    table_focused: bool,
+    /// Where the focus goes after the help or the detail panel closes.
+    focus_back: Option<FocusBack>,
+    /// The user moved the selection (keys, a click): the focus goes to its row.
+    focus_row: bool,
     /// Made once, so that rows compare equal across renders.
     on_select: Callback<String>,
     on_open: Callback<String>,
@@ -369,6 +394,30 @@ pub struct App {
     cell_font: String,
     listeners: Vec<Listener>,
     interval: Option<(i32, Closure<dyn FnMut()>)>,
+}
+
+/// Where the focus goes once the page has rendered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FocusBack {
+    /// The help's close button (the help opened).
+    Help,
+    /// The `?` button (the help closed).
+    HelpButton,
+    /// The detail panel's close button (it opened as a sheet over the table).
+    Detail,
+    /// The selected row, or the table (the detail panel closed).
+    Table,
+}
+
+/// Where the detail panel is a sheet over the table (style.css says the same width).
+const SHEET_MEDIA: &str = "(max-width: 720px)";
+
+/// Whether the focus is in the element `selector` names.
+fn focus_within(selector: &str) -> bool {
+    window()
+        .document()
+        .and_then(|d| d.active_element())
+        .is_some_and(|a| a.closest(selector).ok().flatten().is_some())
 }
 
 /// A DOM event listener removed on drop.
@@ -485,6 +534,7 @@ impl App {
     /// come from the URL).
     fn restart(&mut self, ctx: &Context<Self>) {
         self.main = None;
+        self.announcer.restart();
         self.generation += 1;
         self.urgent_pending = false;
         self.model.clear();
@@ -596,14 +646,37 @@ impl App {
             return;
         }
         self.cols = Rc::new(cols);
-        // Their widths are measured once their header is laid out.
-        self.rooms.widths.clear();
-        self.looks = Rc::new(cell_looks(&self.cols, &self.rooms));
+        self.fit_columns(true);
         let sort =
             Sort::parse(&self.view.sort, &self.cols).unwrap_or_else(|| Sort::by_name(&self.cols));
         self.model.set_sort(sort);
         self.model
             .set_filter(Filter::new(&self.view.query.words, &self.cols));
+    }
+
+    /// Picks the columns the table has room for; `force`: the columns changed. True
+    /// if the shown ones did.
+    fn fit_columns(&mut self, force: bool) -> bool {
+        let shown: Vec<Column> = match &self.room {
+            Some((room, floors, marker)) => {
+                let fits = fit::fit_columns(&self.cols, floors, *room, *marker);
+                self.cols
+                    .iter()
+                    .zip(fits)
+                    .filter(|(_, shown)| *shown)
+                    .map(|(c, _)| c.clone())
+                    .collect()
+            }
+            None => self.cols.to_vec(),
+        };
+        if !force && *self.shown == shown {
+            return false;
+        }
+        self.shown = Rc::new(shown);
+        // Their widths are measured once their header is laid out.
+        self.rooms.widths.clear();
+        self.looks = Rc::new(cell_looks(&self.shown, &self.cols, &self.rooms));
+        true
     }
 
     /// The engine said which columns the server prints, or that it does not print.
@@ -952,6 +1025,7 @@ impl App {
             let (ns, name) = key.split_once('/')?;
             feed.driver.with_store(|s| s.get(ns, name).cloned())
         });
+        self.announce(now);
         if selected.is_some() {
             self.selected_obj = selected;
         }
@@ -979,6 +1053,14 @@ impl App {
             self.schedule_sweep(ctx);
         }
         true
+    }
+
+    /// Has the live region say the status's state when that is news (`announce`).
+    fn announce(&mut self, now: f64) {
+        if let Some(words) = self.announcer.note(&self.status, now) {
+            self.announced = words;
+            self.chrome_stamp += 1;
+        }
     }
 
     /// Scrolls a selection restored from the URL into view once its row is there.
@@ -1132,6 +1214,7 @@ impl App {
 
     /// Moves the selection by `delta` rows.
     fn move_selection(&mut self, delta: isize) {
+        self.focus_row = true;
         let rows = self.model.len();
         if rows == 0 {
             return;
@@ -1169,6 +1252,10 @@ impl App {
             .as_ref()
             .map(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
             .unwrap_or(false);
+        let in_control = target.as_ref().is_some_and(|el| {
+            matches!(el.tag_name().as_str(), "BUTTON" | "A" | "SUMMARY")
+                || el.closest("#help, #detail").ok().flatten().is_some()
+        });
         if e.ctrl_key() || e.meta_key() || e.alt_key() {
             return false;
         }
@@ -1179,11 +1266,9 @@ impl App {
         match e.key().as_str() {
             "Escape" => {
                 if self.help_open {
-                    self.help_open = false;
+                    self.toggle_help();
                 } else if self.view.open {
-                    self.view.open = false;
-                    self.write_hash(false);
-                    self.sync_related(ctx);
+                    self.close_detail(ctx);
                 } else {
                     self.filter_text.clear();
                     self.filter_error = None;
@@ -1206,9 +1291,12 @@ impl App {
             }
             "?" => {
                 e.prevent_default();
-                self.help_open = !self.help_open;
+                self.toggle_help();
                 true
             }
+            // A button, a link or the panels' own content takes its keys (Enter on a
+            // header sorts, it does not also open the selected row).
+            _ if in_control => false,
             "ArrowDown" | "j" => {
                 e.prevent_default();
                 self.move_selection(1);
@@ -1231,21 +1319,130 @@ impl App {
             }
             "Home" => {
                 e.prevent_default();
+                self.focus_row = true;
                 self.select_index(0);
                 true
             }
             "End" => {
                 e.prevent_default();
+                self.focus_row = true;
                 self.select_index(self.model.len().saturating_sub(1));
                 true
             }
             "Enter" if self.view.selected.is_some() => {
-                self.view.open = true;
-                self.write_hash(false);
-                self.sync_related(ctx);
+                // The focus may move into the panel at once: the key must not then
+                // press the button it lands on.
+                e.prevent_default();
+                self.open_detail(ctx);
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Opens the detail panel of the selected row. Where it is a sheet over the
+    /// table (a narrow window), the focus goes into it.
+    fn open_detail(&mut self, ctx: &Context<Self>) {
+        self.view.open = true;
+        self.write_hash(false);
+        self.sync_related(ctx);
+        let sheet = window()
+            .match_media(SHEET_MEDIA)
+            .ok()
+            .flatten()
+            .is_some_and(|m| m.matches());
+        if sheet {
+            self.focus_back = Some(FocusBack::Detail);
+        }
+    }
+
+    /// Closes the detail panel; the focus, if it was in it, goes back to the table.
+    fn close_detail(&mut self, ctx: &Context<Self>) {
+        self.view.open = false;
+        self.write_hash(false);
+        self.sync_related(ctx);
+        if focus_within("#detail") {
+            self.focus_back = Some(FocusBack::Table);
+        }
+    }
+
+    /// Opens or closes the help; the focus goes into it, and back to `?` after.
+    fn toggle_help(&mut self) {
+        self.help_open = !self.help_open;
+        self.focus_back = Some(if self.help_open {
+            FocusBack::Help
+        } else {
+            FocusBack::HelpButton
+        });
+    }
+
+    /// Keeps the focus where the user expects it after a render: on the element
+    /// `focus_back` says, and while the table has it, on the selected row's element
+    /// (rows move: the element that showed it may show another row now), or on the
+    /// table when that row is out of view or its element went.
+    fn place_focus(&mut self) {
+        let Some(doc) = window().document() else {
+            return;
+        };
+        let by_id = |id: &str| {
+            doc.get_element_by_id(id)
+                .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+        };
+        let focus = |el: &HtmlElement| {
+            let opts = web_sys::FocusOptions::new();
+            opts.set_prevent_scroll(true);
+            let _ = el.focus_with_options(&opts);
+        };
+        match self.focus_back.take() {
+            Some(FocusBack::Help) => by_id("close-help").iter().for_each(focus),
+            Some(FocusBack::HelpButton) => by_id("help-button").iter().for_each(focus),
+            Some(FocusBack::Detail) => by_id("close-detail").iter().for_each(focus),
+            Some(FocusBack::Table) => {
+                self.table_focused = true;
+                self.focus_row = true;
+            }
+            None => {}
+        }
+        let to_row = std::mem::take(&mut self.focus_row);
+        if !self.table_focused && !to_row {
+            return;
+        }
+        let active = doc.active_element();
+        // A row has it (which may show another row now), or its element went.
+        let on_row = active
+            .as_ref()
+            .is_some_and(|a| a.matches(".row").unwrap_or(false));
+        let lost = active.as_ref().is_none_or(|a| a.tag_name() == "BODY");
+        let in_table = active
+            .as_ref()
+            .is_some_and(|a| a.closest("#scroller").ok().flatten().is_some());
+        // The user's selection moves the focus from the table (Tab put it on the
+        // scroller) to the row; from elsewhere only a click on a row does.
+        if !(on_row || (lost && self.table_focused) || (to_row && (in_table || lost))) {
+            return;
+        }
+        let selected = self.view.selected.as_deref();
+        if on_row
+            && active
+                .as_ref()
+                .and_then(|a| a.get_attribute("data-key"))
+                .as_deref()
+                == selected
+        {
+            return;
+        }
+        let Some(scroller) = self.scroller_ref.cast::<HtmlElement>() else {
+            return;
+        };
+        let row = self.view.selected.as_deref().and_then(|key| {
+            let rows = scroller.query_selector_all(".row").ok()?;
+            (0..rows.length())
+                .filter_map(|i| rows.get(i)?.dyn_into::<HtmlElement>().ok())
+                .find(|r| r.get_attribute("data-key").as_deref() == Some(key))
+        });
+        let target = row.unwrap_or(scroller);
+        if active.as_ref() != Some(target.as_ref()) {
+            focus(&target);
         }
     }
 
@@ -1276,7 +1473,7 @@ impl App {
         if self
             .observed_cols
             .as_ref()
-            .is_some_and(|c| Rc::ptr_eq(c, &self.cols))
+            .is_some_and(|c| Rc::ptr_eq(c, &self.shown))
         {
             return;
         }
@@ -1296,6 +1493,10 @@ impl App {
             return;
         };
         observer.disconnect();
+        // The scroller's width says which columns fit.
+        if let Some(scroller) = self.scroller_ref.cast::<web_sys::Element>() {
+            observer.observe(&scroller);
+        }
         for i in 0..cells.length() {
             if let Some(cell) = cells
                 .get(i)
@@ -1304,7 +1505,7 @@ impl App {
                 observer.observe(&cell);
             }
         }
-        self.observed_cols = Some(self.cols.clone());
+        self.observed_cols = Some(self.shown.clone());
     }
 
     /// The header's cells, once there is one for each current column.
@@ -1314,7 +1515,7 @@ impl App {
             .cast::<web_sys::Element>()?
             .query_selector_all(".th")
             .ok()?;
-        (cells.length() as usize == self.cols.len()).then_some(cells)
+        (cells.length() as usize == self.shown.len()).then_some(cells)
     }
 
     /// Reads how wide the header's cells are (the observer calls after layout): the
@@ -1331,15 +1532,41 @@ impl App {
         let px = |s: &web_sys::CssStyleDeclaration, name: &str| {
             s.get_property_value(name)
                 .ok()
-                .and_then(|v| v.trim_end_matches("px").parse::<f64>().ok())
+                .and_then(|v| v.trim().trim_end_matches("px").parse::<f64>().ok())
                 .unwrap_or(0.0)
         };
-        let mut widths = Vec::with_capacity(self.cols.len());
+        let gutter = self.gutter;
+        // The room the rows have: their width less their padding (style.css, `.row`).
+        let scroller_el = scroller.clone().dyn_into::<HtmlElement>().ok();
+        if let (Some(el), Some(s)) = (&scroller_el, style(&scroller)) {
+            let width = f64::from(el.client_width());
+            let floors = fit::Floors {
+                name: px(&s, "--floor-name"),
+                mid: px(&s, "--floor-mid"),
+                num: px(&s, "--floor-num"),
+                text: px(&s, "--floor-text"),
+            };
+            let marker = px(&s, "--more-cols");
+            let room = width - px(&s, "--row-pad") * 2.0;
+            self.gutter = f64::from(el.offset_width() - el.client_width()).max(0.0);
+            if width > 0.0 && floors.name > 0.0 {
+                let next = Some((room, floors, marker));
+                if next != self.room {
+                    self.room = next;
+                    if self.fit_columns(false) {
+                        // The header's new cells are measured once laid out.
+                        return true;
+                    }
+                }
+            }
+        }
+        let mut widths = Vec::with_capacity(self.shown.len());
         for i in 0..cells.length() {
             let Some(cell) = cells.get(i).and_then(|n| n.dyn_into::<HtmlElement>().ok()) else {
                 return false;
             };
-            // A header cell's padding is its column's cells' (style.css: .th, .td).
+            // A header cell's button is as wide as its column's cells' text (style.css:
+            // .thc and .td are padded alike; the button's own padding is vertical).
             let padding = style(&cell)
                 .map(|s| px(&s, "padding-left") + px(&s, "padding-right"))
                 .unwrap_or(0.0);
@@ -1364,10 +1591,10 @@ impl App {
         }
         let rooms = Rooms { widths, em };
         if rooms == self.rooms {
-            return false;
+            return gutter != self.gutter;
         }
         self.rooms = rooms;
-        self.looks = Rc::new(cell_looks(&self.cols, &self.rooms));
+        self.looks = Rc::new(cell_looks(&self.shown, &self.cols, &self.rooms));
         true
     }
 
@@ -1454,6 +1681,7 @@ impl App {
                     <input id="filter" class="filter" type="search" ref={self.filter_ref.clone()}
                         placeholder="Filter: text · app=web,tier!=db · env in (a,b) · field:status.phase=Running ↵"
                         title="Free text filters the rows shown. Label selector terms (app=web, env in (a,b), !canary, label:canary) and field:path=value terms are sent to the server when you press Enter. ? shows the syntax."
+                        aria-label="Filter the rows"
                         value={self.filter_text.clone()} oninput={on_filter} onkeydown={on_filter_key}
                         autocomplete="off" spellcheck="false" aria-invalid={error.is_some().to_string()} />
                     if let Some(e) = error {
@@ -1467,6 +1695,8 @@ impl App {
                         { format!("discovery: {} failed", problems.len()) }
                     </span>
                 }
+                // Kept together at the toolbar's end, on one line when it wraps.
+                <div class="top-end">
                 <label class="wide-toggle" title={if wide_offered { "Every column the server prints (kubectl get -o wide)" } else { "The server prints no more columns for this resource" }}>
                     <input type="checkbox" id="wide" checked={self.view.wide} disabled={!wide_offered}
                         onchange={link.callback(|e: Event| Msg::SetWide(e.target_unchecked_into::<HtmlInputElement>().checked()))} />
@@ -1475,8 +1705,9 @@ impl App {
                 <div class="counts" id="counts">
                     <b id="shown-count">{shown}</b>{if self.model.is_filtering() { "+ shown (filtering…) · " } else { " shown · " }}<b id="total-count">{total}</b>{" objects"}
                 </div>
-                <button class="btn help-btn" id="help-button" title="Keys and filter syntax (?)"
+                <button class="btn help-btn" id="help-button" title="Keys and filter syntax (?)" aria-label="Keys and filter syntax"
                     onclick={link.callback(|_: MouseEvent| Msg::ToggleHelp)}>{"?"}</button>
+                </div>
             </header>
         }
     }
@@ -1556,22 +1787,43 @@ impl App {
         let first = first.min(last);
         self.shown_rows.set(last - first);
         let sort = self.model.sort();
-        let header = self.cols.iter().zip(self.looks.iter()).map(|(c, look)| {
+        let hidden: Vec<&str> = self
+            .cols
+            .iter()
+            .filter(|c| !self.shown.iter().any(|s| s.id == c.id))
+            .map(|c| c.title.as_str())
+            .collect();
+        let last_col = self.shown.len().saturating_sub(1);
+        let header = self.shown.iter().zip(self.looks.iter()).enumerate().map(|(i, (c, look))| {
             let sorted = sort.col.id == c.id;
             let arrow = if sorted {
                 if sort.desc { " ▼" } else { " ▲" }
             } else {
                 ""
             };
-            let class = classes!("th", look.kind.to_string(), sorted.then_some("sorted"));
+            let class = classes!("th", sorted.then_some("sorted"));
             let col = c.clone();
             // The server's description on hover (as `kubectl explain` would say).
             let title = (!c.description.is_empty()).then(|| c.description.clone());
+            let aria_sort = sorted.then_some(if sort.desc { "descending" } else { "ascending" });
             html! {
-                <button class={class} data-col={c.id.clone()} {title} aria-sort={if sorted { if sort.desc { "descending" } else { "ascending" } } else { "none" }}
-                    onclick={link.callback(move |_| Msg::SortBy(col.clone()))}>
-                    <span class="th-name">{c.title.clone()}</span>{arrow}
-                </button>
+                <div class={classes!("thc", look.kind.to_string())} role="columnheader" aria-sort={aria_sort}
+                    aria-colindex={look.colindex.clone()}>
+                    <button class={class} data-col={c.id.clone()} {title}
+                        onclick={link.callback(move |_| Msg::SortBy(col.clone()))}>
+                        <span class="th-name">{c.title.clone()}</span><span aria-hidden="true">{arrow}</span>
+                    </button>
+                    // The columns the table has no room for, said at the header's end:
+                    // a row's details show them.
+                    if i == last_col && !hidden.is_empty() {
+                        <button class="more-cols" id="hidden-columns" data-hidden={hidden.len().to_string()}
+                            title={format!("Hidden for want of room: {}. A row's details show every column (Enter).", hidden.join(", "))}
+                            aria-label={format!("{} more columns: {}; show the selected row's details", hidden.len(), hidden.join(", "))}
+                            onclick={link.callback(|_: MouseEvent| Msg::ShowHidden)}>
+                            { format!("+{}", hidden.len()) }
+                        </button>
+                    }
+                </div>
             }
         });
         let on_scroll = link.callback(|_: Event| Msg::Scroll);
@@ -1593,13 +1845,34 @@ impl App {
                 .map(|o| ShownRow::new(o, |key| self.model.row_look(key, now)))
                 .collect(),
         );
+        let resource = self
+            .resource()
+            .map(|r| r.plural.clone())
+            .unwrap_or_else(|| self.view.resource.clone());
+        let onfocusin = link.callback(|_: FocusEvent| Msg::TableFocus(true));
+        let onfocusout = link.batch_callback(|e: FocusEvent| {
+            // Leaving the table for another element (not for a row that moved).
+            let to = e
+                .related_target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+            match to {
+                Some(el) if el.closest(".table").ok().flatten().is_some() => None,
+                _ => Some(Msg::TableFocus(false)),
+            }
+        });
         html! {
+            <section class={classes!("table-area", (!hidden.is_empty()).then_some("has-hidden"))}>
+            { problem.unwrap_or_default() }
+            // A grid a screen reader walks: the header is row 1, each row says its
+            // place in the whole table (only the rows in view are in the DOM).
             // Busy while a sort's rows past the first screen are being put in order.
-            <section class="table" role="grid" aria-rowcount={rows.to_string()}
-                aria-busy={self.model.resorting().then_some("true")}>
-                <div class="thead" ref={self.thead_ref.clone()}>{ for header }</div>
-                { problem.unwrap_or_default() }
-                <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0">
+            <div class="table" role="grid" aria-label={resource} aria-rowcount={(rows + 1).to_string()}
+                aria-colcount={self.cols.len().to_string()}
+                aria-busy={self.model.resorting().then_some("true")} {onfocusin} {onfocusout}>
+                <div class="thead" role="row" aria-rowindex="1" ref={self.thead_ref.clone()}
+                    style={format!("--gutter:{}px", self.gutter)}>{ for header }</div>
+                <div class="scroller" id="scroller" ref={self.scroller_ref.clone()} onscroll={on_scroll} tabindex="0"
+                    role="rowgroup" aria-label="Rows: arrows move the selection, Enter shows its details">
                     // The window is the spacer's sibling, placed against the scroller:
                     // the table's height changing under churn lays out only the spacer.
                     <div class="spacer" style={format!("height:{total_h}px")}></div>
@@ -1608,17 +1881,18 @@ impl App {
                         first,
                         base: self.window_base,
                         pool: count,
-                        cols: self.cols.clone(),
+                        cols: self.shown.clone(),
                         looks: self.looks.clone(),
                         selected: self.view.selected.clone(),
                         now: time::unix_now().floor(),
                         on_select: self.on_select.clone(),
                         on_open: self.on_open.clone(),
                     }) }
-                    if empty {
-                        <div class="empty" id="empty">{ empty_text }</div>
-                    }
                 </div>
+            </div>
+            if empty {
+                <div class="empty" id="empty">{ empty_text }</div>
+            }
             </section>
         }
     }
@@ -1658,7 +1932,15 @@ impl Component for App {
             printed: HashMap::new(),
             with_namespace: false,
             cols: Rc::default(),
+            shown: Rc::default(),
             looks: Rc::default(),
+            room: None,
+            gutter: 0.0,
+            announcer: announce::Announcer::default(),
+            announced: String::new(),
+            table_focused: false,
+            focus_back: None,
+            focus_row: false,
             on_select: ctx.link().callback(Msg::Select),
             on_open: ctx.link().callback(Msg::Open),
             on_namespace: ctx.link().callback(Msg::SetNamespace),
@@ -1824,7 +2106,10 @@ impl Component for App {
                 // Ages, countdowns and "N s ago" move with time. A frame (not a bare
                 // status read) keeps the status and the rows from the same moment.
                 self.schedule_frame(ctx);
-                false
+                // A state held back by the live region's gap is said when it ends.
+                let before = self.announced.len();
+                self.announce(time::now_ms());
+                before != self.announced.len()
             }
             Msg::HashChanged => {
                 let next = ViewState::from_hash(&location_hash());
@@ -1946,24 +2231,27 @@ impl Component for App {
                 self.measure();
                 before != (self.scroll_top, self.viewport)
             }
-            Msg::MeasureColumns => self.measure_columns(),
+            Msg::MeasureColumns => {
+                // The scroller's height may have changed too (the toolbar wraps to
+                // more lines or fewer as the window's width changes).
+                let before = self.viewport;
+                self.measure();
+                self.measure_columns() || before != self.viewport
+            }
             Msg::Select(key) => {
                 self.select(key);
+                self.focus_row = true;
                 self.write_hash(false);
                 self.sync_related(ctx);
                 true
             }
             Msg::Open(key) => {
                 self.select(key);
-                self.view.open = true;
-                self.write_hash(false);
-                self.sync_related(ctx);
+                self.open_detail(ctx);
                 true
             }
             Msg::CloseDetail => {
-                self.view.open = false;
-                self.write_hash(false);
-                self.sync_related(ctx);
+                self.close_detail(ctx);
                 true
             }
             Msg::Key(e) => self.key(ctx, e),
@@ -1984,8 +2272,21 @@ impl Component for App {
             }
             Msg::Related(generation) => self.read_related(generation),
             Msg::ToggleHelp => {
-                self.help_open = !self.help_open;
+                self.toggle_help();
                 true
+            }
+            Msg::ShowHidden => {
+                if self.view.selected.is_none() {
+                    self.select_index(0);
+                }
+                if self.view.selected.is_some() {
+                    self.open_detail(ctx);
+                }
+                true
+            }
+            Msg::TableFocus(inside) => {
+                self.table_focused = inside;
+                false
             }
         }
     }
@@ -2016,6 +2317,7 @@ impl Component for App {
             }
         }
         self.observe_columns(ctx);
+        self.place_focus();
         if first_render {
             let before = self.viewport;
             self.measure();
@@ -2066,6 +2368,7 @@ impl Component for App {
                     if self.view.open {
                         if let Some(o) = &self.selected_obj {
                             <Detail key={table::key_of(o)} object={o.clone()} deleted={deleted}
+                                cols={self.cols.clone()} shown={self.shown.len()}
                                 fetched={self.detail.as_ref().map(|d| d.shown.clone()).unwrap_or(parts::Fetched::Loading)}
                                 secret={self.view.resource == "v1/secrets"}
                                 on_close={self.on_close_detail.clone()}
@@ -2080,6 +2383,11 @@ impl Component for App {
                 if self.help_open {
                     <KeyHelp on_close={link.callback(|_| Msg::ToggleHelp)} />
                 }
+                // The status's news for screen readers: its state, throttled (the
+                // status bar's counters change every second and are not announced).
+                <div class="sr-only" id="announce" role="status" aria-live="polite" aria-atomic="true">
+                    { self.announced.clone() }
+                </div>
             </div>
         }
     }

@@ -36,8 +36,9 @@ pub fn status_bar(p: &StatusBarProps) -> Html {
     html! {
         <div class={classes!("statusbar", tone)} id="status" data-phase={s.phase} data-synced={s.synced.to_string()}
              data-rv={s.resource_version.clone().unwrap_or_default()}
-             data-relists={s.relists.to_string()} data-resumes={s.resumes.to_string()} role="status" aria-live="polite">
-            <span class="dot"></span>
+             data-relists={s.relists.to_string()} data-resumes={s.resumes.to_string()}>
+            // The dot's colour repeats the headline's words (never alone).
+            <span class="dot" aria-hidden="true"></span>
             <span class="headline" id="status-headline">{ p.instead.as_ref().map(|i| i.to_string()).unwrap_or_else(|| s.headline()) }</span>
             if let Some(e) = error {
                 <span class="err" title={e.clone()}>{ e.clone() }</span>
@@ -139,6 +140,9 @@ pub struct RowsProps {
 pub struct CellLook {
     /// `data-col`.
     pub id: AttrValue,
+    /// `aria-colindex`: the column's place among all the view's columns (some may
+    /// be hidden), from 1.
+    pub colindex: AttrValue,
     /// `td` and the column's kind classes: its width (`w-*`, see style.css), `num`,
     /// `name`.
     pub class: AttrValue,
@@ -222,8 +226,9 @@ fn cell_text_width(text: &str) -> Option<f64> {
     CELL_TEXT.with(|m| m.borrow().as_ref().and_then(|m| m.width(text)))
 }
 
-/// The [`CellLook`]s of `cols`, in order, for cells laid out as `rooms` says.
-pub fn cell_looks(cols: &[Column], rooms: &Rooms) -> Vec<CellLook> {
+/// The [`CellLook`]s of `cols` (the shown ones of `all`), in order, for cells laid out
+/// as `rooms` says.
+pub fn cell_looks(cols: &[Column], all: &[Column], rooms: &Rooms) -> Vec<CellLook> {
     cols.iter()
         .enumerate()
         .map(|(i, c)| {
@@ -239,8 +244,10 @@ pub fn cell_looks(cols: &[Column], rooms: &Rooms) -> Vec<CellLook> {
                 Some(room) if rooms.em > 0.0 => (room / rooms.em) as usize,
                 _ => 0,
             };
+            let place = all.iter().position(|a| a.id == c.id).unwrap_or(i);
             CellLook {
                 id: AttrValue::from(c.id.clone()),
+                colindex: AttrValue::from((place + 1).to_string()),
                 class: AttrValue::from(format!("td {kind}")),
                 cut_class: AttrValue::from(format!("td {kind} cut")),
                 kind: AttrValue::from(kind),
@@ -416,8 +423,11 @@ pub fn row(p: &RowProps) -> Html {
         format!("transform:translateY({top}px);animation-delay:{delay:.0}ms")
     };
     html! {
+        // The header is the grid's row 1. Focusable by the app (not by Tab): the
+        // selected row takes the focus while the table has it.
         <div class={class} data-key={AttrValue::from(p.id.clone())} {style}
-             aria-rowindex={(p.index + 1).to_string()} onclick={select} ondblclick={open} role="row">
+             aria-rowindex={(p.index + 2).to_string()} aria-selected={p.selected.then_some("true")}
+             tabindex="-1" onclick={select} ondblclick={open} role="row">
             <Cells object={o.clone()} cols={p.cols.clone()} looks={p.looks.clone()} now={p.now} />
         </div>
     }
@@ -459,21 +469,26 @@ fn cells(p: &CellsProps) -> Html {
             } else {
                 base.clone()
             };
-            cell(class, look.id.clone(), text)
+            cell(class, look, text)
         })
         .collect()
 }
 
-/// `<span class={class} data-col={col}>{text}</span>`, built without `html!`, which
-/// makes every `class` a `Classes` (split at spaces, hashed into a set, joined again):
-/// a cell's classes are its column's shared string, given as they are.
-fn cell(class: AttrValue, col: AttrValue, text: String) -> Html {
+/// `<span class={class} data-col role="gridcell" aria-colindex>{text}</span>`, built
+/// without `html!`, which makes every `class` a `Classes` (split at spaces, hashed
+/// into a set, joined again): a cell's classes are its column's shared string, given
+/// as they are, and its other attributes its column's.
+fn cell(class: AttrValue, look: &CellLook, text: String) -> Html {
     let mut span = VTag::new("span");
     span.set_attributes(Attributes::Dynamic {
-        keys: &["class", "data-col"],
+        keys: &["class", "data-col", "role", "aria-colindex"],
         values: Box::new([
             Some(AttributeOrProperty::Attribute(class)),
-            Some(AttributeOrProperty::Attribute(col)),
+            Some(AttributeOrProperty::Attribute(look.id.clone())),
+            Some(AttributeOrProperty::Attribute(AttrValue::Static(
+                "gridcell",
+            ))),
+            Some(AttributeOrProperty::Attribute(look.colindex.clone())),
         ]),
     });
     span.add_child(VText::new(text).into());
@@ -533,6 +548,13 @@ pub struct DetailProps {
     /// Unix seconds, for the events' ages.
     #[prop_or_default]
     pub now: f64,
+    /// The view's columns: the panel shows every cell of the row, those the table
+    /// has no room for too.
+    #[prop_or_default]
+    pub cols: Rc<Vec<Column>>,
+    /// How many of `cols` the table shows.
+    #[prop_or_default]
+    pub shown: usize,
 }
 
 /// The selected object: metadata, labels, annotations, its events, and the whole
@@ -602,7 +624,8 @@ pub fn detail(p: &DetailProps) -> Html {
             <div class="detail-note error" id="detail-error" role="alert">{ format!("Cannot show the object: {why}") }</div>
         },
         Fetched::Loaded(_) => html! {
-            <pre class="json" id="detail-text" data-format={if *yaml { "yaml" } else { "json" }}>
+            <pre class="json" id="detail-text" data-format={if *yaml { "yaml" } else { "json" }}
+                tabindex="0" aria-label={if *yaml { "The object as YAML" } else { "The object as JSON" }}>
                 { for segments.iter().map(|s| match s {
                     Segment::Text(t) => html! { { t.clone() } },
                     Segment::Masked { id } => {
@@ -624,7 +647,7 @@ pub fn detail(p: &DetailProps) -> Html {
         },
     };
     html! {
-        <aside class="detail" id="detail">
+        <aside class="detail" id="detail" aria-label={format!("Details of {}", o.name())}>
             <div class="detail-head">
                 <div class="detail-title">
                     <div class="detail-name" id="detail-name">{ o.name() }</div>
@@ -638,9 +661,18 @@ pub fn detail(p: &DetailProps) -> Html {
                     title="Copy the object as shown (masked values stay masked)">
                     { if *copied { "Copied" } else if *yaml { "Copy YAML" } else { "Copy JSON" } }
                 </button>
-                <button class="btn" id="close-detail" onclick={on_close} title="Close (Esc)">{"×"}</button>
+                <button class="btn" id="close-detail" onclick={on_close} title="Close (Esc)" aria-label="Close the details">{"×"}</button>
             </div>
             <div class="detail-body">
+                if !p.cols.is_empty() {
+                    <h4 id="detail-cells-title">{"Columns"}</h4>
+                    <dl class="pairs" id="detail-cells" aria-labelledby="detail-cells-title"
+                        data-hidden={(p.cols.len() - p.shown.min(p.cols.len())).to_string()}>
+                        { for p.cols.iter().zip(row_texts(&p.cols, o, p.now)).map(|(c, text)| html! {
+                            <><dt data-col={c.id.clone()}>{ c.title.clone() }</dt><dd data-col={c.id.clone()}>{ text }</dd></>
+                        }) }
+                    </dl>
+                }
                 <RelatedEvents view={p.events.clone()} now={p.now} />
                 <h4>{"Labels"}</h4>
                 { pairs(meta_pairs(&p.fetched, "labels").unwrap_or_else(|| o.labels())) }
@@ -712,7 +744,8 @@ struct LogListProps {
 #[function_component(LogList)]
 fn log_list(p: &LogListProps) -> Html {
     html! {
-        <ol class="log-list">
+        // Focusable: it scrolls, and a keyboard must be able to scroll it.
+        <ol class="log-list" tabindex="0" aria-label="Recent changes, newest first">
             { for p.entries.iter().map(|e| html! {
                 <li key={e.seq} class={classes!("log-entry", e.tone)} data-kind={e.kind}>
                     <span class="log-at">{ e.at.clone() }</span>
@@ -983,8 +1016,12 @@ pub struct KeyHelpProps {
 /// The keys and the filter's syntax (`?`).
 #[function_component(KeyHelp)]
 pub fn key_help(p: &KeyHelpProps) -> Html {
-    let keys: [(&str, &str); 10] = [
+    let keys: [(&str, &str); 12] = [
         ("/", "filter (free text, label and field selectors)"),
+        (
+            "Tab  Shift+Tab",
+            "move between the controls, the table and the details",
+        ),
         ("Enter (in the filter)", "ask the server for the selectors"),
         ("Esc", "close this, the details, or clear the filter"),
         ("↑ ↓  j k", "move the selection"),
@@ -997,6 +1034,10 @@ pub fn key_help(p: &KeyHelpProps) -> Html {
             "type a name and Enter; empty for all namespaces",
         ),
         ("Column header", "sort; again to reverse"),
+        (
+            "+N (header's end)",
+            "columns hidden for want of room: the details show every column",
+        ),
     ];
     let syntax: [(&str, &str); 7] = [
         (
@@ -1020,10 +1061,10 @@ pub fn key_help(p: &KeyHelpProps) -> Html {
     let row = |(k, v): &(&str, &str)| html! { <><dt><kbd>{ k.to_string() }</kbd></dt><dd>{ v.to_string() }</dd></> };
     html! {
         <div class="help-backdrop" onclick={close.clone()}>
-            <div class="help" id="help" role="dialog" aria-label="Keys and filter syntax" onclick={|e: MouseEvent| e.stop_propagation()}>
+            <div class="help" id="help" role="dialog" aria-modal="true" aria-label="Keys and filter syntax" onclick={|e: MouseEvent| e.stop_propagation()}>
                 <div class="help-head">
                     <b>{"Keys"}</b>
-                    <button class="btn" id="close-help" onclick={close} title="Close (Esc)">{"×"}</button>
+                    <button class="btn" id="close-help" onclick={close} title="Close (Esc)" aria-label="Close the help">{"×"}</button>
                 </div>
                 <dl class="help-keys">{ for keys.iter().map(row) }</dl>
                 <b>{"Filter"}</b>
@@ -1065,12 +1106,12 @@ mod tests {
     #[test]
     fn only_a_text_that_may_not_fit_its_cell_gets_an_ellipsis() {
         let cols = crate::table::view_columns(None, kubelive_core::ColumnKind::Pod, true, false);
-        let unmeasured = cell_looks(&cols, &Rooms::default());
+        let unmeasured = cell_looks(&cols, &cols, &Rooms::default());
         let rooms = Rooms {
             widths: vec![100.0; cols.len()],
             em: 13.0,
         };
-        let measured = cell_looks(&cols, &rooms);
+        let measured = cell_looks(&cols, &cols, &rooms);
         let never = |_: &str| -> Option<f64> { panic!("measured a text that surely fits") };
         // Before the header is measured, every text may not fit.
         assert!(unmeasured[0].may_overflow("a", never));
