@@ -176,93 +176,17 @@ pub fn snapshot(store: &Store) -> String {
     out
 }
 
-/// Seconds since the Unix epoch of an RFC 3339 UTC timestamp as Kubernetes writes
-/// them (`2024-05-01T12:34:56Z`, fractions and offsets tolerated).
+/// Unix seconds of a timestamp as the apiserver writes them (RFC 3339:
+/// `2024-05-01T12:34:56Z`, fractions and offsets accepted).
 pub fn parse_timestamp(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let mut rest = &s[19..];
-    if let Some(r) = rest.strip_prefix('.') {
-        rest = r.trim_start_matches(|c: char| c.is_ascii_digit());
-    }
-    let offset = match rest {
-        "Z" | "z" | "" => 0,
-        _ => {
-            let sign = match rest.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let h: i64 = rest.get(1..3)?.parse().ok()?;
-            let m: i64 = rest.get(4..6)?.parse().ok()?;
-            sign * (h * 3600 + m * 60)
-        }
-    };
-    Some(kubelive_core::time::days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset)
+    kubelive_core::time::parse_rfc3339_ms(s).map(|ms| ms.div_euclid(1000))
 }
 
-/// An age the way kubectl prints it (`45s`, `3m12s`, `25m`, `5h3m`, `2d4h`, `90d`, `3y20d`).
+/// An age the way kubectl prints it (`45s`, `3m12s`, `25m`, `5h3m`, `2d4h`, `90d`,
+/// `3y20d`). A creation a few seconds in the future (this machine's clock trails the
+/// server's) reads `0s`, not kubectl's `<invalid>`.
 pub fn human_age(secs: i64) -> String {
-    if secs < 0 {
-        return "0s".into();
-    }
-    if secs < 120 {
-        return format!("{secs}s");
-    }
-    let minutes = secs / 60;
-    if minutes < 10 {
-        let s = secs % 60;
-        return if s == 0 {
-            format!("{minutes}m")
-        } else {
-            format!("{minutes}m{s}s")
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = minutes / 60;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 {
-            format!("{hours}h")
-        } else {
-            format!("{hours}h{m}m")
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    let days = hours / 24;
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 {
-            format!("{days}d")
-        } else {
-            format!("{days}d{h}h")
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{days}d");
-    }
-    let years = days / 365;
-    if hours < 24 * 365 * 8 {
-        let d = days % 365;
-        return if d == 0 {
-            format!("{years}y")
-        } else {
-            format!("{years}y{d}d")
-        };
-    }
-    format!("{years}y")
+    kubelive_core::time::human_duration(secs.max(0).saturating_mul(1000))
 }
 
 fn age(o: &Object, wall_now: i64) -> String {

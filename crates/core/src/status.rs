@@ -1,7 +1,7 @@
 //! Errors the server reports: Kubernetes `Status` objects (as an HTTP body or an
 //! in-stream ERROR event) and the non-JSON bodies proxies send (plain text, HTML).
 
-use crate::time::days_from_civil;
+use crate::time::parse_http_date as http_date;
 use core::time::Duration;
 use serde::Deserialize;
 use std::fmt;
@@ -171,55 +171,6 @@ pub fn retry_after(headers: &[(&str, &str)]) -> Option<Duration> {
     let until = http_date(value)?;
     let date = http_date(find("date")?)?;
     Some(Duration::from_secs(until.saturating_sub(date).max(0) as u64))
-}
-
-/// Seconds since 1970 of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate
-/// (`Sun, 06 Nov 1994 08:49:37 GMT`), and the obsolete RFC 850
-/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`) forms a
-/// recipient must also accept.
-pub fn http_date(s: &str) -> Option<i64> {
-    let words: Vec<&str> = s.split_whitespace().collect();
-    let (day, month, year, time) = match words.as_slice() {
-        // IMF-fixdate: weekday, DD Mon YYYY HH:MM:SS GMT
-        [wd, d, m, y, t, "GMT"] if wd.ends_with(',') => (*d, *m, year4(y)?, *t),
-        // RFC 850: weekday, DD-Mon-YY HH:MM:SS GMT
-        [wd, dmy, t, "GMT"] if wd.ends_with(',') => {
-            let mut p = dmy.split('-');
-            let (d, m, y) = (p.next()?, p.next()?, p.next()?);
-            if p.next().is_some() || y.len() != 2 {
-                return None;
-            }
-            let yy: i64 = y.parse().ok()?;
-            // Two-digit years: the nearest century that is not far in the future.
-            (d, m, if yy < 70 { 2000 + yy } else { 1900 + yy }, *t)
-        }
-        // asctime: weekday Mon D HH:MM:SS YYYY
-        [_, m, d, t, y] => (*d, *m, year4(y)?, *t),
-        _ => return None,
-    };
-    let day: i64 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
-    let month = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ]
-    .iter()
-    .position(|m| *m == month)? as i64
-        + 1;
-    let mut hms = time.split(':');
-    let mut field = |max: i64| -> Option<i64> {
-        let v = hms.next()?;
-        (v.len() == 2).then_some(())?;
-        v.parse().ok().filter(|x| (0..=max).contains(x))
-    };
-    let (h, mi, sec) = (field(23)?, field(59)?, field(60)?);
-    if hms.next().is_some() {
-        return None;
-    }
-    Some(days_from_civil(year, month, day) * 86_400 + h * 3_600 + mi * 60 + sec)
-}
-
-fn year4(y: &str) -> Option<i64> {
-    (y.len() == 4).then_some(())?;
-    y.parse().ok()
 }
 
 fn classify(code: u16, reason: &str, too_large: bool) -> ApiErrorKind {

@@ -35,14 +35,7 @@ impl core::ops::Add<Duration> for Instant {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm),
-/// for reading calendar dates (an HTTP-date, a creation timestamp) without a clock.
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
+pub use kubelive_kube::human_duration;
+/// Calendar dates (RFC 3339, HTTP dates) and kubectl's durations, shared with the sim,
+/// the CLI and the browser app.
+pub use kubelive_kube::time::{days_from_civil, parse_http_date, parse_rfc3339_ms};

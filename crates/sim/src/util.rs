@@ -144,38 +144,7 @@ pub fn timestamp(now_ms: u64) -> String {
 
 /// Appends [`timestamp`]`(now_ms)` to `out` (no allocation of its own).
 pub fn write_timestamp(out: &mut String, now_ms: u64) {
-    let secs = epoch_unix_s() + now_ms / 1000;
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    let two = |out: &mut String, v: u64| {
-        out.push((b'0' + (v / 10 % 10) as u8) as char);
-        out.push((b'0' + (v % 10) as u8) as char);
-    };
-    let y = y.max(0) as u64;
-    two(out, y / 100);
-    two(out, y % 100);
-    out.push('-');
-    two(out, m as u64);
-    out.push('-');
-    two(out, d as u64);
-    out.push('T');
-    two(out, rem / 3600);
-    out.push(':');
-    two(out, (rem / 60) % 60);
-    out.push(':');
-    two(out, rem % 60);
-    out.push('Z');
+    kubelive_kube::time::write_rfc3339(out, (epoch_unix_s() + now_ms / 1000) as i64);
 }
 
 /// Percent-decoding for query strings (`+` is a space).

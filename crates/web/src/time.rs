@@ -24,63 +24,17 @@ pub fn unix_now() -> f64 {
     js_sys::Date::now() / 1000.0
 }
 
-/// Parses an RFC 3339 UTC timestamp as Kubernetes writes them
-/// (`2024-05-01T12:00:00Z`, optionally with fractional seconds) to Unix seconds.
+/// Unix seconds of an RFC 3339 timestamp as Kubernetes writes them
+/// (`2024-05-01T12:00:00Z`, fractional seconds and offsets accepted).
 pub fn parse_rfc3339(s: &str) -> Option<f64> {
-    let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
-        return None;
-    }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some((days * 86_400 + h * 3600 + mi * 60 + se) as f64)
+    kubelive_core::time::parse_rfc3339_ms(s).map(|ms| ms.div_euclid(1000) as f64)
 }
 
-/// A duration the way kubectl shows ages: `45s`, `3m12s`, `17m`, `5h3m`, `20h`, `3d4h`, `45d`, `2y`.
+/// A duration the way kubectl shows ages: `45s`, `3m12s`, `17m`, `5h3m`, `20h`, `3d4h`,
+/// `45d`, `2y1d`. A creation a few seconds in the future (the browser's clock trails the
+/// server's) reads `0s`, not kubectl's `<invalid>`.
 pub fn human_duration(secs: f64) -> String {
-    let s = secs.max(0.0) as u64;
-    let (m, h, d) = (s / 60, s / 3600, s / 86_400);
-    if s < 120 {
-        format!("{s}s")
-    } else if m < 10 {
-        if s % 60 == 0 {
-            format!("{m}m")
-        } else {
-            format!("{m}m{}s", s % 60)
-        }
-    } else if h < 3 {
-        format!("{m}m")
-    } else if h < 8 {
-        if m % 60 == 0 {
-            format!("{h}h")
-        } else {
-            format!("{h}h{}m", m % 60)
-        }
-    } else if h < 48 {
-        format!("{h}h")
-    } else if d < 8 {
-        if h % 24 == 0 {
-            format!("{d}d")
-        } else {
-            format!("{d}d{}h", h % 24)
-        }
-    } else if d < 365 * 2 {
-        format!("{d}d")
-    } else {
-        format!("{}y", d / 365)
-    }
+    kubelive_core::time::human_duration((secs.max(0.0) as i64).saturating_mul(1000))
 }
 
 #[cfg(test)]

@@ -1,0 +1,15 @@
+//! What Kubernetes and kubectl define that the engine, the simulated apiserver, the CLI
+//! and the browser app all read or print, written once:
+//!
+//! * [`time`]: calendar arithmetic, RFC 3339 timestamps as the apiserver writes them, and
+//!   HTTP dates (`Date`, `Retry-After`);
+//! * [`duration`]: the text of every Age column, Go's `duration.HumanDuration`, which
+//!   kube-apiserver's printers and kubectl share.
+//!
+//! Pure functions: no clock (time is always an argument), no I/O, no dependencies, so
+//! the sans-io core and the wasm build can use it as they are.
+
+pub mod duration;
+pub mod time;
+
+pub use duration::human_duration;
