@@ -37,9 +37,9 @@ use crate::resources::{self, ResourceType, Target, CONFIGMAPS, EVENTS, LEASES};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::status::{self, FieldError};
 use crate::tree::{Key, Keyed, Tree};
-use crate::util::{
-    b64url_decode, b64url_encode, json_str, timestamp, unix_ms_exact, url_decode, Rng,
-};
+use crate::util::{json_str, timestamp, unix_ms_exact, url_decode, Rng};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::{DecodeError, Engine};
 
 /// How the server treats `sendInitialEvents` (streaming lists).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -792,13 +792,23 @@ fn continue_token(rv: i64, start: &str) -> String {
         "{{\"v\":\"meta.k8s.io/v1\",\"rv\":{rv},\"start\":{}}}",
         json_str(start)
     );
-    b64url_encode(j.as_bytes())
+    URL_SAFE_NO_PAD.encode(j)
 }
 
 /// (version, start key) of a continue token; version -1 is "the current one" (a token
 /// handed out with an expired continue's 410).
 fn parse_continue(tok: &str) -> Result<(i64, String), String> {
-    let bytes = b64url_decode(tok).ok_or("illegal base64 data")?;
+    // Go's base64.RawURLEncoding: no padding, the URL alphabet only
+    // (storage.DecodeContinue in staging/src/k8s.io/apiserver/pkg/storage/continue.go).
+    let bytes = URL_SAFE_NO_PAD.decode(tok).map_err(|e| {
+        let at = match e {
+            DecodeError::InvalidByte(at, _) | DecodeError::InvalidLastSymbol(at, _) => at,
+            // One symbol left over: Go names the byte it began at.
+            DecodeError::InvalidLength(len) => len.saturating_sub(1),
+            DecodeError::InvalidPadding => tok.find('=').unwrap_or(tok.len()),
+        };
+        format!("continue key is not valid: illegal base64 data at input byte {at}")
+    })?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
     if v["v"] != "meta.k8s.io/v1" {
         return Err("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)".into());
@@ -2834,6 +2844,24 @@ impl Cluster {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Continue tokens are Go's `base64.RawURLEncoding` (storage.DecodeContinue): strict,
+    /// and its errors name the byte, as `invalid continue token: ...` bodies show them.
+    #[test]
+    fn continue_tokens_decode_as_go_does() {
+        let tok = continue_token(42, "ns/web-1");
+        assert!(!tok.contains('='));
+        assert_eq!(parse_continue(&tok), Ok((42, "ns/web-1".to_string())));
+        for (bad, at) in [("ab=c", 2), ("a+bc", 1), ("abcde", 4), ("ab/c", 2)] {
+            assert_eq!(
+                parse_continue(bad),
+                Err(format!(
+                    "continue key is not valid: illegal base64 data at input byte {at}"
+                )),
+                "{bad}"
+            );
+        }
+    }
 
     /// What the store reads of an object is all of it but `metadata.managedFields`,
     /// wherever that field sits in the metadata.

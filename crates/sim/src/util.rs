@@ -65,49 +65,6 @@ pub fn write_uuid(out: &mut String, a: u64, b: u64) {
     );
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// base64url without padding (Go's `base64.RawURLEncoding`).
-pub fn b64url_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let n = chunk.len();
-        let v = (chunk[0] as u32) << 16
-            | (if n > 1 { chunk[1] as u32 } else { 0 }) << 8
-            | if n > 2 { chunk[2] as u32 } else { 0 };
-        for i in 0..=n {
-            out.push(B64[((v >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
-/// Decodes base64url (padding and the standard alphabet are tolerated).
-pub fn b64url_decode(s: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'-' | b'+' => 62,
-            b'_' | b'/' => 63,
-            b'=' => continue,
-            _ => return None,
-        };
-        acc = (acc << 6) | v as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
 /// Default simulated time zero: 2025-01-01T00:00:00Z in Unix seconds.
 pub const EPOCH_UNIX_S: u64 = 1_735_689_600;
 
@@ -195,24 +152,6 @@ pub fn json_str(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_roundtrip() {
-        for s in [
-            "",
-            "a",
-            "ab",
-            "abc",
-            "abcd",
-            "{\"rv\":12,\"start\":\"a/b\\u0000\"}",
-        ] {
-            assert_eq!(
-                b64url_decode(&b64url_encode(s.as_bytes())).unwrap(),
-                s.as_bytes()
-            );
-        }
-        assert_eq!(b64url_encode(b"hello?"), "aGVsbG8_");
-    }
 
     #[test]
     fn timestamps() {

@@ -4,6 +4,7 @@
 
 mod common;
 
+use base64::Engine;
 use common::{cluster, get, json_of, watch};
 use kubelive_sim::*;
 use serde_json::{json, Value};
@@ -550,7 +551,12 @@ fn expired_continue_gets_a_token_at_version_minus_one() {
         .as_str()
         .unwrap()
         .to_string();
-    let decoded = String::from_utf8(util::b64url_decode(&fresh).unwrap()).unwrap();
+    let decoded = String::from_utf8(
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(&fresh)
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         decoded,
         r#"{"v":"meta.k8s.io/v1","rv":-1,"start":"ns/p1\u0000"}"#
