@@ -321,6 +321,8 @@ pub struct App {
     table_focused: bool,
     /// Where the focus goes after the help or the detail panel closes.
     focus_back: Option<FocusBack>,
+    /// Where the focus was when the help opened.
+    help_opener: Option<FocusBack>,
     /// The user moved the selection (keys, a click): the focus goes to its row.
     focus_row: bool,
     /// Made once, so that rows compare equal across renders.
@@ -397,8 +399,10 @@ pub struct App {
 }
 
 /// Where the focus goes once the page has rendered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 enum FocusBack {
+    /// Back to an element (where it was when the help opened).
+    Element(HtmlElement),
     /// The help's close button (the help opened).
     Help,
     /// The `?` button (the help closed).
@@ -1294,9 +1298,6 @@ impl App {
                 self.toggle_help();
                 true
             }
-            // A button, a link or the panels' own content takes its keys (Enter on a
-            // header sorts, it does not also open the selected row).
-            _ if in_control => false,
             "ArrowDown" | "j" => {
                 e.prevent_default();
                 self.move_selection(1);
@@ -1329,7 +1330,9 @@ impl App {
                 self.select_index(self.model.len().saturating_sub(1));
                 true
             }
-            "Enter" if self.view.selected.is_some() => {
+            // A button, a link or the panels' own content takes its Enter (on a
+            // header it sorts, it does not also open the selected row).
+            "Enter" if self.view.selected.is_some() && !in_control => {
                 // The focus may move into the panel at once: the key must not then
                 // press the button it lands on.
                 e.prevent_default();
@@ -1366,14 +1369,28 @@ impl App {
         }
     }
 
-    /// Opens or closes the help; the focus goes into it, and back to `?` after.
+    /// Opens or closes the help; the focus goes into it, and back after to where it
+    /// was (the table, if it was on a row or the table).
     fn toggle_help(&mut self) {
         self.help_open = !self.help_open;
-        self.focus_back = Some(if self.help_open {
-            FocusBack::Help
+        if self.help_open {
+            let active = window().document().and_then(|d| d.active_element());
+            self.help_opener = match active {
+                Some(a) if a.closest("#scroller").ok().flatten().is_some() => {
+                    Some(FocusBack::Table)
+                }
+                Some(a) if a.id() == "help-button" => Some(FocusBack::HelpButton),
+                Some(a) => a
+                    .dyn_into::<HtmlElement>()
+                    .ok()
+                    .filter(|a| a.tag_name() != "BODY")
+                    .map(FocusBack::Element),
+                None => None,
+            };
+            self.focus_back = Some(FocusBack::Help);
         } else {
-            FocusBack::HelpButton
-        });
+            self.focus_back = self.help_opener.take();
+        }
     }
 
     /// Keeps the focus where the user expects it after a render: on the element
@@ -1394,6 +1411,7 @@ impl App {
             let _ = el.focus_with_options(&opts);
         };
         match self.focus_back.take() {
+            Some(FocusBack::Element(el)) if el.is_connected() => focus(&el),
             Some(FocusBack::Help) => by_id("close-help").iter().for_each(focus),
             Some(FocusBack::HelpButton) => by_id("help-button").iter().for_each(focus),
             Some(FocusBack::Detail) => by_id("close-detail").iter().for_each(focus),
@@ -1401,7 +1419,8 @@ impl App {
                 self.table_focused = true;
                 self.focus_row = true;
             }
-            None => {}
+            // Gone meanwhile (the view changed under the help).
+            Some(FocusBack::Element(_)) | None => {}
         }
         let to_row = std::mem::take(&mut self.focus_row);
         if !self.table_focused && !to_row {
@@ -1940,6 +1959,7 @@ impl Component for App {
             announced: String::new(),
             table_focused: false,
             focus_back: None,
+            help_opener: None,
             focus_row: false,
             on_select: ctx.link().callback(Msg::Select),
             on_open: ctx.link().callback(Msg::Open),
