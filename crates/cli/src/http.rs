@@ -594,12 +594,14 @@ impl BodyDecoding {
         }
     }
 
-    /// The decoded bytes of one piece of the body (possibly none yet). Whatever a
-    /// member's bytes so far decode to comes out at once: a watch event must not wait
-    /// for the next one.
-    pub fn feed(&mut self, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+    /// The decoded bytes of one piece of the body (possibly none yet), in pieces of at
+    /// most [`MAX_PIECE`] bytes: 64 KiB of gzip may inflate twentyfold (a thousandfold
+    /// at worst), and what a reader queues for the engine is bounded by pieces, not
+    /// bytes. Whatever a member's bytes so far decode to comes out at once: a watch
+    /// event must not wait for the next one.
+    pub fn feed(&mut self, bytes: Vec<u8>) -> Result<Vec<Vec<u8>>, String> {
         let decoder = match self {
-            BodyDecoding::Identity => return Ok(bytes),
+            BodyDecoding::Identity => return Ok(pieces(bytes)),
             BodyDecoding::Gzip(decoder) => decoder,
         };
         if bytes.is_empty() {
@@ -609,12 +611,12 @@ impl BodyDecoding {
         d.write_all(&bytes)
             .and_then(|_| d.flush())
             .map_err(|e| format!("bad gzip body: {e}"))?;
-        Ok(std::mem::take(d.get_mut()))
+        Ok(pieces(std::mem::take(d.get_mut())))
     }
 
-    /// The body ended: whatever the decoder still held. A body that ends inside a
-    /// member is an error.
-    pub fn finish(&mut self) -> Result<Vec<u8>, String> {
+    /// The body ended: whatever the decoder still held, in pieces as [`Self::feed`]'s.
+    /// A body that ends inside a member is an error.
+    pub fn finish(&mut self) -> Result<Vec<Vec<u8>>, String> {
         match self {
             BodyDecoding::Identity | BodyDecoding::Gzip(None) => Ok(Vec::new()),
             BodyDecoding::Gzip(Some(d)) => {
@@ -626,9 +628,22 @@ impl BodyDecoding {
                         format!("bad gzip body: its last member is cut short or corrupt ({e})")
                     }
                 })?;
-                Ok(std::mem::take(d.get_mut()))
+                Ok(pieces(std::mem::take(d.get_mut())))
             }
         }
+    }
+}
+
+/// The most decoded bytes [`BodyDecoding`] hands over in one piece (a network read's).
+pub const MAX_PIECE: usize = 64 * 1024;
+
+fn pieces(bytes: Vec<u8>) -> Vec<Vec<u8>> {
+    if bytes.is_empty() {
+        Vec::new()
+    } else if bytes.len() <= MAX_PIECE {
+        vec![bytes]
+    } else {
+        bytes.chunks(MAX_PIECE).map(<[u8]>::to_vec).collect()
     }
 }
 
@@ -749,15 +764,17 @@ fn get_on(
                     response.headers = headers;
                 }
                 Part::Body(b) => {
-                    let b = decoding.feed(b).map_err(Exchange::Failed)?;
-                    if response.body.len() + b.len() > 64 * 1024 * 1024 {
-                        return Err(Exchange::Failed("response larger than 64 MiB".into()));
+                    for piece in decoding.feed(b).map_err(Exchange::Failed)? {
+                        if response.body.len() + piece.len() > 64 * 1024 * 1024 {
+                            return Err(Exchange::Failed("response larger than 64 MiB".into()));
+                        }
+                        response.body.extend_from_slice(&piece);
                     }
-                    response.body.extend_from_slice(&b);
                 }
                 Part::End => {
-                    let rest = decoding.finish().map_err(Exchange::Failed)?;
-                    response.body.extend_from_slice(&rest);
+                    for piece in decoding.finish().map_err(Exchange::Failed)? {
+                        response.body.extend_from_slice(&piece);
+                    }
                     return Ok((response, parser.reusable()));
                 }
             }

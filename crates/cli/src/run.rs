@@ -186,7 +186,9 @@ impl Job {
             } else {
                 parser.feed(&buf[..n], &mut parts)
             };
-            let mut body: Vec<u8> = Vec::new();
+            // Decoded pieces of at most 64 KiB, one message each: the channel's bound
+            // holds whatever gzip inflated.
+            let mut body: Vec<Vec<u8>> = Vec::new();
             let mut ended = false;
             for part in parts.drain(..) {
                 match part {
@@ -209,7 +211,7 @@ impl Job {
                         }
                     }
                     Part::Body(b) => match decoding.feed(b) {
-                        Ok(b) => body.extend_from_slice(&b),
+                        Ok(pieces) => body.extend(pieces),
                         Err(e) => {
                             send(reset(e));
                             let _ = stream.shutdown(Shutdown::Both);
@@ -221,7 +223,7 @@ impl Job {
             }
             if ended {
                 match decoding.finish() {
-                    Ok(rest) => body.extend_from_slice(&rest),
+                    Ok(rest) => body.extend(rest),
                     Err(e) => {
                         send(reset(e));
                         let _ = stream.shutdown(Shutdown::Both);
@@ -239,12 +241,12 @@ impl Job {
                 } else {
                     let _ = stream.shutdown(Shutdown::Both);
                 }
-                if body.is_empty() || send(Msg::Body { id, bytes: body }) {
+                if body.into_iter().all(|bytes| send(Msg::Body { id, bytes })) {
                     send(Msg::End { id });
                 }
                 return Outcome::Done;
             }
-            if !body.is_empty() && !send(Msg::Body { id, bytes: body }) {
+            if !body.into_iter().all(|bytes| send(Msg::Body { id, bytes })) {
                 return Outcome::Done;
             }
             if let Err(e) = fed {
@@ -444,7 +446,8 @@ pub fn watch(w: WatchArgs) -> i32 {
     // --duration holds from the first moment, discovery included.
     let end_wall = w.duration.map(|d| clock.0 + d);
     // Bounded: a reader ahead of the decoder waits instead of queueing the response (up to
-    // 64 KiB a message: 4 MiB in flight, where 1,024 messages held up to 64 MiB).
+    // 64 KiB a message, gzip decoded or not: 4 MiB in flight, where 1,024 messages held
+    // up to 64 MiB).
     let (tx, rx) = mpsc::sync_channel::<Msg>(64);
     start_signals(tx.clone());
     let pool = Arc::new(Pool::default());
