@@ -32,29 +32,10 @@ impl Default for BackoffConfig {
     }
 }
 
-/// A small deterministic generator (splitmix64): the engine's only randomness, seeded
-/// by the driver so that simulations replay exactly.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.next_u64() % (hi - lo + 1)
-    }
-}
+/// The engine's only randomness (jitter, watch timeouts): the generator every kubelive
+/// crate shares, seeded by the driver (`Rng::from_state(Config::seed)`) so that
+/// simulations replay exactly.
+pub use kubelive_kube::rng::Rng;
 
 /// Exponential backoff state: how many failures in a row, and when the last was.
 #[derive(Clone, Debug)]
@@ -128,7 +109,7 @@ mod tests {
     #[test]
     fn doubles_from_800ms_to_30s_never_below_floor() {
         let mut b = Backoff::new(BackoffConfig::default());
-        let mut rng = Rng::new(7);
+        let mut rng = Rng::from_state(7);
         let mut now = Instant::from_millis(0);
         let mut seen = vec![];
         for _ in 0..10 {
@@ -153,7 +134,7 @@ mod tests {
     #[test]
     fn resets_after_two_quiet_minutes_and_honours_retry_after() {
         let mut b = Backoff::new(BackoffConfig::default());
-        let mut rng = Rng::new(1);
+        let mut rng = Rng::from_state(1);
         for _ in 0..5 {
             b.next_delay(Instant::from_millis(0), false, None, &mut rng);
         }
@@ -172,7 +153,7 @@ mod tests {
     #[test]
     fn progress_resets_the_streak() {
         let mut b = Backoff::new(BackoffConfig::default());
-        let mut rng = Rng::new(3);
+        let mut rng = Rng::from_state(3);
         let t = Instant::from_millis(0);
         for _ in 0..5 {
             b.next_delay(t, false, None, &mut rng);
@@ -186,13 +167,13 @@ mod tests {
     fn rng_is_deterministic_per_seed() {
         let a: Vec<u64> = (0..4)
             .map({
-                let mut r = Rng::new(42);
+                let mut r = Rng::from_state(42);
                 move |_| r.range(300, 600)
             })
             .collect();
         let b: Vec<u64> = (0..4)
             .map({
-                let mut r = Rng::new(42);
+                let mut r = Rng::from_state(42);
                 move |_| r.range(300, 600)
             })
             .collect();

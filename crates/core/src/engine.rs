@@ -564,7 +564,7 @@ impl Engine {
             store: Store::new(),
             epoch: 0,
             next_request: 0,
-            rng: Rng::new(config.seed),
+            rng: Rng::from_state(config.seed),
             backoff: Backoff::new(config.backoff),
             too_large_attempts: 0,
             relists_in_a_row: 0,

@@ -4,12 +4,14 @@
 //! * [`time`]: calendar arithmetic, RFC 3339 timestamps as the apiserver writes them, and
 //!   HTTP dates (`Date`, `Retry-After`);
 //! * [`duration`]: the text of every Age column, Go's `duration.HumanDuration`, which
-//!   kube-apiserver's printers and kubectl share.
+//!   kube-apiserver's printers and kubectl share;
+//! * [`rng`]: the one seeded generator, so a seed replays the same everywhere.
 //!
 //! Pure functions: no clock (time is always an argument), no I/O, no dependencies, so
 //! the sans-io core and the wasm build can use it as they are.
 
 pub mod duration;
+pub mod rng;
 pub mod time;
 
 pub use duration::human_duration;

@@ -1,69 +1,7 @@
-//! Small helpers with no dependencies: a seeded RNG, base64url, timestamps, URL decoding.
+//! Small helpers: the seeded generator, timestamps of simulated time, URL coding.
 
-/// A small deterministic RNG (SplitMix64). Same seed, same sequence, on every platform.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n == 0` gives 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next_u64() % n
-        }
-    }
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi.saturating_sub(lo) + 1)
-    }
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        p > 0.0 && (self.next_u64() >> 11) as f64 / ((1u64 << 53) as f64) < p
-    }
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-    /// Lowercase alphanumeric string of length `n` (like Kubernetes generated names).
-    pub fn alnum(&mut self, n: usize) -> String {
-        const CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        (0..n)
-            .map(|_| CHARS[self.below(CHARS.len() as u64) as usize] as char)
-            .collect()
-    }
-    /// A UUID-shaped string (v4 layout).
-    pub fn uuid(&mut self) -> String {
-        let a = self.next_u64();
-        let b = self.next_u64();
-        let mut s = String::with_capacity(36);
-        write_uuid(&mut s, a, b);
-        s
-    }
-}
-
-/// Appends the UUID-shaped string [`Rng::uuid`] makes of two draws `a`, `b`.
-pub fn write_uuid(out: &mut String, a: u64, b: u64) {
-    use std::fmt::Write as _;
-    let _ = write!(
-        out,
-        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
-        a >> 32,
-        (a >> 16) & 0xffff,
-        a & 0xfff,
-        0x8000 | (b >> 48) & 0x3fff,
-        b & 0xffff_ffff_ffff
-    );
-}
+/// The seeded generator every kubelive crate shares.
+pub use kubelive_kube::rng::{write_uuid, Rng};
 
 /// Default simulated time zero: 2025-01-01T00:00:00Z in Unix seconds.
 pub const EPOCH_UNIX_S: u64 = 1_735_689_600;
