@@ -1,7 +1,8 @@
 //! `cargo xtask <command>`: the project's recipes in one place.
 //!
 //! * `setup`  installs what the others need (wasm target, wasm-bindgen-cli at the
-//!   Cargo.lock version, Chromium + ChromeDriver, the npm test packages);
+//!   Cargo.lock version, Chromium + ChromeDriver, Firefox ESR + geckodriver, WebKitGTK +
+//!   WebKitWebDriver + Xvfb, the npm test packages);
 //! * `dist`   builds the browser app into `dist/` and the npm package into `dist/npm/`;
 //! * `npm`    runs the npm package's test step alone (or some of its scripts);
 //! * `demo`   runs the simulated cluster behind the real `kubectl proxy` and serves the app;
@@ -57,7 +58,7 @@ fn main() -> ExitCode {
 }
 
 const USAGE: &str = "usage: cargo xtask <setup|dist|npm|demo|test|e2e|bench|dst> [options]
-  setup              install the wasm target, wasm-bindgen-cli, chromium, npm packages
+  setup              install the wasm target, wasm-bindgen-cli, the browsers and drivers, npm packages
   dist               build the web app into dist/, the npm package into dist/npm/
   npm [NAME...]      the npm package's tests (pack, tsc, the Watcher, the component, React)
   demo [--pods N]    simulated cluster + kubectl proxy --www dist, prints the URL
