@@ -8,8 +8,10 @@
 // Synced and then receive nothing. On each release the view must sync with LIST+WATCH
 // instead, give the streaming request up at once (1.37: at its head, which says
 // `Content-Encoding: gzip`), say so once in the status bar, and stay live: a pod the
-// churn creates 5 s after Synced is in the table within 2 s.
+// churn creates 5 s after Synced is in the table within 2 s. Then the same for the JS
+// Watcher (the npm package) with `streamingList: true`.
 import { launch, openPage, until, check, done, appStatus, getJson, ARTIFACTS } from './lib.mjs';
+import { packagePage } from './watcherlib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 const browser = await launch();
@@ -37,6 +39,39 @@ async function serverPods() {
 }
 
 const rowKeys = (page) => page.evaluate(() => [...document.querySelectorAll('.row:not(.gone)')].map((r) => r.dataset.key));
+
+/**
+ * Waits for the churn's next new pod on the server and then for `shows(key)`: within
+ * 2 s of its creation, which lies after the start of the last poll that lacked it.
+ * Returns `{ key, after }` (`after`: ms from that poll's start, null if not within 2 s),
+ * or null if no new pod came. A pod the churn deletes at once makes way for the next.
+ */
+async function nextNewPod(shows) {
+  let knownAt = Date.now();
+  let known = await serverPods();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fresh = null;
+    let before = knownAt;
+    const limit = Date.now() + 20000;
+    while (!fresh && Date.now() < limit) {
+      await sleep(50);
+      const polled = Date.now();
+      const now = await serverPods();
+      fresh = [...now].find((k) => !known.has(k));
+      before = knownAt;
+      known = now;
+      knownAt = polled;
+    }
+    if (!fresh) return null;
+    while (Date.now() < before + 2000) {
+      if (await shows(fresh)) return { key: fresh, after: Date.now() - before };
+      await sleep(25);
+    }
+    if ((await serverPods()).has(fresh)) return { key: fresh, after: null };
+  }
+  return null;
+}
+
 
 const version = await getJson(`${BASE}/version`);
 const minor = Number(version.minor);
@@ -114,40 +149,9 @@ try {
     check(browserLists >= 1 && lists === browserLists,
       `${label}: the app synced with LIST (${browserLists} LIST(s) from the page, ${lists} in the sim's /metrics)`);
 
-    // 5 s after Synced, the churn's next new pod: in the table within 2 s of its
-    // creation (which lies after the server poll before the one that first shows it).
+    // 5 s after Synced, the churn's next new pod is in the table within 2 s.
     await sleep(Math.max(0, syncedAt + 5000 - Date.now()));
-    // `knownAt`: when the poll that read `known` began; a pod it lacks was made after.
-    let knownAt = Date.now();
-    let known = await serverPods();
-    let found = null;
-    for (let attempt = 0; attempt < 3 && !found; attempt++) {
-      let fresh = null;
-      const limit = Date.now() + 20000;
-      let before = knownAt;
-      while (!fresh && Date.now() < limit) {
-        await sleep(50);
-        const polled = Date.now();
-        const now = await serverPods();
-        fresh = [...now].find((k) => !known.has(k));
-        before = knownAt;
-        known = now;
-        knownAt = polled;
-      }
-      if (!fresh) break;
-      const deadline = before + 2000;
-      while (Date.now() < deadline) {
-        if ((await rowKeys(page)).includes(fresh)) {
-          found = { key: fresh, after: Date.now() - before };
-          break;
-        }
-        await sleep(25);
-      }
-      // The churn may delete a pod as soon as it made it: then the next one counts.
-      if (!found && (await serverPods()).has(fresh)) {
-        found = { key: fresh, after: null };
-      }
-    }
+    const found = await nextNewPod(async (key) => (await rowKeys(page)).includes(key));
     check(found?.after != null,
       `${label}: a pod created 5 s after Synced is in the table within 2 s (${found ? `${found.key}: ${found.after == null ? 'not within 2 s' : `at most ${found.after} ms`}` : 'no new pod on the server'})`);
 
@@ -161,7 +165,38 @@ try {
     await page.screenshot({ path: `${ARTIFACTS}/releases-${label}.png`, clip: { x: 0, y: 0, width: 1400, height: 900 } });
   }
   check(problems.errors.length === 0, `${label}: no page errors (${problems.errors.slice(0, 2).join(' | ')})`);
+  await watcher();
 } finally {
   await browser.close();
 }
 done(`releases.mjs (${label})`);
+
+/** The JS Watcher with `streamingList: true`: it syncs with LIST + WATCH, says why, stays live. */
+async function watcher() {
+  const { context, page, problems } = await packagePage(browser, BASE);
+  const lists0 = await podRequests('LIST');
+  await page.evaluate(() => {
+    window.w = new window.kl.Watcher({ path: '/api/v1/pods', streamingList: true });
+    window.w.start();
+  });
+  const synced = await until('the Watcher to sync', () => page.evaluate(() => {
+    const s = window.w.status();
+    return s.synced && s.phase === 'watching' && s;
+  }), 30000, 50).catch((e) => {
+    check(false, `${label}: the Watcher (streamingList) syncs (${e.message})`);
+    return null;
+  });
+  if (synced) {
+    const syncedAt = Date.now();
+    const lists = (await podRequests('LIST')).total - lists0.total;
+    check(lists >= 1 && (gzipped ? /gzip/i.test(synced.fellBack) : /WatchList/.test(synced.fellBack)),
+      `${label}: the Watcher (streamingList) syncs with LIST (${lists} in the sim's /metrics), fellBack: ${synced.fellBack}`);
+    await sleep(Math.max(0, syncedAt + 5000 - Date.now()));
+    const found = await nextNewPod((key) => page.evaluate((k) => window.w.snapshot()
+      .some((o) => `${o.metadata.namespace}/${o.metadata.name}` === k), key));
+    check(found?.after != null,
+      `${label}: a pod created 5 s after the Watcher synced is in its snapshot within 2 s (${found ? `${found.key}: ${found.after == null ? 'not within 2 s' : `at most ${found.after} ms`}` : 'no new pod on the server'})`);
+  }
+  check(problems.errors.length === 0, `${label}: no page errors with the Watcher (${problems.errors.slice(0, 2).join(' | ')})`);
+  await context.close();
+}
