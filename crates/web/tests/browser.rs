@@ -391,7 +391,7 @@ async fn hostile_object_data_renders_as_text() {
             first: 0,
             base: 0,
             pool: 0,
-            looks: Rc::new(cell_looks(&cols, &Rooms::default())),
+            looks: Rc::new(cell_looks(&cols, &cols, &Rooms::default())),
             cols: Rc::new(cols),
             selected: None,
             now: 1_704_067_260.0,
@@ -421,6 +421,8 @@ async fn hostile_object_data_renders_as_text() {
             on_close: Default::default(),
             events: Default::default(),
             now: 0.0,
+            cols: Default::default(),
+            shown: 0,
         },
     )
     .render();
@@ -664,7 +666,7 @@ async fn a_status_cannot_add_a_class_of_its_own() {
             first: 0,
             base: 0,
             pool: 0,
-            looks: Rc::new(cell_looks(&cols, &Rooms::default())),
+            looks: Rc::new(cell_looks(&cols, &cols, &Rooms::default())),
             cols: Rc::new(cols),
             selected: None,
             now: 0.0,
@@ -1086,6 +1088,8 @@ async fn secret_values_stay_out_of_the_dom_until_revealed_one_by_one() {
             on_close: Default::default(),
             events: Default::default(),
             now: 0.0,
+            cols: Default::default(),
+            shown: 0,
         },
     )
     .render();
@@ -1136,6 +1140,8 @@ async fn the_detail_panel_says_why_the_object_cannot_be_shown() {
             on_close: Default::default(),
             events: Default::default(),
             now: 0.0,
+            cols: Default::default(),
+            shown: 0,
         },
     )
     .render();
@@ -1203,7 +1209,7 @@ async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects()
             .map(Column::known)
             .collect(),
     );
-    let looks = Rc::new(cell_looks(&cols, &Rooms::default()));
+    let looks = Rc::new(cell_looks(&cols, &cols, &Rooms::default()));
     let now = kubelive_web::time::now_ms();
     // pod-10 changed 500 ms ago, pod-30 changed 300 ms ago, pod-12 is being deleted.
     let look = move |key: &str| match key {
@@ -1275,7 +1281,8 @@ async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects()
     assert_eq!(after.len(), 20, "the pool keeps its size");
     for (i, r) in after.iter().enumerate() {
         let want = format!("pod-{:02}", 15 + i);
-        assert_eq!(r.index, 16 + i, "aria-rowindex");
+        // The header is the grid's row 1.
+        assert_eq!(r.index, 17 + i, "aria-rowindex");
         assert_eq!(r.key, format!("default/{want}"));
         assert_eq!(r.name, want, "the cells are the row's");
         assert!(
