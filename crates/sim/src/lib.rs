@@ -12,6 +12,10 @@
 //! * [`kinds`]: realistic objects of the kinds users look at first (services, nodes, events,
 //!   secrets, ...), as compact JSON in the apiserver's field order.
 //!
+//! * Controllers' effects: the garbage collector removes what an owner owned once the
+//!   owner is gone (by `ownerReferences` uid, background propagation, level by level;
+//!   `model/gc.rs`).
+//!
 //! The protocol facts it follows are in `docs/protocol.md`.
 //!
 //! # Releases
@@ -80,9 +84,10 @@ pub use genpod::{DeployInfo, Phase, PodState};
 pub use model::{
     watch_response_head, CacheProgress, Cluster, ClusterConfig, ControlPlane, Get, MutationError,
     ObjRef, Reply, Response, StreamingLists, WatchId, WatchOutput, BOOKMARK_TICK_MS, EVENT_TTL_MS,
+    GC_DELAY_MS,
 };
 pub use negotiate::{AggregatedVersion, Output, TableVersion};
-pub use object::Obj;
+pub use object::{Obj, OwnerRef};
 pub use release::Release;
 pub use resources::{
     ResourceType, CONFIGMAPS, CUSTOMRESOURCEDEFINITIONS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES,

@@ -11,6 +11,8 @@
 //! * Mutations (`create`, `update`, `modify`, `delete`, `delete_graceful`, `recreate`,
 //!   `create_pod`, `update_pod`), `compact_now`, `restart`, `set_lag` change the server;
 //!   `truth` reads its current state for invariant checks.
+//! * Removing an object that others name in `ownerReferences` has the garbage collector
+//!   collect them [`GC_DELAY_MS`] later (see `gc.rs`), on the next call that moves time.
 //!
 //! Storage is MVCC as in the apiserver's watch cache: each resource type is a persistent
 //! ordered map with subtree counts ([`crate::tree`]). A paginated list keeps a snapshot of
@@ -40,6 +42,9 @@ use crate::tree::{Key, Keyed, Tree};
 use crate::util::{json_str, timestamp, unix_ms_exact, url_decode, Rng};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::{DecodeError, Engine};
+
+mod gc;
+pub use gc::GC_DELAY_MS;
 
 /// How the server treats `sendInitialEvents` (streaming lists).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -579,6 +584,8 @@ pub struct Cluster {
     cache_rv: Vec<u64>,
     /// Per resource, the newest of its changes compaction dropped from the history.
     dropped_rv: Vec<u64>,
+    /// The garbage collector's state (dependents of removed owners to collect).
+    gc: gc::Collector,
 }
 
 /// `text` decoded for what the store reads of it (labels, selectable fields, the printer's
@@ -863,6 +870,7 @@ impl Cluster {
             next_progress_ms: u64::MAX,
             cache_rv: vec![1; resources::all().len()],
             dropped_rv: vec![0; resources::all().len()],
+            gc: gc::Collector::default(),
         }
     }
 
@@ -980,6 +988,7 @@ impl Cluster {
             }
         }
         self.drop_snapshots();
+        self.collect_garbage(now_ms);
         while let Some(entry) = self.finalizing.first_entry() {
             if entry.key().0 > now_ms {
                 break;
@@ -1400,6 +1409,7 @@ impl Cluster {
         }
         self.rv += 1;
         let o = Arc::new(o);
+        self.gc.referenced(&o, None);
         self.stores[res].insert(o.clone());
         self.record(res, ChangeKind::Added, o.clone(), None, now_ms);
         Ok(Self::objref(&o))
@@ -1410,6 +1420,7 @@ impl Cluster {
         self.rv += 1;
         let o = Arc::new(o);
         let old = self.stores[res].insert(o.clone());
+        self.gc.referenced(&o, old.as_deref());
         self.record(res, ChangeKind::Modified, o.clone(), old, now_ms);
         Self::objref(&o)
     }
@@ -1557,6 +1568,7 @@ impl Cluster {
             .ok_or(MutationError::NotFound)?;
         self.rv += 1;
         let gone = Arc::new(old.at_rv(self.rv));
+        self.gc.removed(&gone, now_ms);
         self.record(res, ChangeKind::Deleted, gone.clone(), Some(old), now_ms);
         Ok(Self::objref(&gone))
     }
@@ -1578,8 +1590,21 @@ impl Cluster {
             return self.delete(rt, namespace, name, now_ms);
         }
         self.advance(now_ms);
-        let res = resources::index_of(&rt);
         let ns = if rt.namespaced { namespace } else { "" };
+        self.begin_graceful_deletion(rt, ns, name, grace_s, self.now_ms)
+    }
+
+    /// Marks an object deleted `grace_s` seconds after `now_ms` (see
+    /// [`Cluster::delete_graceful`]).
+    fn begin_graceful_deletion(
+        &mut self,
+        rt: ResourceType,
+        ns: &str,
+        name: &str,
+        grace_s: u64,
+        now_ms: u64,
+    ) -> Result<ObjRef, MutationError> {
+        let res = resources::index_of(&rt);
         let old = self.stores[res]
             .get(Key::new(ns, name))
             .cloned()
@@ -1587,7 +1612,7 @@ impl Cluster {
         if old.deleting() {
             return Ok(Self::objref(&old));
         }
-        let until = self.now_ms + grace_s * 1000;
+        let until = now_ms + grace_s * 1000;
         let o = match &old.body {
             Body::Pod(p) => {
                 let mut state = (**p).clone();

@@ -50,6 +50,8 @@ pub(crate) struct JsonBody {
     /// The values of the kind's selectable fields (other than name and namespace).
     pub fields: Box<[(&'static str, Box<str>)]>,
     pub deleting: bool,
+    /// `metadata.ownerReferences` (what the garbage collector follows).
+    pub owners: Box<[OwnerRef]>,
     /// The document with the resourceVersion's digits left out at `rv_at`: the item form
     /// (no `kind`/`apiVersion`) of a typed kind, the whole document of a custom resource.
     pub text: Box<str>,
@@ -60,6 +62,27 @@ pub(crate) struct JsonBody {
     pub whole: bool,
     /// The object as its resource's printer prints it, computed once when it was written.
     pub row: Row,
+}
+
+/// One entry of `metadata.ownerReferences`: what the garbage collector needs of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnerRef {
+    pub api_version: Box<str>,
+    pub kind: Box<str>,
+    pub name: Box<str>,
+    pub uid: Box<str>,
+}
+
+impl OwnerRef {
+    fn of(v: &Value) -> Option<OwnerRef> {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(Box::from);
+        Some(OwnerRef {
+            api_version: s("apiVersion")?,
+            kind: s("kind")?,
+            name: s("name")?,
+            uid: s("uid")?,
+        })
+    }
 }
 
 impl Keyed for Obj {
@@ -109,6 +132,27 @@ impl Obj {
                     .map_or(Cow::Borrowed(""), |(_, v)| Cow::Borrowed(&**v)),
                 Body::Pod(p) => p.field(path),
             },
+        }
+    }
+
+    /// Its `metadata.ownerReferences`.
+    pub fn owners(&self) -> Cow<'_, [OwnerRef]> {
+        match &self.body {
+            Body::Json(j) => Cow::Borrowed(&j.owners),
+            Body::Pod(p) => Cow::Owned(vec![OwnerRef {
+                api_version: "apps/v1".into(),
+                kind: "ReplicaSet".into(),
+                name: format!("{}-{}", p.deploy.app, p.deploy.hash).into(),
+                uid: p.deploy.rs_uid.clone(),
+            }]),
+        }
+    }
+
+    /// Whether one of its `metadata.ownerReferences` has uid `uid`.
+    pub fn owned_by(&self, uid: &str) -> bool {
+        match &self.body {
+            Body::Json(j) => j.owners.iter().any(|o| &*o.uid == uid),
+            Body::Pod(p) => &*p.deploy.rs_uid == uid,
         }
     }
 
@@ -370,6 +414,7 @@ struct Parts {
     labels: Box<[(Box<str>, Box<str>)]>,
     fields: Box<[(&'static str, Box<str>)]>,
     deleting: bool,
+    owners: Box<[OwnerRef]>,
 }
 
 impl Parts {
@@ -395,6 +440,11 @@ impl Parts {
             labels,
             fields,
             deleting: meta.get("deletionTimestamp").is_some_and(|d| !d.is_null()),
+            owners: meta
+                .get("ownerReferences")
+                .and_then(Value::as_array)
+                .map(|refs| refs.iter().filter_map(OwnerRef::of).collect())
+                .unwrap_or_default(),
         }
     }
 
@@ -405,6 +455,7 @@ impl Parts {
             labels: self.labels,
             fields: self.fields,
             deleting: self.deleting,
+            owners: self.owners,
             text: text.into_boxed_str(),
             rv_at,
             meta,
