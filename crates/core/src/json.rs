@@ -10,7 +10,8 @@
 //! [`Boundary`] finds where a value ends in a stream that arrives in pieces, without
 //! validating, so a resumed scan never re-reads bytes it has seen.
 
-use crate::compact;
+use crate::compact::{self, KeyHit};
+use crate::dict;
 use std::borrow::Cow;
 
 /// Deepest nesting accepted (serde_json uses 128; Kubernetes' managedFields go ~20).
@@ -123,26 +124,6 @@ fn first_special(c: [u8; 16]) -> usize {
     }
 }
 
-/// A member key found in the compaction dictionary: `"key":` starts at `at` and
-/// takes `plain` bytes; it is stored as `token[..token_len]` (see [`crate::compact`]).
-/// A hit with `token_len == 0` is a run of insignificant whitespace (pretty-printed
-/// JSON), dropped from the stored copy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct KeyHit {
-    pub at: u32,
-    pub plain: u8,
-    pub token_len: u8,
-    pub token: [u8; 2],
-}
-
-impl KeyHit {
-    /// Whether this is a whitespace run rather than a dictionary key.
-    #[inline(always)]
-    pub fn is_ws(&self) -> bool {
-        self.token_len == 0
-    }
-}
-
 /// Notes the whitespace run `from..to` (outside strings) as hits of at most 255 bytes,
 /// so the stored copy drops it. Only pretty-printed documents get here.
 #[cold]
@@ -176,87 +157,10 @@ fn skip_ws<const NOTE: bool>(b: &[u8], i: usize, hits: &mut Vec<KeyHit>) -> (usi
 /// Notes `"key":` at `quote` if the key (content `quote+1..end`) is in the dictionary.
 #[inline(always)]
 fn note_key(b: &[u8], quote: usize, end: usize, hits: &mut Vec<KeyHit>) {
-    if let Some(idx) = compact::lookup(b, quote + 1, end) {
+    if let Some(idx) = dict::lookup(b, quote + 1, end) {
         // Positions past 4 GiB are never compacted (see `object::build`).
         hits.push(compact::hit(quote as u32, idx));
     }
-}
-
-/// Dictionary lookup of a key of `n <= 16` bytes given as words: `w0` its first
-/// (up to) eight bytes, zero-padded, `w1` its last eight if `n > 8`, else 0 (little
-/// endian). The same perfect hash as [`compact::lookup`] (a multiply of the
-/// key's first and last eight bytes and its length), over [`compact::DICT`].
-#[inline(always)]
-fn short_key_index(w0: u64, w1: u64, n: usize) -> Option<u8> {
-    let slot = SHORT_TABLE[short_hash(w0, w1, n)];
-    let e = SHORT_ENTRIES[usize::from(slot)];
-    // Slot 0 (empty) has an impossible length: one test rejects it and misses.
-    if (e.w0 ^ w0) | (e.w1 ^ w1) | (e.len ^ n as u64) != 0 {
-        return None;
-    }
-    Some(slot.wrapping_sub(1))
-}
-
-const SHORT_K: u64 = 0xf8dc_a309_b5b3_9023;
-const SHORT_BITS: u32 = 12;
-
-#[inline(always)]
-const fn short_hash(w0: u64, w1: u64, len: usize) -> usize {
-    ((w0 ^ w1.rotate_left(29) ^ len as u64).wrapping_mul(SHORT_K) >> (64 - SHORT_BITS)) as usize
-}
-
-/// A dictionary key of up to sixteen bytes as [`short_key_index`] compares it.
-#[derive(Clone, Copy)]
-struct ShortEntry {
-    w0: u64,
-    w1: u64,
-    len: u64,
-}
-
-/// Entry index + 1 -> the key's words (0: the empty slot, and keys longer than
-/// sixteen bytes: length `u64::MAX`, never equal to a key's).
-const SHORT_ENTRIES: [ShortEntry; compact::DICT.len() + 1] = short_entries();
-/// Hash slot -> entry index + 1 (0: empty, or a key longer than sixteen bytes).
-const SHORT_TABLE: [u8; 1 << SHORT_BITS] = short_table();
-
-const fn short_entries() -> [ShortEntry; compact::DICT.len() + 1] {
-    let mut out = [ShortEntry {
-        w0: 0,
-        w1: 0,
-        len: u64::MAX,
-    }; compact::DICT.len() + 1];
-    let mut i = 0;
-    while i < compact::DICT.len() {
-        let k = compact::DICT[i].as_bytes();
-        assert!(!k.is_empty());
-        if k.len() <= 16 {
-            let (w0, w1) = compact::words(k);
-            out[i + 1] = ShortEntry {
-                w0,
-                w1,
-                len: k.len() as u64,
-            };
-        }
-        i += 1;
-    }
-    out
-}
-
-const fn short_table() -> [u8; 1 << SHORT_BITS] {
-    assert!(compact::DICT.len() < 255);
-    let mut t = [0u8; 1 << SHORT_BITS];
-    let mut i = 0;
-    while i < compact::DICT.len() {
-        let k = compact::DICT[i].as_bytes();
-        if k.len() <= 16 {
-            let (w0, w1) = compact::words(k);
-            let h = short_hash(w0, w1, k.len());
-            assert!(t[h] == 0, "dictionary hash collision: pick another SHORT_K");
-            t[h] = (i + 1) as u8;
-        }
-        i += 1;
-    }
-    t
 }
 
 pub(crate) struct Scanner<'a> {
@@ -698,7 +602,7 @@ fn key_string<const NOTE: bool>(
             if !NOTE {
                 return Ok((end, false, end + 2));
             }
-            if let Some(idx) = short_key_index(w0, w1, n) {
+            if let Some(idx) = dict::index_of_words(w0, w1, n) {
                 // Positions past 4 GiB are never compacted (see `object::build`).
                 hits.push(compact::hit(q as u32, idx));
             }
@@ -1142,7 +1046,7 @@ mod tests {
     /// the 8- and 16-byte boundaries.
     fn tricky_keys() -> Vec<String> {
         let mut keys = Vec::new();
-        for k in compact::DICT {
+        for k in crate::dict::DICT {
             keys.push(k.to_string());
             let b = k.as_bytes();
             for at in 1..b.len().saturating_sub(1) {
@@ -1178,7 +1082,7 @@ mod tests {
                 let pad = "1".repeat(tail + 1);
                 let doc = format!("{{\"{k}\":{pad}}}");
                 let b = doc.as_bytes();
-                let want: Vec<KeyHit> = compact::lookup(b, 2, 2 + k.len())
+                let want: Vec<KeyHit> = crate::dict::lookup(b, 2, 2 + k.len())
                     .map(|i| compact::hit(1, i))
                     .into_iter()
                     .collect();

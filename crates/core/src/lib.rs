@@ -15,6 +15,7 @@
 pub mod backoff;
 mod compact;
 pub mod decode;
+mod dict;
 pub mod engine;
 mod json;
 pub mod object;

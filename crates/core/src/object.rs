@@ -3,8 +3,9 @@
 //! the engine and the UIs need, extracted without building a DOM.
 
 use crate::compact;
+use crate::compact::KeyHit;
 use crate::decode::DecodeError;
-use crate::json::{unescape, JResult, JsonError, KeyHit, Scanner, StrSpan};
+use crate::json::{unescape, JResult, JsonError, Scanner, StrSpan};
 use crate::table::{
     enc, encode_cells, json_string_len, parse_columns, write_json_string, Cell, Cells, TableColumn,
 };
