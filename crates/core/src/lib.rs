@@ -17,6 +17,7 @@ mod compact;
 pub mod decode;
 mod dict;
 pub mod engine;
+mod error;
 mod json;
 pub mod object;
 pub mod request;
