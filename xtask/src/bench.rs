@@ -13,7 +13,9 @@
 //! `xtask/src/billbench.rs`; `--pods N` (10000), `--churn PER_SEC` (10), `--secs S`
 //! (600, after the sync), `--faults SPEC` (the flaky setup, `proxy-cut-every=60000`)),
 //! `--only gzip` (the app's time to Synced and bytes with and without compression
-//! through kubectl proxy, web/bench/gzip.mjs; `--pods N`, `--runs N`).
+//! through kubectl proxy, web/bench/gzip.mjs; `--pods N`, `--runs N`), `--only releases`
+//! (Synced with a streaming list, the app's and the CLI's, against the sim as 1.36 and as
+//! 1.37, and the LIST requests each made: web/bench/releases.mjs; `--pods N`, `--runs N`).
 //! `cargo xtask bench discovery ...` runs only the discovery part (`webbench.rs`).
 
 use crate::util::{command, have, output, root, run};
@@ -87,7 +89,13 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--only" => match value(a)?.as_str() {
                 "cli" => o.only_cli = true,
                 "gzip" => o.only_gzip = true,
-                other => return Err(format!("--only: {other:?} (known: cli, bill, gzip)")),
+                // Dispatched in `bench` before the options are read.
+                "releases" => {}
+                other => {
+                    return Err(format!(
+                        "--only: {other:?} (known: cli, bill, gzip, releases)"
+                    ))
+                }
             },
             other => return Err(format!("unknown bench option {other:?}")),
         }
@@ -239,6 +247,22 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let o = parse(args)?;
+    if args
+        .windows(2)
+        .any(|w| w[0] == "--only" && w[1] == "releases")
+    {
+        let pods = if args.iter().any(|a| a == "--pods") {
+            o.pods
+        } else {
+            100_000
+        };
+        let runs = if args.iter().any(|a| a == "--runs") {
+            o.runs
+        } else {
+            5
+        };
+        return crate::webbench::releases_bench(pods, runs);
+    }
     if o.only_gzip {
         let pods = if args.iter().any(|a| a == "--pods") {
             o.pods

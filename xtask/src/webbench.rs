@@ -131,6 +131,26 @@ pub fn discovery_bench(args: &[String]) -> Result<(), String> {
 
 /// Dist + kubelive-sim, then `node web/bench/gzip.mjs`: the app's lists with and
 /// without compression through kubectl proxy (issue 15).
+/// Synced with a streaming list against the sim as 1.36 and as 1.37 (which gzips it one
+/// member per flush), the app's `stream=1` and the CLI's `--streaming-list`, runs
+/// alternating, with the LIST requests each sync made (web/bench/releases.mjs).
+pub fn releases_bench(pods: usize, runs: usize) -> Result<(), String> {
+    setup::web_tools()?;
+    setup::browser()?;
+    setup::npm_packages()?;
+    web::dist(&[])?;
+    let bins = web::release_bins(&[("kubelive-sim", "kubelive-sim"), ("kubelive", "kubelive")])?;
+    let mut bench = command("node", &["bench/releases.mjs"]);
+    bench
+        .current_dir(root().join("web"))
+        .env("DIST", web::dist_dir())
+        .env("SIM_BIN", &bins[0])
+        .env("CLI_BIN", &bins[1])
+        .env("PODS", pods.to_string())
+        .env("RUNS", runs.to_string());
+    run(bench)
+}
+
 pub fn gzip_bench(pods: usize, runs: usize) -> Result<(), String> {
     setup::web_tools()?;
     setup::browser()?;
