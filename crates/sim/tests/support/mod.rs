@@ -24,11 +24,12 @@ impl Reply {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
-    /// The body, gunzipped when `Content-Encoding: gzip`.
+    /// The body, gunzipped when `Content-Encoding: gzip`: every gzip member, as Go's
+    /// reader does (1.37 gzips a streaming list one member per flush).
     pub fn decoded(&self) -> Vec<u8> {
         if self.header("content-encoding") == Some("gzip") {
             let mut out = Vec::new();
-            flate2::read::GzDecoder::new(&self.body[..])
+            flate2::read::MultiGzDecoder::new(&self.body[..])
                 .read_to_end(&mut out)
                 .expect("valid gzip");
             out
