@@ -1,6 +1,11 @@
 //! What the engine is told up front: [`Config`] and the [`Mode`] it fetches in.
 
-use super::*;
+use crate::backoff::BackoffConfig;
+use crate::decode::Limits;
+use crate::object::KeptMetadata;
+use crate::request::Collection;
+use crate::table::Format;
+use crate::timer::Deadlines;
 
 /// How the initial state is fetched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

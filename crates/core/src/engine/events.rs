@@ -1,7 +1,13 @@
 //! What the engine tells consumers ([`Event`]) and the reasons and failures those
 //! events carry.
 
-use super::*;
+use crate::object::Object;
+use crate::rv::ResourceVersion;
+use crate::status::ApiError;
+use crate::table::TableColumn;
+use crate::time::Instant;
+use std::fmt;
+use std::sync::Arc;
 
 /// A failure below HTTP: the connection could not be made or broke.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,15 @@
 //! What a failure of the current request means: resume, back off, relist or fall
 //! back, decided by the kind of failure.
 
-use super::*;
+use super::events::{Event, RelistReason, TransportError};
+use super::streaming::StreamKind;
+use super::{Engine, Next, State};
+use crate::error::DecodeError;
+use crate::status::{ApiError, ApiErrorKind};
+use crate::time::Instant;
+use crate::timer::Timer;
+use core::time::Duration;
+use std::fmt;
 
 /// An attempt that breaks this soon after it was sent, having delivered nothing, is a
 /// failure that backs off (and escalates), so a server or proxy that ends every

@@ -1,7 +1,16 @@
 //! Paginated LISTs: sending pages, sizing them, and asking for the next page while
 //! the current one still streams (the page ahead).
 
-use super::*;
+use super::events::{Event, TransportError};
+use super::failure::{unreadable, Failure};
+use super::{Body, Engine, State};
+use crate::decode::{Limits, ListDecoder};
+use crate::error::DecodeError;
+use crate::request::{RequestId, RequestKind};
+use crate::rv::ResourceVersion;
+use crate::status::ApiError;
+use crate::time::Instant;
+use core::time::Duration;
 
 pub(super) struct Listing {
     pub(super) request: RequestId,

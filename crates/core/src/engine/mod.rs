@@ -8,10 +8,10 @@
 //! (which version to resume from, when to relist, how long to back off) and tells
 //! consumers what changed.
 //!
-//! The state machine is here: [`Engine`], its feed/poll API and [`State`]. What each
-//! kind of request does lives beside it: [`listing`] (LIST pages), [`streaming`]
-//! (watches and streaming lists), [`failure`] (what a failed request means),
-//! [`tables`] (table mode); [`config`], [`events`] and [`progress`] hold the types
+//! The state machine is here: [`Engine`], its feed/poll API and `State`. What each
+//! kind of request does lives beside it: `listing` (LIST pages), `streaming`
+//! (watches and streaming lists), `failure` (what a failed request means),
+//! `tables` (table mode); `config`, `events` and `progress` hold the types
 //! a driver sees.
 
 mod config;
@@ -26,23 +26,22 @@ pub use config::{Config, Mode};
 pub use events::{Event, RelistReason, TransportError};
 pub use progress::{Phase, Status};
 
-use failure::{quick, unreadable, Failure};
+use failure::Failure;
 use listing::{AheadEnd, Listing};
 use streaming::{gzipped, Stream, StreamKind};
 
-use crate::backoff::{Backoff, BackoffConfig, Rng};
-use crate::decode::{DecodeError, Limits, ListDecoder, WatchDecoder, WatchFrame};
-use crate::object::{ColumnKind, KeptMetadata, Object, ParseOptions};
-use crate::request::{Collection, Query, Request, RequestId, RequestKind};
+use crate::backoff::{Backoff, Rng};
+use crate::decode::{ListDecoder, WatchDecoder, WatchFrame};
+use crate::object::{ColumnKind, Object, ParseOptions};
+use crate::request::{Query, Request, RequestId, RequestKind};
 use crate::rv::ResourceVersion;
-use crate::status::{self, ApiError, ApiErrorKind};
+use crate::status::{self, ApiError};
 use crate::store::{Change, Store};
 use crate::table::{Format, TableColumn, JSON_ACCEPT, TABLE_ACCEPT};
 use crate::time::Instant;
-use crate::timer::{Deadlines, Timer, TimerTable};
+use crate::timer::{Timer, TimerTable};
 use core::time::Duration;
 use std::collections::VecDeque;
-use std::fmt;
 use std::sync::Arc;
 
 /// Error bodies are read up to this much (a Status is small; a proxy's page may not be).

@@ -1,6 +1,10 @@
 //! The engine's health and progress as a status bar shows them ([`Status`], [`Phase`]).
 
-use super::*;
+use super::config::Mode;
+use super::events::RelistReason;
+use crate::rv::ResourceVersion;
+use crate::status::ApiError;
+use crate::time::Instant;
 
 /// Where the engine stands, for status bars.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,7 +1,17 @@
 //! Watches and streaming lists: sending them, applying what they deliver, and the
 //! end bookmark that turns a streaming list's initial events into a watch.
 
-use super::*;
+use super::events::{Event, RelistReason};
+use super::failure::{quick, unreadable, Failure};
+use super::{Body, Engine, State};
+use crate::decode::{WatchDecoder, WatchFrame};
+use crate::request::{RequestId, RequestKind};
+use crate::rv::ResourceVersion;
+use crate::status::ApiError;
+use crate::time::Instant;
+use crate::timer::Timer;
+use core::time::Duration;
+use std::sync::Arc;
 
 /// Streaming lists of one sync that may end before their end bookmark before that
 /// sync lists instead.

@@ -1,7 +1,13 @@
 //! Table mode: column definitions arriving, and the fallback to objects when the
 //! server does not print tables.
 
-use super::*;
+use super::events::{Event, RelistReason};
+use super::streaming::StreamKind;
+use super::{Engine, Next, State};
+use crate::status::ApiError;
+use crate::table::TableColumn;
+use crate::time::Instant;
+use std::sync::Arc;
 
 impl Engine {
     /// A 406 in table mode: the server cannot print this request as a table.

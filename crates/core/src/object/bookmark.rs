@@ -1,6 +1,9 @@
 //! BOOKMARK events: the version they carry and the initial-events-end mark.
 
-use super::*;
+use super::parse::{key, table_columns, TableKeys};
+use crate::error::DecodeError;
+use crate::json::{unescape, Scanner};
+use crate::table::TableColumn;
 
 /// What a BOOKMARK's object says.
 #[derive(Default)]

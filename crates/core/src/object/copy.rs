@@ -2,7 +2,15 @@
 //! members and whitespace cut and dictionary keys replaced by tokens
 //! ([`crate::compact`]), made in one pass over the hits the scanner noted.
 
-use super::*;
+use super::parse::Extract;
+use super::printer::{ColumnKind, DeploymentColumns};
+use super::row::row_cells;
+use super::storage::{ColData, Span, Wrap, NAME, SPANS};
+use super::Object;
+use crate::compact::KeyHit;
+use crate::error::DecodeError;
+use crate::json::{unescape, StrSpan};
+use std::borrow::Cow;
 
 /// The hits (sorted by position) that start within `a..e`.
 pub(super) fn hits_within(hits: &[KeyHit], a: usize, e: usize) -> &[KeyHit] {

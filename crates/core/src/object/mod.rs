@@ -1,6 +1,12 @@
 //! One Kubernetes object as the store keeps it: its JSON, once, with common keys
 //! compacted to one- or two-byte tokens (see [`crate::compact`]), plus the few fields
 //! the engine and the UIs need, extracted without building a DOM.
+//!
+//! Here: [`Object`] and its accessors. Beside it: `storage` (the layout of its one
+//! allocation), `parse` (the walk over one object's JSON), `copy` (the compacting
+//! copier that makes the stored copy), `row` (table rows), `bookmark` (BOOKMARK
+//! events) and `printer` (the pod and deployment columns for servers that print no
+//! tables).
 
 mod bookmark;
 mod copy;
@@ -17,19 +23,15 @@ pub(crate) use bookmark::parse_bookmark;
 pub(crate) use parse::{key, parse_object, utf8};
 pub(crate) use row::parse_row;
 
-use copy::*;
-use parse::*;
-use printer::*;
-use row::*;
-use storage::*;
+use storage::{
+    ColData, Span, Wrap, CREATION_TIMESTAMP, DELETION_TIMESTAMP, IDENTITY_KEYS, NAME, NAMESPACE,
+    RESOURCE_VERSION, SPANS, UID,
+};
 
 use crate::compact;
-use crate::compact::KeyHit;
 use crate::error::DecodeError;
-use crate::json::{unescape, JResult, JsonError, Scanner, StrSpan};
-use crate::table::{
-    enc, encode_cells, json_string_len, parse_columns, write_json_string, Cell, Cells, TableColumn,
-};
+use crate::json::{unescape, JResult, Scanner};
+use crate::table::{write_json_string, Cell, Cells};
 use std::borrow::Cow;
 use std::fmt;
 

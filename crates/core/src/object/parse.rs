@@ -1,7 +1,15 @@
 //! The walk over one object's JSON: what the store keeps of its metadata, the
 //! markers that say it is a `meta.k8s.io` Table, and the object's bounds.
 
-use super::*;
+use super::copy::build;
+use super::printer::{deployment_spec, deployment_status, pod_spec, pod_status, ColumnKind};
+use super::row::parse_row;
+use super::storage::Wrap;
+use super::{Object, ParseOptions};
+use crate::error::DecodeError;
+use crate::json::{unescape, JResult, JsonError, Scanner, StrSpan};
+use crate::table::{parse_columns, TableColumn};
+use std::borrow::Cow;
 
 /// Validates UTF-8 of a whole document.
 pub(crate) fn utf8(b: &[u8]) -> Result<&str, DecodeError> {

@@ -2,7 +2,11 @@
 //! for servers that print no tables, extracted while an object is walked, so
 //! rendering never parses JSON again.
 
-use super::*;
+use super::copy::sat;
+use super::parse::{key, Extract};
+use super::storage::{ColData, NODE, STATUS};
+use super::Object;
+use crate::json::{JResult, Scanner};
 
 impl Object {
     /// The fallback printer's columns of this object, as decoded.

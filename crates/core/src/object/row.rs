@@ -1,6 +1,14 @@
 //! Table rows: a row's object and its cells as one [`Object`].
 
-use super::*;
+use super::copy::build;
+use super::parse::{key, require_identity, walk, Extract, TableKeys};
+use super::printer::ColumnKind;
+use super::storage::{ColData, Span, Wrap, IDENTITY_KEYS, NAME, SPANS};
+use super::{KeptMetadata, Object, ParseOptions};
+use crate::error::DecodeError;
+use crate::json::{unescape, Scanner, StrSpan};
+use crate::table::{enc, encode_cells, json_string_len};
+use std::borrow::Cow;
 
 /// Parses one Table row (`{"cells":[..],"conditions":[..],"object":{..}}`) at `sc.i`
 /// into an [`Object`] holding the row's object and its cells.

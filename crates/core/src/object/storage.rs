@@ -1,7 +1,7 @@
 //! How an [`Object`] lays out its one allocation: spans into it, the column data,
 //! the wrapper a metadata-only row drops, and the indexes of the identity fields.
 
-use super::*;
+use super::printer::DeploymentColumns;
 
 /// A span of the object's storage: `off..off+len`; `len == u32::MAX` means absent.
 #[derive(Clone, Copy, PartialEq, Eq)]
