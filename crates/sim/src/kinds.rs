@@ -965,12 +965,58 @@ pub struct DeploymentParams {
 /// DeploymentStatus in Go order; a RollingUpdate strategy of 25 %/25 %; the Available and
 /// Progressing conditions).
 pub fn deployment(p: &DeploymentParams) -> String {
+    deployment_at(
+        p,
+        &Rollout {
+            revision: 1,
+            desired: p.replicas,
+            updated: p.replicas,
+            complete: true,
+            changed_ms: p.id.created_ms,
+        },
+    )
+}
+
+/// Where a Deployment's rollout stands, as the deployment controller writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rollout {
+    /// `deployment.kubernetes.io/revision`; also the generation (each template change
+    /// is one).
+    pub revision: u32,
+    /// `spec.replicas`.
+    pub desired: u32,
+    /// Pods of the newest ReplicaSet (`status.updatedReplicas`).
+    pub updated: u32,
+    /// The newest ReplicaSet has all its pods available (the rollout is over).
+    pub complete: bool,
+    /// When the conditions last changed.
+    pub changed_ms: u64,
+}
+
+/// Most pods a rolling update may have unavailable, and above the desired count, with
+/// maxUnavailable and maxSurge 25 %: surge rounds up, unavailable down, and both 0 make
+/// unavailable 1 (`ResolveFenceposts`, `pkg/controller/deployment/util/deployment_util.go`).
+pub fn rolling_fenceposts(desired: u32) -> (u32, u32) {
+    let surge = desired.div_ceil(4);
+    let unavailable = desired / 4;
+    if surge == 0 && unavailable == 0 {
+        (0, 1)
+    } else {
+        (surge, unavailable)
+    }
+}
+
+/// A Deployment at a point of its rollout: `p.replicas` is the pods of all its
+/// ReplicaSets (`status.replicas`), `p.ready` those ready (and available), `p.template_hash`
+/// the newest ReplicaSet's.
+pub fn deployment_at(p: &DeploymentParams, r: &Rollout) -> String {
     let created = p.id.created_ms;
-    let at = timestamp(created);
+    let at = timestamp(r.changed_ms);
+    let revision = r.revision.to_string();
     let mut meta = Meta::new(&p.id);
-    meta.generation = Some(1);
+    meta.generation = Some(i64::from(r.revision));
     meta.labels = vec![("app", &p.app)];
-    meta.annotations = vec![("deployment.kubernetes.io/revision", "1")];
+    meta.annotations = vec![("deployment.kubernetes.io/revision", &revision)];
     meta.managed = vec![
         managed(
             "kubectl-client-side-apply",
@@ -993,7 +1039,7 @@ pub fn deployment(p: &DeploymentParams) -> String {
     ];
     let labels = string_map(&[("app", &p.app)]);
     let spec = obj([
-        ("replicas", p.replicas.into()),
+        ("replicas", r.desired.into()),
         ("selector", obj([("matchLabels", labels.clone())])),
         ("template", pod_template(labels, &p.app, &p.image)),
         (
@@ -1009,45 +1055,63 @@ pub fn deployment(p: &DeploymentParams) -> String {
         ("revisionHistoryLimit", 10i64.into()),
         ("progressDeadlineSeconds", 600i64.into()),
     ]);
-    let condition = |ty: &str, reason: &str, message: String| {
+    let condition = |ty: &str, status: bool, reason: &str, message: String| {
         obj([
             ("type", ty.into()),
-            ("status", "True".into()),
+            ("status", if status { "True" } else { "False" }.into()),
             ("lastUpdateTime", (&at).into()),
             ("lastTransitionTime", (&at).into()),
             ("reason", reason.into()),
             ("message", message.into()),
         ])
     };
+    let (_, max_unavailable) = rolling_fenceposts(r.desired);
+    let available = p.ready >= r.desired.saturating_sub(max_unavailable);
+    let new_rs = format!("{}-{}", p.app, p.template_hash);
+    // Condition reasons and messages: pkg/controller/deployment/util/deployment_util.go
+    // (MinimumReplicasAvailable, NewReplicaSetAvailable, ReplicaSetUpdated).
+    let available = if available {
+        condition(
+            "Available",
+            true,
+            "MinimumReplicasAvailable",
+            "Deployment has minimum availability.".into(),
+        )
+    } else {
+        condition(
+            "Available",
+            false,
+            "MinimumReplicasUnavailable",
+            "Deployment does not have minimum availability.".into(),
+        )
+    };
+    let progressing = if r.complete {
+        condition(
+            "Progressing",
+            true,
+            "NewReplicaSetAvailable",
+            format!("ReplicaSet \"{new_rs}\" has successfully progressed."),
+        )
+    } else {
+        condition(
+            "Progressing",
+            true,
+            "ReplicaSetUpdated",
+            format!("ReplicaSet \"{new_rs}\" is progressing."),
+        )
+    };
     let status = Fields::default()
-        .put("observedGeneration", 1i64)
+        .put("observedGeneration", i64::from(r.revision))
         .put("replicas", p.replicas)
-        .put("updatedReplicas", p.replicas)
+        .put("updatedReplicas", r.updated)
         .put_if(p.ready > 0, "readyReplicas", p.ready)
         .put_if(p.ready > 0, "availableReplicas", p.ready)
         .put_if(
-            p.replicas > p.ready,
+            r.desired > p.ready,
             "unavailableReplicas",
-            p.replicas - p.ready.min(p.replicas),
+            r.desired - p.ready.min(r.desired),
         )
-        .put(
-            "conditions",
-            vec![
-                condition(
-                    "Available",
-                    "MinimumReplicasAvailable",
-                    "Deployment has minimum availability.".into(),
-                ),
-                condition(
-                    "Progressing",
-                    "NewReplicaSetAvailable",
-                    format!(
-                        "ReplicaSet \"{}-{}\" has successfully progressed.",
-                        p.app, p.template_hash
-                    ),
-                ),
-            ],
-        )
+        .put("conditions", vec![available, progressing])
         .done();
     typed(
         "Deployment",
@@ -1077,16 +1141,23 @@ pub struct ReplicaSetParams {
 
 /// A ReplicaSet owned by Deployment `app`, named `<app>-<template_hash>`.
 pub fn replica_set(p: &ReplicaSetParams) -> String {
+    replica_set_at(p, 1, p.replicas)
+}
+
+/// A ReplicaSet of revision `revision` of a Deployment of `desired` replicas
+/// (`p.replicas` is its own scale and pods).
+pub fn replica_set_at(p: &ReplicaSetParams, revision: u32, desired: u32) -> String {
     let created = p.id.created_ms;
-    let replicas = p.replicas.to_string();
-    let max = (p.replicas + p.replicas.div_ceil(4)).to_string();
+    let replicas = desired.to_string();
+    let max = (desired + rolling_fenceposts(desired).0).to_string();
+    let revision = revision.to_string();
     let mut meta = Meta::new(&p.id);
     meta.generation = Some(1);
     meta.labels = vec![("app", &p.app), ("pod-template-hash", &p.template_hash)];
     meta.annotations = vec![
         ("deployment.kubernetes.io/desired-replicas", &replicas),
         ("deployment.kubernetes.io/max-replicas", &max),
-        ("deployment.kubernetes.io/revision", "1"),
+        ("deployment.kubernetes.io/revision", &revision),
     ];
     meta.owner = Some(obj([
         ("apiVersion", "apps/v1".into()),

@@ -14,7 +14,9 @@
 //!
 //! * Controllers' effects: the garbage collector removes what an owner owned once the
 //!   owner is gone (by `ownerReferences` uid, background propagation, level by level;
-//!   `model/gc.rs`).
+//!   `model/gc.rs`); the deployment controller rolls a Deployment out to a new ReplicaSet
+//!   ([`Workload::start_rollout`], periodically with `serve --rollout-every SECS`;
+//!   `workload/rollout.rs`).
 //!
 //! The protocol facts it follows are in `docs/protocol.md`.
 //!
@@ -94,4 +96,7 @@ pub use resources::{
     NODES, PODS, REPLICASETS, SECRETS, SERVICES, WIDGETS,
 };
 pub use util::Rng;
-pub use workload::{pod, pod_json, watch_event_stream, PodParams, Workload, WorkloadConfig};
+pub use workload::{
+    pod, pod_json, template_hash, watch_event_stream, PodParams, Workload, WorkloadConfig,
+    ROLLOUT_STEP_MS,
+};

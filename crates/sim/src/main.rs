@@ -1,4 +1,4 @@
-//! `kubelive-sim serve --port P [--kube-version 1.NN] [--feature-gates G=BOOL,...] [--objects N] [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
+//! `kubelive-sim serve --port P [--kube-version 1.NN] [--feature-gates G=BOOL,...] [--objects N] [--churn PER_SEC] [--churn-for SECS] [--rollout-every SECS] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
 
 use std::io::Write;
 
@@ -6,11 +6,11 @@ use kubelive_sim::rbac::{self, Policy};
 use kubelive_sim::server::{Server, ServerConfig};
 use kubelive_sim::{CacheProgress, FaultPlan, Release, StreamingLists};
 
-const USAGE: &str =
-    "usage: kubelive-sim serve [--port P] [--address A] [--kube-version 1.NN]
+const USAGE: &str = "usage: kubelive-sim serve [--port P] [--address A] [--kube-version 1.NN]
                           [--feature-gates WatchList=BOOL,WatchListCompression=BOOL]
                           [--objects N] [--namespaces K]
-                          [--churn PER_SEC] [--churn-for SECS] [--compact-every SECS] [--watch-cache-window SECS]
+                          [--churn PER_SEC] [--churn-for SECS] [--rollout-every SECS]
+                          [--compact-every SECS] [--watch-cache-window SECS]
                           [--bookmark-every SECS] [--faults SPEC] [--seed S]
                           [--no-streaming-lists | --ignore-streaming-lists]
                           [--allow RULES]... [--user NAME] [--extra-groups N]
@@ -28,6 +28,10 @@ const USAGE: &str =
     (e.g. --kube-version 1.31 --feature-gates WatchList=true). --no-streaming-lists is
     WatchList=false; --ignore-streaming-lists answers as a server before 1.27.
   --churn-for SECS: the churn stops SECS after the start (graceful deletions still end).
+  --rollout-every SECS: every SECS one Deployment (one after the other) gets a new pod
+    template and rolls its pods over to a new ReplicaSet (RollingUpdate, 25%/25%, a step
+    every 2 s); rollouts stop with the churn. Deleting an owner has its dependents
+    garbage-collected, always.
   --faults SPEC, comma-separated: cut=P abort=P cut-within=BYTES split=P nobookmarks[=P]
     lag=N lag-chance=P 429=P 500=P 503=P retry-after=S html=P malformed=P drip=BYTES/MS
     proxy-cut-every=MS silent=P silent-within=MS compact@SECS restart@SECS silent@SECS
@@ -85,6 +89,13 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
             "--namespaces" => cfg.namespaces = num(flag, val(flag)?)?,
             "--churn" => cfg.churn = num(flag, val(flag)?)?,
             "--churn-for" => cfg.churn_for_s = Some(num(flag, val(flag)?)?),
+            "--rollout-every" => {
+                let secs: f64 = num(flag, val(flag)?)?;
+                if !secs.is_finite() || secs <= 0.0 {
+                    return Err("--rollout-every needs a number of seconds above 0".into());
+                }
+                cfg.rollout_every_s = Some(secs);
+            }
             "--compact-every" => cfg.compact_every_s = num(flag, val(flag)?)?,
             "--watch-cache-window" => cfg.watch_cache_window_s = num(flag, val(flag)?)?,
             "--bookmark-every" => cfg.bookmark_every_s = num(flag, val(flag)?)?,

@@ -53,6 +53,9 @@ pub struct ServerConfig {
     /// Churn stops this many seconds after the start (None: never). The server keeps
     /// running what is due (graceful deletions end, faults act).
     pub churn_for_s: Option<f64>,
+    /// Start a rollout (a new pod template) of one Deployment after the other this often
+    /// (None: never). Rollouts move on with the churn and stop with it.
+    pub rollout_every_s: Option<f64>,
     pub compact_every_s: f64,
     pub watch_cache_window_s: f64,
     pub bookmark_every_s: f64,
@@ -88,6 +91,7 @@ impl Default for ServerConfig {
             namespaces: 3,
             churn: 5.0,
             churn_for_s: None,
+            rollout_every_s: None,
             compact_every_s: 300.0,
             watch_cache_window_s: 75.0,
             bookmark_every_s: 60.0,
@@ -190,7 +194,8 @@ impl Server {
         });
         let sh = shared.clone();
         let churn_until_ms = cfg.churn_for_s.map(ms);
-        thread::spawn(move || churn_loop(sh, churn_until_ms));
+        let rollout_every_ms = cfg.rollout_every_s.map(ms);
+        thread::spawn(move || churn_loop(sh, churn_until_ms, rollout_every_ms));
         let sh = shared.clone();
         thread::spawn(move || {
             for conn in listener.incoming() {
@@ -232,7 +237,7 @@ impl Drop for Server {
     }
 }
 
-fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>) {
+fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>, rollout_every_ms: Option<u64>) {
     {
         // Populate in the background so the server answers its port at once; requests
         // wait for `ready` (100,000 pods take seconds).
@@ -240,6 +245,7 @@ fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>) {
         let State { cluster, workload } = &mut *st;
         workload.populate(cluster, sh.now_ms());
         workload.skip_to(sh.now_ms());
+        workload.set_rollout_every(rollout_every_ms, sh.now_ms());
         sh.ready.store(true, Ordering::Release);
     }
     while !sh.stop.load(Ordering::Relaxed) {

@@ -18,6 +18,9 @@ use crate::resources::{
 };
 use crate::util::{timestamp, Rng};
 
+mod rollout;
+pub use rollout::{template_hash, ROLLOUT_STEP_MS};
+
 /// Everything that varies between generated pods.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodParams {
@@ -336,6 +339,12 @@ struct Deploy {
     reported_ms: u64,
     /// Pods of it alive (not being deleted): the replicas its objects report.
     live: u32,
+    /// Its `deployment.kubernetes.io/revision` (1 until a rollout).
+    revision: u32,
+    /// When its conditions last changed (its creation, then each rollout's end).
+    changed_ms: u64,
+    /// The rollout under way, if any.
+    rolling: Option<rollout::Rolling>,
 }
 
 /// The Events the workload has written, kept as the kubelet's event correlator and the
@@ -407,6 +416,8 @@ pub struct Workload {
     events: EventLog,
     /// Deployments whose scale waits to be reported: (when, index).
     reports: BTreeSet<(u64, usize)>,
+    /// Rollouts and when their next step is due.
+    rollouts: rollout::Rollouts,
     last_ms: u64,
     carry: f64,
 }
@@ -450,6 +461,7 @@ impl Workload {
             nodes: Vec::new(),
             events: EventLog::default(),
             reports: BTreeSet::new(),
+            rollouts: rollout::Rollouts::default(),
             last_ms: 0,
             carry: 0.0,
         }
@@ -564,6 +576,9 @@ impl Workload {
                 live: 0,
                 unreported: false,
                 reported_ms: now_ms,
+                revision: 1,
+                changed_ms: now_ms,
+                rolling: None,
             });
         }
         self.pods.reserve(self.cfg.pods);
@@ -666,6 +681,7 @@ impl Workload {
     /// Applies the churn due since the last call (`churn_per_sec` × elapsed). Returns the
     /// number of changes made.
     pub fn tick(&mut self, c: &mut Cluster, now_ms: u64) -> usize {
+        self.run_rollouts(c, now_ms);
         let dt = now_ms.saturating_sub(self.last_ms) as f64 / 1000.0;
         self.last_ms = self.last_ms.max(now_ms);
         self.carry += dt * self.cfg.churn_per_sec;
@@ -695,12 +711,25 @@ impl Workload {
         let dep = &mut self.deploys[d];
         dep.unreported = false;
         dep.reported_ms = now_ms;
+        if dep.rolling.is_some() {
+            // The rollout's steps write its ReplicaSets and Deployment.
+            return;
+        }
         dep.rs.replicas = dep.live;
         dep.rs.ready = dep.live;
         dep.deployment.replicas = dep.live;
         dep.deployment.ready = dep.live;
-        let _ = c.update_object(REPLICASETS, &kinds::replica_set(&dep.rs), now_ms);
-        let _ = c.update_object(DEPLOYMENTS, &kinds::deployment(&dep.deployment), now_ms);
+        let rs = kinds::replica_set_at(&dep.rs, dep.revision, dep.live);
+        let _ = c.update_object(REPLICASETS, &rs, now_ms);
+        let rollout = kinds::Rollout {
+            revision: dep.revision,
+            desired: dep.live,
+            updated: dep.live,
+            complete: true,
+            changed_ms: dep.changed_ms,
+        };
+        let deployment = kinds::deployment_at(&dep.deployment, &rollout);
+        let _ = c.update_object(DEPLOYMENTS, &deployment, now_ms);
     }
 
     /// Reports the Deployments whose scale waited long enough.
