@@ -48,3 +48,41 @@ fn churn_stops_after_churn_for_and_graceful_deletions_still_end() {
         .collect();
     assert!(terminating.is_empty(), "still terminating: {terminating:?}");
 }
+
+/// `--rollout-every SECS` (`ServerConfig::rollout_every_s`): the served cluster's
+/// Deployments roll out one after the other, each to a new ReplicaSet of revision 2.
+#[test]
+fn rollout_every_rolls_deployments_out_in_the_served_cluster() {
+    let server = Server::start(ServerConfig {
+        objects: 30,
+        churn: 0.0,
+        rollout_every_s: Some(0.2),
+        ..ServerConfig::default()
+    })
+    .unwrap();
+    let revisions = |server: &Server| -> Vec<String> {
+        let list = support::get(server.addr().port(), "/apis/apps/v1/replicasets", &[]).json();
+        list["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|rs| {
+                rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    };
+    // The bound only turns rollouts that never start into a failure.
+    let limit = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = revisions(&server);
+        if r.iter().filter(|r| *r == "2").count() == 3 {
+            assert_eq!(r.iter().filter(|r| *r == "1").count(), 3);
+            break;
+        }
+        assert!(Instant::now() < limit, "no rollouts: {r:?}");
+        sleep(Duration::from_millis(200));
+    }
+}
