@@ -226,6 +226,12 @@ try {
     await page.waitForSelector('#help', { timeout: 5000 });
     f = await page.evaluate(focused);
     check(f.inHelp && f.ok, `? opens the help with the visible focus in it (${f.id})`);
+    let trapped = true;
+    for (const k of ['Tab', 'Tab', 'Shift+Tab']) {
+      await page.keyboard.press(k);
+      trapped &&= (await page.evaluate(focused)).inHelp;
+    }
+    check(trapped, 'the help is modal: Tab and Shift+Tab stay in it');
     await page.keyboard.press('Escape');
     await sleep(100);
     f = await page.evaluate(focused);

@@ -1260,6 +1260,13 @@ impl App {
             matches!(el.tag_name().as_str(), "BUTTON" | "A" | "SUMMARY")
                 || el.closest("#help, #detail").ok().flatten().is_some()
         });
+        // The help is modal: Tab stays in it (its one control is its close button).
+        if self.help_open && e.key() == "Tab" {
+            e.prevent_default();
+            self.focus_back = Some(FocusBack::Help);
+            self.place_focus();
+            return false;
+        }
         if e.ctrl_key() || e.meta_key() || e.alt_key() {
             return false;
         }
