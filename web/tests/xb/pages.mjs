@@ -9,9 +9,14 @@ const DIR = `${DIST}/xb`;
 
 const TRAP = `// Records what a page's user would see go wrong (read by the tests as window.__xb).
 {
-window.__xb = { errors: [] };
+window.__xb = { errors: [], resizeLoops: 0 };
 const note = (what) => window.__xb.errors.push(what);
-addEventListener('error', (e) => note('error: ' + (e.message || e.type) + (e.filename ? ' at ' + e.filename + ':' + e.lineno : '')));
+addEventListener('error', (e) => {
+  // Not a script's error: the browser's word that a ResizeObserver callback changed
+  // what it observes within one frame (the rest of its news waits for the next frame).
+  if (/ResizeObserver loop/.test(e.message)) window.__xb.resizeLoops += 1;
+  else note('error: ' + (e.message || e.type) + (e.filename ? ' at ' + e.filename + ':' + e.lineno : ''));
+});
 addEventListener('unhandledrejection', (e) => note('unhandled rejection: ' + String(e.reason)));
 document.addEventListener('securitypolicyviolation', (e) => note('CSP: ' + e.violatedDirective + ' ' + e.blockedURI));
 const consoleError = console.error;
@@ -74,4 +79,9 @@ export async function removePages() {
 /** What the page's trap recorded. */
 export function pageErrors(browser) {
   return browser.evaluate(() => (window.__xb ? window.__xb.errors : ['the trap did not load']));
+}
+
+/** How many "ResizeObserver loop completed with undelivered notifications" the page had. */
+export function resizeLoops(browser) {
+  return browser.evaluate(() => window.__xb?.resizeLoops ?? 0);
 }

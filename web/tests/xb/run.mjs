@@ -18,7 +18,7 @@
 import { ARTIFACTS, check, convergeTo, done, getJson, until } from '../lib.mjs';
 import { columnOf, converges, tableConverges } from '../watcherlib.mjs';
 import { Browser, Key, TooNarrow } from './webdriver.mjs';
-import { pageErrors, removePages, writePages } from './pages.mjs';
+import { pageErrors, removePages, resizeLoops, writePages } from './pages.mjs';
 import { aligned, columns, offscreen, visible } from '../checks/layout.js';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
@@ -318,6 +318,10 @@ async function widths(b) {
     if (framed) await b.frame(0);
     const errors = await pageErrors(b);
     ok(errors.length === 0, `${at}: no page errors (${errors.join('; ')})`);
+    // The columns that fit are measured with a ResizeObserver: measuring and showing
+    // them must settle within the frame (else each layout waits a frame for the next).
+    const loops = await resizeLoops(b);
+    ok(loops === 0, `${at}: the column layout settles in one ResizeObserver delivery (${loops} "ResizeObserver loop completed with undelivered notifications")`);
     if (framed) await b.frame(null);
   }
 }
