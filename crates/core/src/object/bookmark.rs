@@ -1,6 +1,7 @@
 //! BOOKMARK events: the version they carry and the initial-events-end mark.
 
-use super::parse::{key, table_columns, TableKeys};
+use super::extract::key;
+use super::parse::{table_columns, TableKeys};
 use crate::error::DecodeError;
 use crate::json::{unescape, Scanner};
 use crate::table::TableColumn;

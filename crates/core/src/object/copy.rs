@@ -2,10 +2,9 @@
 //! members and whitespace cut and dictionary keys replaced by tokens
 //! ([`crate::compact`]), made in one pass over the hits the scanner noted.
 
-use super::parse::Extract;
+use super::extract::{sat, Extract};
 use super::printer::{ColumnKind, DeploymentColumns};
-use super::row::row_cells;
-use super::storage::{ColData, Span, Wrap, NAME, SPANS};
+use super::storage::{row_cells, ColData, Span, Wrap, NAME, SPANS};
 use super::Object;
 use crate::compact::KeyHit;
 use crate::error::DecodeError;
@@ -340,8 +339,4 @@ pub(super) fn copy_hits(
         at = h.at as usize + usize::from(h.plain);
     }
     (o, at)
-}
-
-pub(super) fn sat(v: u64) -> u32 {
-    v.min(u64::from(u32::MAX)) as u32
 }

@@ -5,11 +5,13 @@
 //! Here: [`Object`] and its accessors. Beside it: `storage` (the layout of its one
 //! allocation), `parse` (the walk over one object's JSON), `copy` (the compacting
 //! copier that makes the stored copy), `row` (table rows), `bookmark` (BOOKMARK
-//! events) and `printer` (the pod and deployment columns for servers that print no
-//! tables).
+//! events), `printer` (the pod and deployment columns for servers that print no
+//! tables) and `extract` (what a walk collects, below all of them). A Table's row
+//! holds an object, so `parse` and `row` call each other.
 
 mod bookmark;
 mod copy;
+mod extract;
 mod parse;
 mod printer;
 mod row;
@@ -20,12 +22,13 @@ mod tests;
 pub use printer::{ColumnKind, Columns, DeploymentColumns, PodColumns};
 
 pub(crate) use bookmark::parse_bookmark;
-pub(crate) use parse::{key, parse_object, utf8};
+pub(crate) use extract::{key, utf8};
+pub(crate) use parse::parse_object;
 pub(crate) use row::parse_row;
 
 use storage::{
     ColData, Span, Wrap, CREATION_TIMESTAMP, DELETION_TIMESTAMP, IDENTITY_KEYS, NAME, NAMESPACE,
-    RESOURCE_VERSION, SPANS, UID,
+    NODE, RESOURCE_VERSION, SPANS, STATUS, UID,
 };
 
 use crate::compact;
@@ -60,7 +63,7 @@ pub enum KeptMetadata {
 
 impl KeptMetadata {
     /// Whether the member `key` of `metadata` is left out of the stored copy;
-    /// `identity`: it is one of the members the object is read by ([`identity_slot`]).
+    /// `identity`: it is one of the members the object is read by ([`extract::identity_slot`]).
     #[inline]
     fn drops(self, key: &[u8], identity: bool, strip_managed_fields: bool) -> bool {
         match self {
@@ -296,6 +299,31 @@ impl Object {
     /// Length of [`Object::json`] in bytes.
     pub fn json_len(&self) -> usize {
         self.raw_len as usize
+    }
+
+    /// The fallback printer's columns of this object, as decoded.
+    pub fn columns(&self) -> Columns<'_> {
+        match self.cols {
+            ColData::Generic => Columns::Generic,
+            ColData::Pod {
+                ready,
+                containers,
+                restarts,
+                terminating,
+            } => Columns::Pod(PodColumns {
+                ready,
+                containers,
+                restarts,
+                status: if terminating {
+                    "Terminating"
+                } else {
+                    self.span(self.spans[STATUS]).unwrap_or("")
+                },
+                node: self.span(self.spans[NODE]).unwrap_or(""),
+            }),
+            ColData::Deployment(d) => Columns::Deployment(d),
+            ColData::Cells { .. } => Columns::Generic,
+        }
     }
 
     /// Whether this is a table row (decoded from a `meta.k8s.io` Table): it has cells.

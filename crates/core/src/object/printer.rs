@@ -2,38 +2,8 @@
 //! for servers that print no tables, extracted while an object is walked, so
 //! rendering never parses JSON again.
 
-use super::copy::sat;
-use super::parse::{key, Extract};
-use super::storage::{ColData, NODE, STATUS};
-use super::Object;
+use super::extract::{key, sat, Extract};
 use crate::json::{JResult, Scanner};
-
-impl Object {
-    /// The fallback printer's columns of this object, as decoded.
-    pub fn columns(&self) -> Columns<'_> {
-        match self.cols {
-            ColData::Generic => Columns::Generic,
-            ColData::Pod {
-                ready,
-                containers,
-                restarts,
-                terminating,
-            } => Columns::Pod(PodColumns {
-                ready,
-                containers,
-                restarts,
-                status: if terminating {
-                    "Terminating"
-                } else {
-                    self.span(self.spans[STATUS]).unwrap_or("")
-                },
-                node: self.span(self.spans[NODE]).unwrap_or(""),
-            }),
-            ColData::Deployment(d) => Columns::Deployment(d),
-            ColData::Cells { .. } => Columns::Generic,
-        }
-    }
-}
 
 /// Which display columns to extract while decoding (chosen from the resource name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

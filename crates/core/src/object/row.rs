@@ -1,13 +1,14 @@
 //! Table rows: a row's object and its cells as one [`Object`].
 
 use super::copy::build;
-use super::parse::{key, require_identity, walk, Extract, TableKeys};
+use super::extract::{key, Extract};
+use super::parse::{require_identity, walk, TableKeys};
 use super::printer::ColumnKind;
-use super::storage::{ColData, Span, Wrap, IDENTITY_KEYS, NAME, SPANS};
+use super::storage::{row_cells, ColData, Span, Wrap, IDENTITY_KEYS, NAME, SPANS};
 use super::{KeptMetadata, Object, ParseOptions};
 use crate::error::DecodeError;
 use crate::json::{unescape, Scanner, StrSpan};
-use crate::table::{enc, encode_cells, json_string_len};
+use crate::table::{encode_cells, json_string_len};
 use std::borrow::Cow;
 
 /// Parses one Table row (`{"cells":[..],"conditions":[..],"object":{..}}`) at `sc.i`
@@ -161,13 +162,4 @@ pub(super) fn fields_row(
         },
         buf: buf.into_boxed_slice(),
     })
-}
-
-/// Encoded cells as a row stores them: a first cell that is the object's name becomes
-/// [`enc::NAME`] (the name is stored once); returns that tag, if so, and the rest.
-pub(super) fn row_cells<'c>(cells: &'c [u8], name: &str) -> (Option<u8>, &'c [u8]) {
-    match enc::str_entry_len(cells, name.as_bytes()) {
-        Some(first) => (Some(enc::NAME), &cells[first..]),
-        None => (None, cells),
-    }
 }

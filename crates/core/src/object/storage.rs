@@ -2,6 +2,7 @@
 //! the wrapper a metadata-only row drops, and the indexes of the identity fields.
 
 use super::printer::DeploymentColumns;
+use crate::table::enc;
 
 /// A span of the object's storage: `off..off+len`; `len == u32::MAX` means absent.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -92,3 +93,12 @@ pub(super) const DELETION_TIMESTAMP: usize = 5;
 pub(super) const NODE: usize = 6;
 pub(super) const STATUS: usize = 7;
 pub(super) const SPANS: usize = 8;
+
+/// Encoded cells as a row stores them: a first cell that is the object's name becomes
+/// [`enc::NAME`] (the name is stored once); returns that tag, if so, and the rest.
+pub(super) fn row_cells<'c>(cells: &'c [u8], name: &str) -> (Option<u8>, &'c [u8]) {
+    match enc::str_entry_len(cells, name.as_bytes()) {
+        Some(first) => (Some(enc::NAME), &cells[first..]),
+        None => (None, cells),
+    }
+}
