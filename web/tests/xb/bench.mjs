@@ -12,7 +12,8 @@
 //    SPEED px/s (the page's script moves scrollTop by speed x the frame's time, every
 //    frame: a programmatic scroll, the same in every engine, not a wheel's gesture);
 //    and the same scrolling over a static page as tall, no app: the engine's floor here
-//    (WebKitGTK draws into Xvfb with no GPU; the others are headless).
+//    (WebKitGTK draws into Xvfb with no GPU; the others are headless); with the app's
+//    own work per frame (its `kubelive:frame` measures), logged per run.
 //
 // By hand (the sim built in release, dist built):
 //   SIM_BIN=target/release/kubelive-sim node web/tests/xb/bench.mjs
@@ -40,6 +41,10 @@ const log = (...a) => console.error(...a);
 function frameRun({ secs, speed }) {
   return new Promise((done) => {
     const s = document.getElementById('scroller');
+    // The app's own work per frame (its `kubelive:frame` User Timing measures, ms).
+    const work = [];
+    const observer = new PerformanceObserver((l) => work.push(...l.getEntries().filter((e) => e.name === 'kubelive:frame').map((e) => e.duration)));
+    observer.observe({ type: 'measure' });
     const deltas = [];
     let last = null;
     const t0 = performance.now();
@@ -51,7 +56,10 @@ function frameRun({ secs, speed }) {
       }
       last = t;
       if (t - t0 < secs * 1000) requestAnimationFrame(step);
-      else done({ deltas, changes: (Number(document.getElementById('status').dataset.rv) - rv0) / secs, scrollTop: s.scrollTop });
+      else {
+        observer.disconnect();
+        done({ deltas, work, changes: (Number(document.getElementById('status').dataset.rv) - rv0) / secs, scrollTop: s.scrollTop });
+      }
     };
     requestAnimationFrame(step);
   });
@@ -93,8 +101,8 @@ async function oneRun(name, base) {
       engine: b.version,
       synced: marks.synced,
       rows: marks.rows,
-      still: { ...quantiles(still.deltas), changes: still.changes },
-      scrolling: { ...quantiles(scrolling.deltas), changes: scrolling.changes },
+      still: { ...quantiles(still.deltas), changes: still.changes, work: quantiles(still.work) },
+      scrolling: { ...quantiles(scrolling.deltas), changes: scrolling.changes, work: quantiles(scrolling.work) },
       floor: quantiles(floor.deltas),
     };
   } finally {
@@ -111,7 +119,8 @@ try {
     for (const name of ENGINES) {
       const r = await oneRun(name, cluster.base);
       const q = (x) => `${x.frames} frames, ${x.p50.toFixed(1)}/${x.p95.toFixed(1)}/${x.max.toFixed(1)} ms`;
-      log(`${name} run ${run}: Synced ${r.synced.toFixed(0)} ms; still ${q(r.still)} (${r.still.changes.toFixed(0)} changes/s); scrolling ${q(r.scrolling)}; static page scrolling ${q(r.floor)}`);
+      const w = (x) => `the app's work ${x.work.frames} measures, p50/p95 ${x.work.p50?.toFixed(1)}/${x.work.p95?.toFixed(1)} ms`;
+      log(`${name} run ${run}: Synced ${r.synced.toFixed(0)} ms; still ${q(r.still)} (${r.still.changes.toFixed(0)} changes/s; ${w(r.still)}); scrolling ${q(r.scrolling)} (${w(r.scrolling)}); static page scrolling ${q(r.floor)}`);
       (results[name] ||= []).push(r);
     }
   }
