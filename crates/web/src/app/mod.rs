@@ -1508,7 +1508,13 @@ impl App {
         };
         if self.column_observer.is_none() {
             let link = ctx.link().clone();
-            let said = Closure::<dyn FnMut()>::new(move || link.send_message(Msg::MeasureColumns));
+            // Measured at the next frame, not in the observer's callback: what the
+            // measure changes (the columns shown, the header's gutter) resizes what it
+            // observes, which within the callback is a ResizeObserver loop.
+            let said = Closure::<dyn FnMut()>::new(move || {
+                let link = link.clone();
+                next_frame(move || link.send_message(Msg::MeasureColumns));
+            });
             match web_sys::ResizeObserver::new(said.as_ref().unchecked_ref()) {
                 Ok(observer) => self.column_observer = Some((observer, said)),
                 // No observer: every cell keeps its ellipsis.
