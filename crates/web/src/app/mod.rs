@@ -2140,9 +2140,9 @@ impl Component for App {
                 // status read) keeps the status and the rows from the same moment.
                 self.schedule_frame(ctx);
                 // A state held back by the live region's gap is said when it ends.
-                let before = self.announced.len();
+                let before = self.chrome_stamp;
                 self.announce(time::now_ms());
-                before != self.announced.len()
+                before != self.chrome_stamp
             }
             Msg::HashChanged => {
                 let next = ViewState::from_hash(&location_hash());
