@@ -126,6 +126,7 @@ fn group_priority(group: &str) -> u32 {
     match group {
         "apps" => 17800,
         "authorization.k8s.io" => 17600,
+        "batch" => 17400,
         "apiextensions.k8s.io" => 16700,
         "coordination.k8s.io" => 16500,
         _ => 1000,

@@ -16,7 +16,9 @@
 //!   owner is gone (by `ownerReferences` uid, background propagation, level by level;
 //!   `model/gc.rs`); the deployment controller rolls a Deployment out to a new ReplicaSet
 //!   ([`Workload::start_rollout`], periodically with `serve --rollout-every SECS`;
-//!   `workload/rollout.rs`).
+//!   `workload/rollout.rs`); CronJobs make Jobs that make pods that complete
+//!   ([`Workload::add_cronjob`], `serve --cronjobs N`; `workload/batch.rs`). Jobs and
+//!   CronJobs print as `printers.go` does, the Job's Status column from 1.30.
 //!
 //! The protocol facts it follows are in `docs/protocol.md`.
 //!
@@ -92,11 +94,11 @@ pub use negotiate::{AggregatedVersion, Output, TableVersion};
 pub use object::{Obj, OwnerRef};
 pub use release::Release;
 pub use resources::{
-    ResourceType, CONFIGMAPS, CUSTOMRESOURCEDEFINITIONS, DEPLOYMENTS, EVENTS, LEASES, NAMESPACES,
-    NODES, PODS, REPLICASETS, SECRETS, SERVICES, WIDGETS,
+    ResourceType, CONFIGMAPS, CRONJOBS, CUSTOMRESOURCEDEFINITIONS, DEPLOYMENTS, EVENTS, JOBS,
+    LEASES, NAMESPACES, NODES, PODS, REPLICASETS, SECRETS, SERVICES, WIDGETS,
 };
 pub use util::Rng;
 pub use workload::{
     pod, pod_json, template_hash, watch_event_stream, PodParams, Workload, WorkloadConfig,
-    ROLLOUT_STEP_MS,
+    JOB_POD_START_MS, JOB_RUN_MS, ROLLOUT_STEP_MS,
 };

@@ -627,9 +627,9 @@ fn decode_for_printing(text: &str) -> Result<Value, String> {
 
 /// The printer of a resource type: a built-in one, the default convertor, or a CRD's
 /// columns (the widgets' `additionalPrinterColumns`; the extra groups declare none).
-fn convertor_of(rt: &ResourceType) -> TableConvertor {
+fn convertor_of(rt: &ResourceType, release: Release) -> TableConvertor {
     if !rt.custom {
-        return TableConvertor::for_kind(rt.group, rt.kind);
+        return TableConvertor::for_kind_in(rt.group, rt.kind, release);
     }
     let crd: Value = if *rt == resources::WIDGETS {
         serde_json::from_str(&crate::kinds::widget_crd("", None, 0)).unwrap_or_default()
@@ -834,6 +834,7 @@ impl Cluster {
     pub fn new(cfg: ClusterConfig) -> Self {
         let rng = Rng::new(cfg.seed);
         let lag = cfg.faults.lag;
+        let release = cfg.release;
         let next_compact_ms = if cfg.compact_every_ms == 0 {
             u64::MAX
         } else {
@@ -862,7 +863,10 @@ impl Cluster {
             next_finalize: 0,
             rendered: HashMap::new(),
             rendered_order: VecDeque::new(),
-            convertors: resources::all().iter().map(convertor_of).collect(),
+            convertors: resources::all()
+                .iter()
+                .map(|rt| convertor_of(rt, release))
+                .collect(),
             expiring: BTreeMap::new(),
             next_expiry: 0,
             control_plane: ControlPlane::QUIET,

@@ -191,9 +191,36 @@ pub const CUSTOMRESOURCEDEFINITIONS: ResourceType = ResourceType {
     custom: false,
 };
 
+/// A `batch/v1` resource type (namespaced, in category `all`).
+const fn batch(
+    plural: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    list_kind: &'static str,
+    short_names: &'static [&'static str],
+) -> ResourceType {
+    ResourceType {
+        group: "batch",
+        version: "v1",
+        plural,
+        singular,
+        kind,
+        list_kind,
+        namespaced: true,
+        short_names,
+        categories: &["all"],
+        custom: false,
+    }
+}
+
+/// `batch/v1` Jobs (pkg/registry/batch/job/storage: category `all`, no short names).
+pub const JOBS: ResourceType = batch("jobs", "job", "Job", "JobList", &[]);
+/// `batch/v1` CronJobs (pkg/registry/batch/cronjob/storage: short name `cj`, category `all`).
+pub const CRONJOBS: ResourceType = batch("cronjobs", "cronjob", "CronJob", "CronJobList", &["cj"]);
+
 /// The built-in resource types, in a fixed order (the index is the resource's id in the
 /// model; new types go at the end). [`all`] adds the extra groups.
-pub const ALL: [ResourceType; 12] = [
+pub const ALL: [ResourceType; 14] = [
     NAMESPACES,
     PODS,
     CONFIGMAPS,
@@ -206,6 +233,8 @@ pub const ALL: [ResourceType; 12] = [
     REPLICASETS,
     LEASES,
     CUSTOMRESOURCEDEFINITIONS,
+    JOBS,
+    CRONJOBS,
 ];
 
 /// Every resource type served: [`ALL`], then the extra groups' ([`register_extra_groups`]).

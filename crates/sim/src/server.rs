@@ -56,6 +56,9 @@ pub struct ServerConfig {
     /// Start a rollout (a new pod template) of one Deployment after the other this often
     /// (None: never). Rollouts move on with the churn and stop with it.
     pub rollout_every_s: Option<f64>,
+    /// CronJobs (`cron-0` .. in the workload's namespaces, every minute) whose Jobs and
+    /// pods the workload runs.
+    pub cronjobs: usize,
     pub compact_every_s: f64,
     pub watch_cache_window_s: f64,
     pub bookmark_every_s: f64,
@@ -92,6 +95,7 @@ impl Default for ServerConfig {
             churn: 5.0,
             churn_for_s: None,
             rollout_every_s: None,
+            cronjobs: 0,
             compact_every_s: 300.0,
             watch_cache_window_s: 75.0,
             bookmark_every_s: 60.0,
@@ -195,7 +199,12 @@ impl Server {
         let sh = shared.clone();
         let churn_until_ms = cfg.churn_for_s.map(ms);
         let rollout_every_ms = cfg.rollout_every_s.map(ms);
-        thread::spawn(move || churn_loop(sh, churn_until_ms, rollout_every_ms));
+        let extras = Extras {
+            rollout_every_ms,
+            cronjobs: cfg.cronjobs,
+            namespaces: cfg.namespaces.max(1),
+        };
+        thread::spawn(move || churn_loop(sh, churn_until_ms, extras));
         let sh = shared.clone();
         thread::spawn(move || {
             for conn in listener.incoming() {
@@ -237,7 +246,14 @@ impl Drop for Server {
     }
 }
 
-fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>, rollout_every_ms: Option<u64>) {
+/// What the workload runs besides its churn (off by default).
+struct Extras {
+    rollout_every_ms: Option<u64>,
+    cronjobs: usize,
+    namespaces: usize,
+}
+
+fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>, extras: Extras) {
     {
         // Populate in the background so the server answers its port at once; requests
         // wait for `ready` (100,000 pods take seconds).
@@ -245,7 +261,11 @@ fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>, rollout_every_ms: Op
         let State { cluster, workload } = &mut *st;
         workload.populate(cluster, sh.now_ms());
         workload.skip_to(sh.now_ms());
-        workload.set_rollout_every(rollout_every_ms, sh.now_ms());
+        workload.set_rollout_every(extras.rollout_every_ms, sh.now_ms());
+        for i in 0..extras.cronjobs {
+            let ns = format!("ns-{}", i % extras.namespaces);
+            let _ = workload.add_cronjob(cluster, &ns, &format!("cron-{i}"), 1, sh.now_ms());
+        }
         sh.ready.store(true, Ordering::Release);
     }
     while !sh.stop.load(Ordering::Relaxed) {

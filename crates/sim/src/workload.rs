@@ -18,7 +18,9 @@ use crate::resources::{
 };
 use crate::util::{timestamp, Rng};
 
+mod batch;
 mod rollout;
+pub use batch::{JOB_POD_START_MS, JOB_RUN_MS};
 pub use rollout::{template_hash, ROLLOUT_STEP_MS};
 
 /// Everything that varies between generated pods.
@@ -418,6 +420,8 @@ pub struct Workload {
     reports: BTreeSet<(u64, usize)>,
     /// Rollouts and when their next step is due.
     rollouts: rollout::Rollouts,
+    /// CronJobs the workload runs ([`Workload::add_cronjob`]).
+    cronjobs: Vec<batch::CronJobState>,
     last_ms: u64,
     carry: f64,
 }
@@ -462,6 +466,7 @@ impl Workload {
             events: EventLog::default(),
             reports: BTreeSet::new(),
             rollouts: rollout::Rollouts::default(),
+            cronjobs: Vec::new(),
             last_ms: 0,
             carry: 0.0,
         }
@@ -682,6 +687,7 @@ impl Workload {
     /// number of changes made.
     pub fn tick(&mut self, c: &mut Cluster, now_ms: u64) -> usize {
         self.run_rollouts(c, now_ms);
+        self.run_cronjobs(c, now_ms);
         let dt = now_ms.saturating_sub(self.last_ms) as f64 / 1000.0;
         self.last_ms = self.last_ms.max(now_ms);
         self.carry += dt * self.cfg.churn_per_sec;

@@ -381,6 +381,8 @@ fn discovery_documents() {
         [
             "apps",
             "authorization.k8s.io",
+            // kube-aggregator's apiVersionPriorities: batch 17400, after authorization.
+            "batch",
             "apiextensions.k8s.io",
             "coordination.k8s.io",
             "kubelive.dev"
@@ -418,7 +420,7 @@ fn discovery_documents() {
     );
     assert_eq!(items[0]["versions"][0]["freshness"], "Current");
     assert_eq!(
-        items[4]["versions"][0]["resources"][0]["responseKind"],
+        items[5]["versions"][0]["resources"][0]["responseKind"],
         json!({"group": "kubelive.dev", "version": "v1", "kind": "Widget"})
     );
     let not_modified = get(

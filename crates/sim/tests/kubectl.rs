@@ -378,7 +378,7 @@ fn rows(table: &str) -> Vec<Vec<String>> {
 
 /// `kubectl api-resources` and `kubectl get all` (kubectl 1.32) read the sim's aggregated
 /// discovery: one request each for `/api` and `/apis`, never the per-group documents; the
-/// categories make `get all` list pods, services, deployments and replicasets (as the real
+/// categories make `get all` list pods, services, deployments, replicasets, jobs and cronjobs (as the real
 /// registry's `Categories()` say) and not configmaps; `--verbs=list` leaves out the review
 /// resources (create only).
 #[test]
@@ -437,7 +437,14 @@ fn kubectl_discovery_api_resources_and_get_all() {
     all.sort();
     assert_eq!(
         all,
-        ["deployments.apps", "pods", "replicasets.apps", "services"]
+        [
+            "cronjobs.batch",
+            "deployments.apps",
+            "jobs.batch",
+            "pods",
+            "replicasets.apps",
+            "services"
+        ]
     );
 
     let out = run(&k, &kc, &["get", "all", "-A"]);
@@ -1090,5 +1097,96 @@ fn extra_groups_are_served() {
         );
         assert!(out.contains("things"), "{out}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `kubectl get jobs,cronjobs` against `serve --cronjobs 1`: the CronJob's table, then,
+/// once the wall-clock minute has come, its Job (`<cronjob>-<minutes since the epoch>`)
+/// with the 1.30+ Status column, as printJob/printCronJob print them.
+#[test]
+fn kubectl_get_jobs_and_cronjobs() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("batch");
+    let sim = start_sim(&dir, &["--objects", "4", "--churn", "0", "--cronjobs", "1"]);
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    // The first run is at the next wall-clock minute; the bound only turns a CronJob that
+    // never runs into a failure.
+    let limit = Instant::now() + Duration::from_secs(90);
+    let out = loop {
+        let out = run(&k, &kc, &["get", "jobs,cronjobs", "-A"]);
+        if out.contains("job.batch/cron-0-") {
+            break out;
+        }
+        assert!(Instant::now() < limit, "no Job:\n{out}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let sections: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(sections.len(), 2, "{out}");
+    let words = |s: &str| -> Vec<Vec<String>> {
+        s.lines()
+            .map(|l| l.split_whitespace().map(String::from).collect())
+            .collect()
+    };
+    let jobs = words(sections[0]);
+    assert_eq!(
+        jobs[0],
+        [
+            "NAMESPACE",
+            "NAME",
+            "STATUS",
+            "COMPLETIONS",
+            "DURATION",
+            "AGE"
+        ]
+    );
+    assert_eq!(jobs[1][0], "ns-0");
+    let minutes: u64 = jobs[1][1]
+        .strip_prefix("job.batch/cron-0-")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let now_min = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        / 60;
+    assert!(minutes <= now_min && now_min - minutes <= 1, "{out}");
+    assert!(
+        ["Running", "Complete"].contains(&jobs[1][2].as_str()),
+        "{out}"
+    );
+    assert!(["0/1", "1/1"].contains(&jobs[1][3].as_str()), "{out}");
+    let cron = words(sections[1]);
+    assert_eq!(
+        cron[0],
+        [
+            "NAMESPACE",
+            "NAME",
+            "SCHEDULE",
+            "TIMEZONE",
+            "SUSPEND",
+            "ACTIVE",
+            "LAST",
+            "SCHEDULE",
+            "AGE"
+        ]
+    );
+    assert_eq!(
+        cron[1][..9],
+        [
+            "ns-0",
+            "cronjob.batch/cron-0",
+            "*/1",
+            "*",
+            "*",
+            "*",
+            "*",
+            "<none>",
+            "False"
+        ]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

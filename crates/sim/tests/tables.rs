@@ -531,11 +531,14 @@ fn every_served_kind_prints_its_json() {
         },
     );
     w.populate(&mut c, 0);
+    w.add_cronjob(&mut c, "ns-0", "nightly", 1, 0).unwrap();
     let mut now = 0;
     for _ in 0..200 {
         now += 500;
         w.step(&mut c, now);
     }
+    // The CronJob's first Job (at one minute) and its pod.
+    w.tick(&mut c, now);
     let crd: Value = serde_json::from_str(&kinds::widget_crd("", None, 0)).unwrap();
     for rt in resources::ALL {
         let conv = if rt == WIDGETS {

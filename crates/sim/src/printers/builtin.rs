@@ -133,6 +133,59 @@ const LEASE: &[Def] = &[
     ("Age", "string", "", CREATION_TIMESTAMP, 0),
 ];
 
+// batchv1.JobStatus{}.SwaggerDoc()["succeeded"], batchv1.JobSpec{}.SwaggerDoc()["selector"]
+// (k8s.io/api batch/v1 types.go).
+const JOB_SUCCEEDED: &str = "The number of pods which reached phase Succeeded.";
+const JOB_SELECTOR: &str = "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
+
+// The Status column came in 1.30 (kubernetes#123226).
+const JOB: &[Def] = &[
+    ("Name", "string", "name", NAME, 0),
+    ("Status", "string", "", "Status of the job.", 0),
+    ("Completions", "string", "", JOB_SUCCEEDED, 0),
+    (
+        "Duration",
+        "string",
+        "",
+        "Time required to complete the job.",
+        0,
+    ),
+    ("Age", "string", "", CREATION_TIMESTAMP, 0),
+    ("Containers", "string", "", CONTAINERS, 1),
+    ("Images", "string", "", IMAGES, 1),
+    ("Selector", "string", "", JOB_SELECTOR, 1),
+];
+
+const JOB_BEFORE_1_30: &[Def] = &[
+    ("Name", "string", "name", NAME, 0),
+    ("Completions", "string", "", JOB_SUCCEEDED, 0),
+    (
+        "Duration",
+        "string",
+        "",
+        "Time required to complete the job.",
+        0,
+    ),
+    ("Age", "string", "", CREATION_TIMESTAMP, 0),
+    ("Containers", "string", "", CONTAINERS, 1),
+    ("Images", "string", "", IMAGES, 1),
+    ("Selector", "string", "", JOB_SELECTOR, 1),
+];
+
+const CRON_JOB: &[Def] = &[
+    ("Name", "string", "name", NAME, 0),
+    // batch CronJobSpec / CronJobStatus SwaggerDoc()
+    ("Schedule", "string", "", "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.", 0),
+    ("Timezone", "string", "", "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones", 0),
+    ("Suspend", "boolean", "", "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.", 0),
+    ("Active", "integer", "", "A list of pointers to currently running jobs.", 0),
+    ("Last Schedule", "string", "", "Information when was the last time the job was successfully scheduled.", 0),
+    ("Age", "string", "", CREATION_TIMESTAMP, 0),
+    ("Containers", "string", "", CONTAINERS, 1),
+    ("Images", "string", "", IMAGES, 1),
+    ("Selector", "string", "", JOB_SELECTOR, 1),
+];
+
 const DEFAULT: &[Def] = &[
     ("Name", "string", "name", NAME, 0),
     ("Created At", "date", "", CREATION_TIMESTAMP, 0),
@@ -171,6 +224,30 @@ pub(super) enum Kind {
     Secret,
     Event,
     Lease,
+    Job(JobStatusColumn),
+    CronJob,
+}
+
+/// What a release's Job printer shows as Status (`printJob`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum JobStatusColumn {
+    /// 1.27-1.29: no Status column.
+    Absent,
+    /// 1.30-1.33 (kubernetes#123226): Complete, Failed, Terminating, Suspended,
+    /// FailureTarget, else Running.
+    Conditions,
+    /// 1.34+ (kubernetes#132832): SuccessCriteriaMet as well, after FailureTarget.
+    WithSuccessCriteriaMet,
+}
+
+impl JobStatusColumn {
+    pub(super) fn of(release: crate::release::Release) -> JobStatusColumn {
+        match release.minor() {
+            ..=29 => JobStatusColumn::Absent,
+            30..=33 => JobStatusColumn::Conditions,
+            _ => JobStatusColumn::WithSuccessCriteriaMet,
+        }
+    }
 }
 
 impl Kind {
@@ -186,6 +263,8 @@ impl Kind {
             ("", "Secret") => Kind::Secret,
             ("", "Event") => Kind::Event,
             ("coordination.k8s.io", "Lease") => Kind::Lease,
+            ("batch", "Job") => Kind::Job(JobStatusColumn::WithSuccessCriteriaMet),
+            ("batch", "CronJob") => Kind::CronJob,
             _ => return None,
         })
     }
@@ -202,6 +281,9 @@ impl Kind {
             Kind::Secret => SECRET,
             Kind::Event => EVENT,
             Kind::Lease => LEASE,
+            Kind::Job(JobStatusColumn::Absent) => JOB_BEFORE_1_30,
+            Kind::Job(_) => JOB,
+            Kind::CronJob => CRON_JOB,
         })
     }
 
@@ -225,6 +307,8 @@ impl Kind {
                 age(o),
             ],
             Kind::Event => event(o),
+            Kind::Job(status) => job(o, status),
+            Kind::CronJob => cron_job(o),
             // printLease: an unset holderIdentity prints as "".
             Kind::Lease => vec![
                 name(o),
@@ -605,6 +689,95 @@ fn replica_set(o: &Value) -> Vec<Cell> {
         containers,
         images,
         Cell::str(format_label_selector(at(o, &["spec", "selector"]))),
+    ]
+}
+
+// ---- printJob, printCronJob ----
+
+fn has_condition(o: &Value, ty: &str) -> bool {
+    list(o, &["status", "conditions"])
+        .iter()
+        .any(|c| text(c, &["type"]) == ty && text(c, &["status"]) == "True")
+}
+
+fn job(o: &Value, status_column: JobStatusColumn) -> Vec<Cell> {
+    let succeeded = int(o, &["status", "succeeded"]);
+    let completions = match at(o, &["spec", "completions"]).and_then(Value::as_i64) {
+        Some(n) => format!("{succeeded}/{n}"),
+        None => match int(o, &["spec", "parallelism"]) {
+            p if p > 1 => format!("{succeeded}/1 of {p}"),
+            _ => format!("{succeeded}/1"),
+        },
+    };
+    let start = time(o, &["status", "startTime"]);
+    let duration = match (start, time(o, &["status", "completionTime"])) {
+        (None, _) => Cell::str(""),
+        (Some(s), None) => Cell::Since { unix_ms: s },
+        (Some(s), Some(c)) => Cell::str(super::clock::human_duration(c - s)),
+    };
+    let status = if has_condition(o, "Complete") {
+        "Complete"
+    } else if has_condition(o, "Failed") {
+        "Failed"
+    } else if present(o, &["metadata", "deletionTimestamp"]) {
+        "Terminating"
+    } else if has_condition(o, "Suspended") {
+        "Suspended"
+    } else if has_condition(o, "FailureTarget") {
+        "FailureTarget"
+    } else if status_column == JobStatusColumn::WithSuccessCriteriaMet
+        && has_condition(o, "SuccessCriteriaMet")
+    {
+        "SuccessCriteriaMet"
+    } else {
+        "Running"
+    };
+    let (containers, images) = container_cells(o, &["spec", "template", "spec"]);
+    let mut cells = vec![name(o)];
+    if status_column != JobStatusColumn::Absent {
+        cells.push(Cell::str(status));
+    }
+    cells.extend([
+        Cell::str(completions),
+        duration,
+        age(o),
+        containers,
+        images,
+        Cell::str(format_label_selector(at(o, &["spec", "selector"]))),
+    ]);
+    cells
+}
+
+fn cron_job(o: &Value) -> Vec<Cell> {
+    let last = match time(o, &["status", "lastScheduleTime"]) {
+        Some(t) => Cell::Since { unix_ms: t },
+        None => Cell::str("<none>"),
+    };
+    let zone = at(o, &["spec", "timeZone"])
+        .and_then(Value::as_str)
+        .unwrap_or("<none>");
+    // printBoolPtr: "<unset>" for a nil pointer.
+    let suspend = match at(o, &["spec", "suspend"]).and_then(Value::as_bool) {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    };
+    let template = &["spec", "jobTemplate", "spec", "template", "spec"];
+    let (containers, images) = container_cells(o, template);
+    vec![
+        name(o),
+        Cell::str(text(o, &["spec", "schedule"])),
+        Cell::str(zone),
+        Cell::str(suspend),
+        Cell::Int(list(o, &["status", "active"]).len() as i64),
+        last,
+        age(o),
+        containers,
+        images,
+        Cell::str(format_label_selector(at(
+            o,
+            &["spec", "jobTemplate", "spec", "selector"],
+        ))),
     ]
 }
 

@@ -305,8 +305,8 @@ pub struct TableConvertor {
 
 impl TableConvertor {
     /// The convertor kube-apiserver uses for `group`/`kind`: a built-in printer for Pod,
-    /// Deployment, ReplicaSet, Service, Node, Namespace, ConfigMap, Secret, core Event and Lease,
-    /// else the default convertor. (CRDs: [`TableConvertor::for_crd`].)
+    /// Deployment, ReplicaSet, Service, Node, Namespace, ConfigMap, Secret, core Event, Lease,
+    /// Job (the newest release's) and CronJob, else the default convertor. (CRDs: [`TableConvertor::for_crd`].)
     pub fn for_kind(group: &str, kind: &str) -> TableConvertor {
         match builtin::Kind::of(group, kind) {
             Some(k) => TableConvertor {
@@ -314,6 +314,25 @@ impl TableConvertor {
                 printer: Printer::Builtin(k),
             },
             None => TableConvertor::default_convertor(),
+        }
+    }
+
+    /// [`for_kind`](Self::for_kind) as release `release` prints: where a printer's columns
+    /// changed between releases (Job: Status from 1.30), that release's.
+    pub fn for_kind_in(
+        group: &str,
+        kind: &str,
+        release: crate::release::Release,
+    ) -> TableConvertor {
+        match builtin::Kind::of(group, kind) {
+            Some(builtin::Kind::Job(_)) => {
+                let k = builtin::Kind::Job(builtin::JobStatusColumn::of(release));
+                TableConvertor {
+                    columns: k.columns(),
+                    printer: Printer::Builtin(k),
+                }
+            }
+            _ => TableConvertor::for_kind(group, kind),
         }
     }
 
