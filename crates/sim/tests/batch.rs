@@ -243,3 +243,78 @@ fn a_schedule_the_sim_cannot_run_is_refused() {
     assert!(w.add_cronjob(&mut c, "batch", "report", 0, 0).is_err());
     assert!(w.add_cronjob(&mut c, "batch", "report", 60, 0).is_err());
 }
+
+/// printJob's Status: Complete before Failed before Terminating before Suspended before
+/// FailureTarget; SuccessCriteriaMet only from 1.34 (kubernetes#132832), Running before.
+#[test]
+fn job_status_follows_the_conditions_and_the_release() {
+    use kubelive_sim::printers::{Cell, TableConvertor};
+    use serde_json::json;
+    let job = |conditions: Value, deleting: bool| {
+        let mut j = json!({"metadata": {"name": "j", "creationTimestamp": "2025-01-01T00:00:00Z"},
+                           "spec": {"completions": 2}, "status": {"succeeded": 1, "conditions": conditions}});
+        if deleting {
+            j["metadata"]["deletionTimestamp"] = json!("2025-01-01T00:01:00Z");
+        }
+        j
+    };
+    let cond = |ty: &str, status: &str| json!({"type": ty, "status": status});
+    let status_of = |release: Release, j: &Value| -> String {
+        let row = TableConvertor::for_kind_in("batch", "Job", release).row(j);
+        match &row.cells[1] {
+            Cell::Str(s) => s.to_string(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let r33 = Release::new(33).unwrap();
+    let r34 = Release::new(34).unwrap();
+    let cases = [
+        (
+            json!([cond("Failed", "True"), cond("Complete", "True")]),
+            false,
+            "Complete",
+            "Complete",
+        ),
+        (json!([cond("Failed", "True")]), true, "Failed", "Failed"),
+        (
+            json!([cond("Suspended", "True")]),
+            true,
+            "Terminating",
+            "Terminating",
+        ),
+        (
+            json!([cond("FailureTarget", "True"), cond("Suspended", "True")]),
+            false,
+            "Suspended",
+            "Suspended",
+        ),
+        (
+            json!([
+                cond("SuccessCriteriaMet", "True"),
+                cond("FailureTarget", "True")
+            ]),
+            false,
+            "FailureTarget",
+            "FailureTarget",
+        ),
+        (
+            json!([cond("SuccessCriteriaMet", "True")]),
+            false,
+            "Running",
+            "SuccessCriteriaMet",
+        ),
+        (
+            json!([cond("Complete", "False")]),
+            false,
+            "Running",
+            "Running",
+        ),
+    ];
+    for (conditions, deleting, at33, at34) in &cases {
+        let j = job(conditions.clone(), *deleting);
+        assert_eq!(status_of(r33, &j), *at33, "{j}");
+        assert_eq!(status_of(r34, &j), *at34, "{j}");
+    }
+    let row = TableConvertor::for_kind_in("batch", "Job", r33).row(&job(json!([]), false));
+    assert_eq!(row.cells[2], Cell::Str("1/2".into()));
+}
