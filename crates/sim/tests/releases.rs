@@ -344,7 +344,9 @@ fn sim_as(r: &str, objects: usize) -> Server {
     .expect("sim starts")
 }
 
-const WIRE_STREAM: &str = "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1";
+/// The watch ends at its `timeoutSeconds`, initial events or not: 5 s leaves a loaded
+/// machine time to send all of them (with 1 s a test once got only the first batch).
+const WIRE_STREAM: &str = "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=5";
 
 /// `WatchListCompression` (beta, on from 1.37): a streaming list asked with
 /// `Accept-Encoding: gzip` is gzipped with no size threshold, `Content-Encoding: gzip` and
