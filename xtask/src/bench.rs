@@ -247,34 +247,28 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let o = parse(args)?;
+    // A web bench's own defaults where `--pods` / `--runs` are not given.
+    let given = |flag: &str, value: usize, default: usize| {
+        if args.iter().any(|a| a == flag) {
+            value
+        } else {
+            default
+        }
+    };
     if args
         .windows(2)
         .any(|w| w[0] == "--only" && w[1] == "releases")
     {
-        let pods = if args.iter().any(|a| a == "--pods") {
-            o.pods
-        } else {
-            100_000
-        };
-        let runs = if args.iter().any(|a| a == "--runs") {
-            o.runs
-        } else {
-            5
-        };
-        return crate::webbench::releases_bench(pods, runs);
+        return crate::webbench::releases_bench(
+            given("--pods", o.pods, 100_000),
+            given("--runs", o.runs, 5),
+        );
     }
     if o.only_gzip {
-        let pods = if args.iter().any(|a| a == "--pods") {
-            o.pods
-        } else {
-            100_000
-        };
-        let runs = if args.iter().any(|a| a == "--runs") {
-            o.runs
-        } else {
-            3
-        };
-        return crate::webbench::gzip_bench(pods, runs);
+        return crate::webbench::gzip_bench(
+            given("--pods", o.pods, 100_000),
+            given("--runs", o.runs, 3),
+        );
     }
     if o.only_cli {
         let sizes = if args.iter().any(|a| a == "--pods") {

@@ -750,6 +750,20 @@ impl Suite {
     }
 }
 
+/// The faults of the app's flaky suites: cuts, aborts, split frames, 5xx, 429, HTML pages.
+const FLAKY: &str = "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02";
+/// Their sim: 4 namespaces, a short history (410s and relists) and frequent bookmarks.
+const FLAKY_HISTORY: [&str; 8] = [
+    "--namespaces",
+    "4",
+    "--compact-every",
+    "5",
+    "--watch-cache-window",
+    "4",
+    "--bookmark-every",
+    "3",
+];
+
 /// The Playwright suites of the e2e step, in the order they run.
 fn suites() -> Vec<Suite> {
     let calm = |objects: usize, churn: f64, extra: &[&str]| Cluster {
@@ -807,18 +821,8 @@ fn suites() -> Vec<Suite> {
                 cluster: Cluster {
                     objects: 60,
                     churn: 4.0,
-                    faults: "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02,restart@25,restart@50"
-                        .into(),
-                    extra: args(&[
-                        "--namespaces",
-                        "4",
-                        "--compact-every",
-                        "5",
-                        "--watch-cache-window",
-                        "4",
-                        "--bookmark-every",
-                        "3",
-                    ]),
+                    faults: format!("{FLAKY},restart@25,restart@50"),
+                    extra: args(&FLAKY_HISTORY),
                 },
                 sim_pid: true,
             },
@@ -831,20 +835,10 @@ fn suites() -> Vec<Suite> {
             Cluster {
                 objects: 60,
                 churn: 4.0,
-                faults: (1..=20).fold(
-                    "cut=0.3,abort=0.2,cut-within=20000,split=0.5,500=0.05,429=0.03,html=0.02".into(),
-                    |faults, i| format!("{faults},restart@{}", 30 * i),
-                ),
-                extra: args(&[
-                    "--namespaces",
-                    "4",
-                    "--compact-every",
-                    "5",
-                    "--watch-cache-window",
-                    "4",
-                    "--bookmark-every",
-                    "3",
-                ]),
+                faults: (1..=20).fold(FLAKY.to_string(), |faults, i| {
+                    format!("{faults},restart@{}", 30 * i)
+                }),
+                extra: args(&FLAKY_HISTORY),
             },
         ),
         // Aggregated discovery; a pod's events, live; selectors and the small things; the
