@@ -6,13 +6,11 @@
 // counters; and the keyboard alone reaches every feature (the pickers, the filter,
 // sort, wide, the rows, the detail panel and its format buttons, the help), the focus
 // visible all along and kept on the selected row while rows come and go.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { launch, until, check, done, ARTIFACTS } from './lib.mjs';
+import { axeCheck } from './axe.mjs';
 import { focused } from './checks/layout.js';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const browser = await launch();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,32 +27,6 @@ async function open(width, height, scheme) {
   await until('rows', () => page.evaluate(() => document.querySelectorAll('.row:not(.gone)').length > 3), 20000);
   await sleep(300);
   return { context, page, errors };
-}
-
-/**
- * axe's serious and critical violations. A row's flash or fade (a change, a deletion:
- * 1.2-1.5 s animations of its background and opacity) is left out: its colours are
- * in between for that moment; the rows at rest are checked.
- */
-async function axe(page) {
-  // Evaluated as a script (the app's CSP forbids inline scripts, not the driver's).
-  await page.evaluate(AXE);
-  const res = await page.evaluate(async () => {
-    const r = await window.axe.run(
-      { exclude: [['.row.gone'], ['.row.added-a'], ['.row.added-b'], ['.row.mod-a'], ['.row.mod-b']] },
-      { resultTypes: ['violations'] },
-    );
-    return r.violations.map((v) => ({
-      id: v.id, impact: v.impact, help: v.help,
-      nodes: v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary?.split('\n').slice(1, 2).join(' ')}`),
-    }));
-  });
-  return res.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
-
-async function axeCheck(page, what) {
-  const bad = await axe(page);
-  check(bad.length === 0, `${what}: no serious or critical axe violation${bad.length ? `: ${JSON.stringify(bad, null, 1)}` : ''}`);
 }
 
 try {
@@ -97,6 +69,18 @@ try {
       await until('the object in the detail panel', () => page.evaluate(() => document.getElementById('detail-text') || document.getElementById('detail-error')), 15000).catch(() => {});
       await axeCheck(page, `${what}, the detail panel open`);
       await page.screenshot({ path: `${ARTIFACTS}/a11y-${width}-${scheme}-detail.png` });
+      if (width < 720) {
+        // A sheet over the table is modal: Tab and Shift+Tab cycle through its controls.
+        const inside = () => page.evaluate(() => !!document.activeElement?.closest('#detail'));
+        let stayed = 0;
+        const visits = new Set();
+        for (const key of [...Array(25).fill('Tab'), ...Array(25).fill('Shift+Tab')]) {
+          await page.keyboard.press(key);
+          if (await inside()) stayed += 1;
+          visits.add(await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim().slice(0, 20)));
+        }
+        check(stayed === 50 && visits.size > 1, `${what}: in the detail sheet Tab and Shift+Tab stay in it (${stayed} of 50 presses, ${visits.size} controls visited)`);
+      }
       await page.keyboard.press('Escape');
       await page.keyboard.press('?');
       await page.waitForSelector('#help', { timeout: 5000 });
@@ -126,6 +110,25 @@ try {
     const { said, facts } = await page.evaluate(() => ({ said: window.__said.filter((s) => s), facts: window.__facts }));
     check(facts > 5 && said.length <= 2, `the status bar and the counts changed ${facts} times in 8 s, the live region said ${said.length} thing(s) (${said.join(' | ')})`);
     check(await page.evaluate(() => /Synced/.test(document.getElementById('announce').textContent)), 'the live region says the table is synced');
+    await context.close();
+  }
+
+  // Row flashes do not speak by colour alone: an added row shows a bar at its left
+  // edge, a changed one a line under it (a deleted one is struck through).
+  {
+    const { context, page } = await open(1280, 800, 'light');
+    // The first flashing row whose cue is still drawn: its inset shadow's offsets.
+    const cue = await until('a row flashing', () => page.evaluate(() => {
+      for (const r of document.querySelectorAll('.row.added-a, .row.added-b, .row.mod-a, .row.mod-b')) {
+        const m = /(-?[\d.]+)px (-?[\d.]+)px [\d.]+px [\d.]+px inset/.exec(getComputedStyle(r).boxShadow);
+        if (m && (Number(m[1]) !== 0 || Number(m[2]) !== 0)) {
+          return { added: /added/.test(r.className), x: Number(m[1]), y: Number(m[2]) };
+        }
+      }
+      return null;
+    }), 20000, 20);
+    check(cue.added ? cue.x > 0 && cue.y === 0 : cue.x === 0 && cue.y < 0,
+      `a flashing ${cue.added ? 'added row has a bar at its left edge' : 'changed row has a line under it'} (inset shadow ${cue.x}px ${cue.y}px)`);
     await context.close();
   }
 

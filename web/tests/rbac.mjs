@@ -9,6 +9,7 @@
 // marked in the picker, and opening one says why. The review POSTs stay few, each
 // question asked once.
 import { launch, openPage, until, check, done, convergeTo, ARTIFACTS } from './lib.mjs';
+import { axeCheck } from './axe.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 const browser = await launch();
@@ -54,6 +55,8 @@ try {
   const nsNote = await until('the namespaces watch failure', () => text(page, '#ns-note'), 10000).catch(() => null);
   check(nsNote?.includes('cannot list namespaces') && nsNote.includes('type a name'), `the namespace field says it cannot list namespaces: ${nsNote}`);
   await page.screenshot({ path: `${ARTIFACTS}/rbac-refused.png`, clip: { x: 0, y: 0, width: 1400, height: 500 } });
+  // Issue 30: the refused view and the namespace field's error state are accessible too.
+  await axeCheck(page, 'the refused view, the namespace field unable to list');
 
   // A typed namespace: a working view, converging to the server's truth.
   await typeNamespace(page, 'ns-1');
@@ -76,6 +79,7 @@ try {
   await until('ns-1 and ns-2 offered', () => page.evaluate(() =>
     ['ns-1', 'ns-2'].every((ns) => document.querySelector(`#choices button.choice.allowed[data-ns="${ns}"]`))), 15000)
     .then(() => check(true, 'ns-1 and ns-2 are offered as usable'), () => check(false, 'ns-1 and ns-2 are offered as usable'));
+  await axeCheck(page, 'a refused namespace with the usable ones offered');
 
   // A reload: the remembered namespaces are offered where the refused view was.
   const firstLoad = posts.length;

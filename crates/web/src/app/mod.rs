@@ -424,6 +424,63 @@ fn focus_within(selector: &str) -> bool {
         .is_some_and(|a| a.closest(selector).ok().flatten().is_some())
 }
 
+/// Whether the window is narrow enough for the detail panel to be a sheet over the table.
+fn detail_is_sheet() -> bool {
+    window()
+        .match_media(SHEET_MEDIA)
+        .ok()
+        .flatten()
+        .is_some_and(|m| m.matches())
+}
+
+/// Keeps Tab inside the modal element `selector`: from its last control Tab goes to its
+/// first, from its first Shift+Tab goes to its last, and from outside to its first. True
+/// when it moved the focus (the browser's own move must then be prevented).
+fn cycle_focus_within(selector: &str, backwards: bool) -> bool {
+    let Some(doc) = window().document() else {
+        return false;
+    };
+    let Some(container) = doc.query_selector(selector).ok().flatten() else {
+        return false;
+    };
+    let Ok(list) = container.query_selector_all(
+        "button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), \
+         textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])",
+    ) else {
+        return false;
+    };
+    // Shown controls only (a collapsed section's have no layout box).
+    let controls: Vec<HtmlElement> = (0..list.length())
+        .filter_map(|i| list.item(i))
+        .filter_map(|n| n.dyn_into::<HtmlElement>().ok())
+        .filter(|el| el.offset_parent().is_some())
+        .collect();
+    let (Some(first), Some(last)) = (controls.first(), controls.last()) else {
+        return false;
+    };
+    let active = doc.active_element();
+    let is = |el: &HtmlElement| {
+        active
+            .as_ref()
+            .is_some_and(|a| a == el.unchecked_ref::<web_sys::Element>())
+    };
+    let to = if !focus_within(selector) {
+        if backwards {
+            last
+        } else {
+            first
+        }
+    } else if backwards && is(first) {
+        last
+    } else if !backwards && is(last) {
+        first
+    } else {
+        return false;
+    };
+    let _ = to.focus();
+    true
+}
+
 /// A DOM event listener removed on drop.
 struct Listener {
     target: web_sys::EventTarget,
@@ -1267,6 +1324,14 @@ impl App {
             self.place_focus();
             return false;
         }
+        // The detail panel is modal where it is a sheet over the table: Tab cycles
+        // through its controls.
+        if self.view.open && e.key() == "Tab" && detail_is_sheet() {
+            if cycle_focus_within("#detail", e.shift_key()) {
+                e.prevent_default();
+            }
+            return false;
+        }
         if e.ctrl_key() || e.meta_key() || e.alt_key() {
             return false;
         }
@@ -1356,12 +1421,7 @@ impl App {
         self.view.open = true;
         self.write_hash(false);
         self.sync_related(ctx);
-        let sheet = window()
-            .match_media(SHEET_MEDIA)
-            .ok()
-            .flatten()
-            .is_some_and(|m| m.matches());
-        if sheet {
+        if detail_is_sheet() {
             self.focus_back = Some(FocusBack::Detail);
         }
     }
