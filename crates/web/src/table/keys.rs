@@ -1,7 +1,7 @@
 //! Sort keys prepared ahead of a click on a column not sorted by yet.
 //!
-//! A sort by a new column read one cell of every row, in the old order: the objects
-//! are spread over the heap, so at a million rows that alone took ~1 s. Here each of
+//! Sorting by reading one cell of every row from the objects, which are spread over
+//! the heap, costs ~1 s at a million rows before any comparison. So each of
 //! the view's columns (the name column aside: see `index::continues`) keeps one
 //! `u64` per row, by the row's slot, built in slices of idle frames once the table is
 //! synced (nothing during the sync) and updated on every change once built. A click
@@ -12,7 +12,7 @@
 //! Words: numbers and dates as their ordered bits ([`f64_bits`]), count pairs
 //! (`1/2`) as one word, text as an id in a dictionary of the column's values whose
 //! sorted order is computed at the sort (text columns with too many distinct values,
-//! such as an IP, are not prepared: their clicks sort as before).
+//! such as an IP, are not prepared: a click on one sorts by reading the cells).
 
 use super::index::{
     f64_bits, kind_prefix, ordered_number_prefix, pair_prefix, text_prefix, tie_prefix, Entry,
