@@ -196,6 +196,8 @@ export interface WatcherStatus {
   /** Since the current request last received anything; null while connecting. */
   lastByteAgoMs: number | null;
   resumes: number;
+  /** Quiet watches renewed from their version after 150 s without a byte (a collection nothing changes in may get no bookmark): not an error. */
+  renewals: number;
   relists: number;
   lastRelistReason: string | null;
   errors: number;

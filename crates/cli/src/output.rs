@@ -384,7 +384,7 @@ pub fn status_line(s: &Status, now: kubelive_core::Instant) -> String {
         Phase::Stopped => "stopped".into(),
     };
     let mut line = format!(
-        "{phase} | {} objects | rv {} | {} | +{} ~{} -{} | resumes {} relists {} errors {}",
+        "{phase} | {} objects | rv {} | {} | +{} ~{} -{} | resumes {} renewed {} relists {} errors {}",
         s.objects,
         s.resource_version.as_ref().map_or("-", |v| v.as_str()),
         if s.synced { "synced" } else { "not synced" },
@@ -392,6 +392,7 @@ pub fn status_line(s: &Status, now: kubelive_core::Instant) -> String {
         s.modified,
         s.deleted,
         s.resumes,
+        s.renewals,
         s.relists,
         s.errors,
     );

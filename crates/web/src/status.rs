@@ -75,6 +75,8 @@ pub struct StatusView {
     /// silent connection shows here before the engine's deadline gives up on it.
     pub last_byte_ago_ms: Option<u64>,
     pub resumes: u64,
+    /// Quiet watches renewed from their version after the idle deadline: no error.
+    pub renewals: u64,
     pub relists: u64,
     pub last_relist_reason: Option<String>,
     pub errors: u64,
@@ -130,6 +132,7 @@ impl StatusView {
                 .last_byte_at
                 .map(|t| now.as_millis().saturating_sub(t.as_millis())),
             resumes: s.resumes,
+            renewals: s.renewals,
             relists: s.relists,
             last_relist_reason: s.last_relist_reason.as_ref().map(|r| r.to_string()),
             errors: s.errors,
@@ -206,6 +209,10 @@ impl StatusView {
             None => "no bookmark yet".to_string(),
         });
         out.push(format!("resumes {}", self.resumes));
+        if self.renewals > 0 {
+            // A quiet collection's watch renewed: normal, and said as such.
+            out.push(format!("quiet watch renewed {}", self.renewals));
+        }
         match &self.last_relist_reason {
             Some(why) => out.push(format!("relists {} (last: {why})", self.relists)),
             None => out.push(format!("relists {}", self.relists)),
@@ -265,6 +272,22 @@ mod tests {
         };
         assert!(failed.headline().starts_with("Failed: pods is forbidden"));
         assert_eq!(failed.tone(), "error");
+    }
+
+    #[test]
+    fn a_renewed_quiet_watch_is_said_as_such_and_is_no_error() {
+        assert!(!base().details().iter().any(|d| d.contains("renewed")));
+        let renewed = StatusView {
+            renewals: 2,
+            resumes: 2,
+            ..base()
+        };
+        let details = renewed.details();
+        assert!(
+            details.contains(&"quiet watch renewed 2".to_string()),
+            "{details:?}"
+        );
+        assert!(!details.iter().any(|d| d.starts_with("errors")));
     }
 
     #[test]

@@ -349,6 +349,7 @@ mod tests {
             "lastBookmarkAgoMs",
             "lastByteAgoMs",
             "resumes",
+            "renewals",
             "relists",
             "lastRelistReason",
             "errors",
