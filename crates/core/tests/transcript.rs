@@ -971,6 +971,24 @@ fn a_plain_bookmark_during_the_initial_events_gives_the_end_bookmark_10_s() {
 }
 
 #[test]
+fn a_streaming_list_refused_because_the_gate_is_off_is_no_error() {
+    // 1.27-1.31 and 1.33 refuse streaming lists (the WatchList gate is off by default):
+    // that is what the server can do, said in `fell_back`, not an error to count.
+    let mut h = Harness::new(config(Mode::StreamingList));
+    h.error(422, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","code":422}"#);
+    let _ = h.take();
+    let s = h.engine.status();
+    assert_eq!(s.errors, 0, "{s:?}");
+    assert_eq!(s.last_error, None);
+    assert!(
+        s.fell_back
+            .as_deref()
+            .is_some_and(|w| w.contains("WatchList feature gate")),
+        "{s:?}"
+    );
+}
+
+#[test]
 fn streaming_list_rejected_with_422_falls_back_to_list_watch() {
     let mut h = Harness::new(config(Mode::StreamingList));
     h.error(422, &[], r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled","reason":"Invalid","code":422}"#);

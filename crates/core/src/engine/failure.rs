@@ -111,7 +111,15 @@ impl Engine {
             self.streaming_list_failed();
         }
         let message = failure.to_string();
-        self.count_failure(&failure, &message);
+        // A server that does not serve streaming lists (its WatchList gate is off, or
+        // not as tables) says so with a 422 or a 406: a capability, which
+        // `Status::fell_back` tells, not an error.
+        let streaming_refused = in_streaming_list
+            && matches!(&failure, Failure::Api(e)
+                if e.kind == ApiErrorKind::Invalid || (e.code == 406 && self.tables));
+        if !streaming_refused {
+            self.count_failure(&failure, &message);
+        }
         if open {
             self.abandon_current();
         }
