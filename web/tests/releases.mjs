@@ -161,6 +161,9 @@ try {
     const said = off[0] || '';
     check(off.length === 1 && (gzipped ? /gzip/i.test(said) : !/gzip/i.test(said)),
       `${label}: the status says once that the streaming list was ${gzipped ? 'given up (gzip)' : 'refused'}: ${JSON.stringify(facts)}`);
+    const why = said.replace(/^streaming list off: /i, '');
+    check(why && facts.filter((f) => f.includes(why)).length === 1 && !facts.some((f) => /^errors/.test(f)),
+      `${label}: its reason stands in one place only, and it is no error: ${JSON.stringify(facts)}`);
 
     await page.screenshot({ path: `${ARTIFACTS}/releases-${label}.png`, clip: { x: 0, y: 0, width: 1400, height: 900 } });
   }

@@ -214,8 +214,16 @@ impl StatusView {
             out.push(format!("quiet watch renewed {}", self.renewals));
         }
         match &self.last_relist_reason {
-            Some(why) => out.push(format!("relists {} (last: {why})", self.relists)),
-            None => out.push(format!("relists {}", self.relists)),
+            // A fallback from the streaming list is said once, below.
+            Some(why)
+                if !self
+                    .fell_back
+                    .as_ref()
+                    .is_some_and(|f| why.ends_with(f.as_str())) =>
+            {
+                out.push(format!("relists {} (last: {why})", self.relists))
+            }
+            _ => out.push(format!("relists {}", self.relists)),
         }
         if self.errors > 0 {
             out.push(format!("errors {}", self.errors));
@@ -272,6 +280,30 @@ mod tests {
         };
         assert!(failed.headline().starts_with("Failed: pods is forbidden"));
         assert_eq!(failed.tone(), "error");
+    }
+
+    #[test]
+    fn a_streaming_list_fallback_is_said_once() {
+        let why = "the server gzips streaming lists (a gzip member per flush) and this HTTP client reads only the first member";
+        let fell = StatusView {
+            relists: 1,
+            last_relist_reason: Some(format!(
+                "streaming list unavailable, using LIST+WATCH: {why}"
+            )),
+            fell_back: Some(why.to_string()),
+            ..base()
+        };
+        let details = fell.details();
+        assert_eq!(
+            details.iter().filter(|d| d.contains(why)).count(),
+            1,
+            "{details:?}"
+        );
+        assert!(details.contains(&"relists 1".to_string()), "{details:?}");
+        assert!(
+            details.contains(&format!("streaming list off: {why}")),
+            "{details:?}"
+        );
     }
 
     #[test]
