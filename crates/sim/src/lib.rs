@@ -19,6 +19,14 @@
 //!   `workload/rollout.rs`); CronJobs make Jobs that make pods that complete
 //!   ([`Workload::add_cronjob`], `serve --cronjobs N`; `workload/batch.rs`). Jobs and
 //!   CronJobs print as `printers.go` does, the Job's Status column from 1.30.
+//!   StatefulSets make their pods `<set>-N` one after the other (OrderedReady) and a
+//!   claim `<template>-<set>-N` per volumeClaimTemplate, bound to a provisioned volume;
+//!   the set owns its claims only under `persistentVolumeClaimRetentionPolicy.whenDeleted:
+//!   Delete`, so with the default Retain deleting it leaves them
+//!   ([`Workload::add_statefulset`], `serve --statefulsets N`; `workload/statefulset.rs`;
+//!   pods labelled `apps.kubernetes.io/pod-index` from 1.28). StatefulSets and
+//!   PersistentVolumeClaims print as `printers.go` does, the claim's
+//!   VolumeAttributesClass column from 1.29.
 //!
 //! The protocol facts it follows are in `docs/protocol.md`.
 //!
@@ -95,10 +103,11 @@ pub use object::{Obj, OwnerRef};
 pub use release::Release;
 pub use resources::{
     ResourceType, CONFIGMAPS, CRONJOBS, CUSTOMRESOURCEDEFINITIONS, DEPLOYMENTS, EVENTS, JOBS,
-    LEASES, NAMESPACES, NODES, PODS, REPLICASETS, SECRETS, SERVICES, WIDGETS,
+    LEASES, NAMESPACES, NODES, PERSISTENTVOLUMECLAIMS, PODS, REPLICASETS, SECRETS, SERVICES,
+    STATEFULSETS, WIDGETS,
 };
 pub use util::Rng;
 pub use workload::{
-    pod, pod_json, template_hash, watch_event_stream, PodParams, Workload, WorkloadConfig,
-    JOB_POD_START_MS, JOB_RUN_MS, ROLLOUT_STEP_MS,
+    pod, pod_json, template_hash, watch_event_stream, ClaimRetention, PodParams, StatefulSetSpec,
+    Workload, WorkloadConfig, JOB_POD_START_MS, JOB_RUN_MS, ROLLOUT_STEP_MS, STS_POD_START_MS,
 };

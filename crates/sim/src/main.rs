@@ -1,4 +1,4 @@
-//! `kubelive-sim serve --port P [--kube-version 1.NN] [--feature-gates G=BOOL,...] [--objects N] [--churn PER_SEC] [--churn-for SECS] [--rollout-every SECS] [--cronjobs N] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
+//! `kubelive-sim serve --port P [--kube-version 1.NN] [--feature-gates G=BOOL,...] [--objects N] [--churn PER_SEC] [--churn-for SECS] [--rollout-every SECS] [--cronjobs N] [--statefulsets N] [--compact-every SECS] [--faults SPEC] [--seed S] [--allow RULES] [--user NAME] [--extra-groups N] [--no-leases] [--progress-notify-every SECS] [--no-compression]`
 
 use std::io::Write;
 
@@ -10,6 +10,7 @@ const USAGE: &str = "usage: kubelive-sim serve [--port P] [--address A] [--kube-
                           [--feature-gates WatchList=BOOL,WatchListCompression=BOOL]
                           [--objects N] [--namespaces K]
                           [--churn PER_SEC] [--churn-for SECS] [--rollout-every SECS] [--cronjobs N]
+                          [--statefulsets N]
                           [--compact-every SECS] [--watch-cache-window SECS]
                           [--bookmark-every SECS] [--faults SPEC] [--seed S]
                           [--no-streaming-lists | --ignore-streaming-lists]
@@ -35,6 +36,10 @@ const USAGE: &str = "usage: kubelive-sim serve [--port P] [--address A] [--kube-
   --cronjobs N: N CronJobs (cron-0 .. in ns-0 ..) run every minute (wall clock): each run
     a Job and its pod, which succeeds 20 s later; 3 finished Jobs are kept. They stop
     with the churn.
+  --statefulsets N: N StatefulSets (web-0 .. in ns-0 ..) of 3 pods, made one after the
+    other (OrderedReady, 2 s each), each with a bound 1Gi claim data-web-I-N; the claims
+    are retained (whenDeleted: Retain), so deleting a set leaves them. They stop with
+    the churn.
   --faults SPEC, comma-separated: cut=P abort=P cut-within=BYTES split=P nobookmarks[=P]
     lag=N lag-chance=P 429=P 500=P 503=P retry-after=S html=P malformed=P drip=BYTES/MS
     proxy-cut-every=MS silent=P silent-within=MS compact@SECS restart@SECS silent@SECS
@@ -93,6 +98,7 @@ fn parse(args: &[String]) -> Result<ServerConfig, String> {
             "--churn" => cfg.churn = num(flag, val(flag)?)?,
             "--churn-for" => cfg.churn_for_s = Some(num(flag, val(flag)?)?),
             "--cronjobs" => cfg.cronjobs = num(flag, val(flag)?)?,
+            "--statefulsets" => cfg.statefulsets = num(flag, val(flag)?)?,
             "--rollout-every" => {
                 let secs: f64 = num(flag, val(flag)?)?;
                 if !secs.is_finite() || secs <= 0.0 {

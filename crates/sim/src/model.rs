@@ -1659,6 +1659,11 @@ impl Cluster {
         self.create(rt, v, now_ms)
     }
 
+    /// The Kubernetes release the model answers as.
+    pub fn release(&self) -> Release {
+        self.cfg.release
+    }
+
     /// The current object as JSON (item form, no kind/apiVersion).
     pub fn get_value(&self, rt: ResourceType, namespace: &str, name: &str) -> Option<Value> {
         let res = resources::index_of(&rt);

@@ -218,9 +218,30 @@ pub const JOBS: ResourceType = batch("jobs", "job", "Job", "JobList", &[]);
 /// `batch/v1` CronJobs (pkg/registry/batch/cronjob/storage: short name `cj`, category `all`).
 pub const CRONJOBS: ResourceType = batch("cronjobs", "cronjob", "CronJob", "CronJobList", &["cj"]);
 
+/// `apps/v1` StatefulSets (pkg/registry/apps/statefulset/storage: short name `sts`,
+/// category `all`).
+pub const STATEFULSETS: ResourceType = apps(
+    "statefulsets",
+    "statefulset",
+    "StatefulSet",
+    "StatefulSetList",
+    &["sts"],
+);
+/// `v1` PersistentVolumeClaims (pkg/registry/core/persistentvolumeclaim/storage: short name
+/// `pvc`, no categories).
+pub const PERSISTENTVOLUMECLAIMS: ResourceType = core(
+    "persistentvolumeclaims",
+    "persistentvolumeclaim",
+    "PersistentVolumeClaim",
+    "PersistentVolumeClaimList",
+    true,
+    &["pvc"],
+    &[],
+);
+
 /// The built-in resource types, in a fixed order (the index is the resource's id in the
 /// model; new types go at the end). [`all`] adds the extra groups.
-pub const ALL: [ResourceType; 14] = [
+pub const ALL: [ResourceType; 16] = [
     NAMESPACES,
     PODS,
     CONFIGMAPS,
@@ -235,6 +256,8 @@ pub const ALL: [ResourceType; 14] = [
     CUSTOMRESOURCEDEFINITIONS,
     JOBS,
     CRONJOBS,
+    STATEFULSETS,
+    PERSISTENTVOLUMECLAIMS,
 ];
 
 /// Every resource type served: [`ALL`], then the extra groups' ([`register_extra_groups`]).

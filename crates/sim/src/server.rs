@@ -32,6 +32,7 @@ use crate::release::Release;
 use crate::resources::{self, Target};
 use crate::status;
 use crate::util::Rng;
+use crate::workload::{ClaimRetention, StatefulSetSpec};
 use crate::workload::{Workload, WorkloadConfig};
 
 /// Go's `http.Server.IdleTimeout` as the apiserver sets it: an idle keep-alive connection
@@ -59,6 +60,9 @@ pub struct ServerConfig {
     /// CronJobs (`cron-0` .. in the workload's namespaces, every minute) whose Jobs and
     /// pods the workload runs.
     pub cronjobs: usize,
+    /// StatefulSets (`web-0` .. in the workload's namespaces, 3 pods with a `data` claim
+    /// each) the workload runs.
+    pub statefulsets: usize,
     pub compact_every_s: f64,
     pub watch_cache_window_s: f64,
     pub bookmark_every_s: f64,
@@ -96,6 +100,7 @@ impl Default for ServerConfig {
             churn_for_s: None,
             rollout_every_s: None,
             cronjobs: 0,
+            statefulsets: 0,
             compact_every_s: 300.0,
             watch_cache_window_s: 75.0,
             bookmark_every_s: 60.0,
@@ -202,6 +207,7 @@ impl Server {
         let extras = Extras {
             rollout_every_ms,
             cronjobs: cfg.cronjobs,
+            statefulsets: cfg.statefulsets,
             namespaces: cfg.namespaces.max(1),
         };
         thread::spawn(move || churn_loop(sh, churn_until_ms, extras));
@@ -250,6 +256,7 @@ impl Drop for Server {
 struct Extras {
     rollout_every_ms: Option<u64>,
     cronjobs: usize,
+    statefulsets: usize,
     namespaces: usize,
 }
 
@@ -265,6 +272,20 @@ fn churn_loop(sh: Arc<Shared>, churn_until_ms: Option<u64>, extras: Extras) {
         for i in 0..extras.cronjobs {
             let ns = format!("ns-{}", i % extras.namespaces);
             let _ = workload.add_cronjob(cluster, &ns, &format!("cron-{i}"), 1, sh.now_ms());
+        }
+        for i in 0..extras.statefulsets {
+            let ns = format!("ns-{}", i % extras.namespaces);
+            let _ = workload.add_statefulset(
+                cluster,
+                &ns,
+                &format!("web-{i}"),
+                StatefulSetSpec {
+                    replicas: 3,
+                    claim_templates: &["data"],
+                    retention: ClaimRetention::Retain,
+                },
+                sh.now_ms(),
+            );
         }
         sh.ready.store(true, Ordering::Release);
     }

@@ -20,8 +20,10 @@ use crate::util::{timestamp, Rng};
 
 mod batch;
 mod rollout;
+mod statefulset;
 pub use batch::{JOB_POD_START_MS, JOB_RUN_MS};
 pub use rollout::{template_hash, ROLLOUT_STEP_MS};
+pub use statefulset::{ClaimRetention, StatefulSetSpec, STS_POD_START_MS};
 
 /// Everything that varies between generated pods.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -422,6 +424,8 @@ pub struct Workload {
     rollouts: rollout::Rollouts,
     /// CronJobs the workload runs ([`Workload::add_cronjob`]).
     cronjobs: Vec<batch::CronJobState>,
+    /// StatefulSets the workload runs ([`Workload::add_statefulset`]).
+    statefulsets: Vec<statefulset::StatefulSetState>,
     last_ms: u64,
     carry: f64,
 }
@@ -467,6 +471,7 @@ impl Workload {
             reports: BTreeSet::new(),
             rollouts: rollout::Rollouts::default(),
             cronjobs: Vec::new(),
+            statefulsets: Vec::new(),
             last_ms: 0,
             carry: 0.0,
         }
@@ -688,6 +693,7 @@ impl Workload {
     pub fn tick(&mut self, c: &mut Cluster, now_ms: u64) -> usize {
         self.run_rollouts(c, now_ms);
         self.run_cronjobs(c, now_ms);
+        self.run_statefulsets(c, now_ms);
         let dt = now_ms.saturating_sub(self.last_ms) as f64 / 1000.0;
         self.last_ms = self.last_ms.max(now_ms);
         self.carry += dt * self.cfg.churn_per_sec;

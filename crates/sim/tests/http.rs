@@ -339,12 +339,20 @@ fn discovery_documents() {
             "events",
             "namespaces",
             "nodes",
+            "persistentvolumeclaims",
             "pods",
             "secrets",
             "services"
         ]
     );
-    let pods = &core["resources"][4];
+    // The storageVersionHash a real cluster shows for PersistentVolumeClaim.
+    assert_eq!(
+        core["resources"][4],
+        json!({"name": "persistentvolumeclaims", "singularName": "persistentvolumeclaim",
+                "namespaced": true, "kind": "PersistentVolumeClaim", "verbs": ["get", "list", "watch"],
+                "shortNames": ["pvc"], "storageVersionHash": "QWTyNDq0dC4="})
+    );
+    let pods = &core["resources"][5];
     assert_eq!(
         pods,
         &json!({"name": "pods", "singularName": "pod", "namespaced": true, "kind": "Pod",
@@ -356,6 +364,12 @@ fn discovery_documents() {
     assert_eq!(apps["resources"][1]["name"], "replicasets");
     assert_eq!(apps["resources"][1]["shortNames"], json!(["rs"]));
     assert_eq!(apps["resources"][1]["categories"], json!(["all"]));
+    assert_eq!(
+        apps["resources"][2],
+        json!({"name": "statefulsets", "singularName": "statefulset", "namespaced": true,
+                "kind": "StatefulSet", "verbs": ["get", "list", "watch"], "shortNames": ["sts"],
+                "categories": ["all"], "storageVersionHash": "H+vl74LkKdo="})
+    );
     let crd = get(p, "/apis/kubelive.dev/v1", &[]).json();
     assert_eq!(
         crd["resources"][0]["storageVersionHash"],

@@ -378,7 +378,7 @@ fn rows(table: &str) -> Vec<Vec<String>> {
 
 /// `kubectl api-resources` and `kubectl get all` (kubectl 1.32) read the sim's aggregated
 /// discovery: one request each for `/api` and `/apis`, never the per-group documents; the
-/// categories make `get all` list pods, services, deployments, replicasets, jobs and cronjobs (as the real
+/// categories make `get all` list pods, services, deployments, replicasets, statefulsets, jobs and cronjobs (as the real
 /// registry's `Categories()` say) and not configmaps; `--verbs=list` leaves out the review
 /// resources (create only).
 #[test]
@@ -416,6 +416,21 @@ fn kubectl_discovery_api_resources_and_get_all() {
         row("widgets"),
         ["widgets", "wg", "kubelive.dev/v1", "true", "Widget"]
     );
+    // pkg/registry/apps/statefulset/storage and core/persistentvolumeclaim/storage.
+    assert_eq!(
+        row("statefulsets"),
+        ["statefulsets", "sts", "apps/v1", "true", "StatefulSet"]
+    );
+    assert_eq!(
+        row("persistentvolumeclaims"),
+        [
+            "persistentvolumeclaims",
+            "pvc",
+            "v1",
+            "true",
+            "PersistentVolumeClaim"
+        ]
+    );
     assert_eq!(
         row("selfsubjectaccessreviews"),
         [
@@ -443,7 +458,8 @@ fn kubectl_discovery_api_resources_and_get_all() {
             "jobs.batch",
             "pods",
             "replicasets.apps",
-            "services"
+            "services",
+            "statefulsets.apps"
         ]
     );
 
@@ -1188,5 +1204,77 @@ fn kubectl_get_jobs_and_cronjobs() {
             "False"
         ]
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `kubectl get sts,pvc` against `serve --statefulsets 1`: once the set's three pods are
+/// up (OrderedReady, one after the other), the set reads 3/3 and its claims
+/// `data-web-0-N` are Bound, as printStatefulSet / printPersistentVolumeClaim print them
+/// (1.37: with the VolumeAttributesClass column).
+#[test]
+fn kubectl_get_statefulsets_and_claims() {
+    let Some(k) = kubectl_path() else {
+        eprintln!("kubectl not installed: skipped");
+        return;
+    };
+    let dir = tmpdir("statefulsets");
+    let sim = start_sim(
+        &dir,
+        &["--objects", "4", "--churn", "0", "--statefulsets", "1"],
+    );
+    let kc = kubeconfig(&dir, &k, &sim.url);
+    // Three pods 2 s apart; the bound only turns a set that never gets ready into a failure.
+    let limit = Instant::now() + Duration::from_secs(60);
+    let out = loop {
+        let out = run(&k, &kc, &["get", "sts,pvc", "-A"]);
+        if out.contains("3/3") && out.matches("Bound").count() == 3 {
+            break out;
+        }
+        assert!(Instant::now() < limit, "not ready:\n{out}");
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let sections: Vec<&str> = out.split("\n\n").collect();
+    assert_eq!(sections.len(), 2, "{out}");
+    let words = |s: &str| -> Vec<Vec<String>> {
+        s.lines()
+            .map(|l| l.split_whitespace().map(String::from).collect())
+            .collect()
+    };
+    let sts = words(sections[0]);
+    assert_eq!(sts[0], ["NAMESPACE", "NAME", "READY", "AGE"]);
+    assert_eq!(sts[1][..3], ["ns-0", "statefulset.apps/web-0", "3/3"]);
+    let pvc = words(sections[1]);
+    assert_eq!(
+        pvc[0],
+        [
+            "NAMESPACE",
+            "NAME",
+            "STATUS",
+            "VOLUME",
+            "CAPACITY",
+            "ACCESS",
+            "MODES",
+            "STORAGECLASS",
+            "VOLUMEATTRIBUTESCLASS",
+            "AGE"
+        ]
+    );
+    assert_eq!(pvc.len(), 4, "{out}");
+    for (i, row) in pvc[1..].iter().enumerate() {
+        assert_eq!(
+            [&row[..3], &row[4..8]].concat(),
+            [
+                "ns-0".to_string(),
+                format!("persistentvolumeclaim/data-web-0-{i}"),
+                "Bound".into(),
+                "1Gi".into(),
+                "RWO".into(),
+                "standard".into(),
+                "<unset>".into()
+            ],
+            "{out}"
+        );
+        assert!(row[3].starts_with("pvc-"), "{out}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -532,6 +532,18 @@ fn every_served_kind_prints_its_json() {
     );
     w.populate(&mut c, 0);
     w.add_cronjob(&mut c, "ns-0", "nightly", 1, 0).unwrap();
+    w.add_statefulset(
+        &mut c,
+        "ns-1",
+        "db",
+        StatefulSetSpec {
+            replicas: 2,
+            claim_templates: &["data"],
+            retention: ClaimRetention::Retain,
+        },
+        0,
+    )
+    .unwrap();
     let mut now = 0;
     for _ in 0..200 {
         now += 500;

@@ -172,6 +172,59 @@ const JOB_BEFORE_1_30: &[Def] = &[
     ("Selector", "string", "", JOB_SELECTOR, 1),
 ];
 
+const STATEFUL_SET: &[Def] = &[
+    ("Name", "string", "name", NAME, 0),
+    (
+        "Ready",
+        "string",
+        "",
+        "Number of the pod with ready state",
+        0,
+    ),
+    ("Age", "string", "", CREATION_TIMESTAMP, 0),
+    ("Containers", "string", "", CONTAINERS, 1),
+    ("Images", "string", "", IMAGES, 1),
+];
+
+// apiv1.PersistentVolumeClaimStatus / PersistentVolumeClaimSpec SwaggerDoc()
+const PVC_PHASE: &str = "phase represents the current phase of PersistentVolumeClaim.";
+const PVC_VOLUME_NAME: &str =
+    "volumeName is the binding reference to the PersistentVolume backing this claim.";
+const PVC_CAPACITY: &str = "capacity represents the actual resources of the underlying volume.";
+const PVC_ACCESS_MODES: &str = "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1";
+const PVC_VOLUME_MODE: &str = "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.";
+
+/// 1.29+ (the VolumeAttributesClass API, kubernetes#121104): VolumeAttributesClass
+/// before Age.
+const PVC: &[Def] = &[
+    ("Name", "string", "name", NAME, 0),
+    ("Status", "string", "", PVC_PHASE, 0),
+    ("Volume", "string", "", PVC_VOLUME_NAME, 0),
+    ("Capacity", "string", "", PVC_CAPACITY, 0),
+    ("Access Modes", "string", "", PVC_ACCESS_MODES, 0),
+    ("StorageClass", "string", "", "StorageClass of the pvc", 0),
+    (
+        "VolumeAttributesClass",
+        "string",
+        "",
+        "VolumeAttributesClass of the pvc",
+        0,
+    ),
+    ("Age", "string", "", CREATION_TIMESTAMP, 0),
+    ("VolumeMode", "string", "", PVC_VOLUME_MODE, 1),
+];
+
+const PVC_BEFORE_1_29: &[Def] = &[
+    ("Name", "string", "name", NAME, 0),
+    ("Status", "string", "", PVC_PHASE, 0),
+    ("Volume", "string", "", PVC_VOLUME_NAME, 0),
+    ("Capacity", "string", "", PVC_CAPACITY, 0),
+    ("Access Modes", "string", "", PVC_ACCESS_MODES, 0),
+    ("StorageClass", "string", "", "StorageClass of the pvc", 0),
+    ("Age", "string", "", CREATION_TIMESTAMP, 0),
+    ("VolumeMode", "string", "", PVC_VOLUME_MODE, 1),
+];
+
 const CRON_JOB: &[Def] = &[
     ("Name", "string", "name", NAME, 0),
     // batch CronJobSpec / CronJobStatus SwaggerDoc()
@@ -226,6 +279,17 @@ pub(super) enum Kind {
     Lease,
     Job(JobStatusColumn),
     CronJob,
+    StatefulSet,
+    /// Whether the release prints the VolumeAttributesClass column.
+    PersistentVolumeClaim {
+        volume_attributes_class: bool,
+    },
+}
+
+/// Whether a release's PVC printer has the VolumeAttributesClass column (1.29+, with the
+/// VolumeAttributesClass API, kubernetes#121104; printed whatever the feature gate says).
+pub(super) fn pvc_prints_volume_attributes_class(release: crate::release::Release) -> bool {
+    release.minor() >= 29
 }
 
 /// What a release's Job printer shows as Status (`printJob`).
@@ -265,6 +329,10 @@ impl Kind {
             ("coordination.k8s.io", "Lease") => Kind::Lease,
             ("batch", "Job") => Kind::Job(JobStatusColumn::WithSuccessCriteriaMet),
             ("batch", "CronJob") => Kind::CronJob,
+            ("apps", "StatefulSet") => Kind::StatefulSet,
+            ("", "PersistentVolumeClaim") => Kind::PersistentVolumeClaim {
+                volume_attributes_class: true,
+            },
             _ => return None,
         })
     }
@@ -284,6 +352,13 @@ impl Kind {
             Kind::Job(JobStatusColumn::Absent) => JOB_BEFORE_1_30,
             Kind::Job(_) => JOB,
             Kind::CronJob => CRON_JOB,
+            Kind::StatefulSet => STATEFUL_SET,
+            Kind::PersistentVolumeClaim {
+                volume_attributes_class: true,
+            } => PVC,
+            Kind::PersistentVolumeClaim {
+                volume_attributes_class: false,
+            } => PVC_BEFORE_1_29,
         })
     }
 
@@ -309,6 +384,10 @@ impl Kind {
             Kind::Event => event(o),
             Kind::Job(status) => job(o, status),
             Kind::CronJob => cron_job(o),
+            Kind::StatefulSet => stateful_set(o),
+            Kind::PersistentVolumeClaim {
+                volume_attributes_class,
+            } => pvc(o, volume_attributes_class),
             // printLease: an unset holderIdentity prints as "".
             Kind::Lease => vec![
                 name(o),
@@ -746,6 +825,90 @@ fn job(o: &Value, status_column: JobStatusColumn) -> Vec<Cell> {
         Cell::str(format_label_selector(at(o, &["spec", "selector"]))),
     ]);
     cells
+}
+
+/// printStatefulSet: Ready is readyReplicas/spec.replicas.
+fn stateful_set(o: &Value) -> Vec<Cell> {
+    let (containers, images) = container_cells(o, &["spec", "template", "spec"]);
+    vec![
+        name(o),
+        Cell::str(format!(
+            "{}/{}",
+            int(o, &["status", "readyReplicas"]),
+            int(o, &["spec", "replicas"])
+        )),
+        age(o),
+        containers,
+        images,
+    ]
+}
+
+/// printPersistentVolumeClaim: Terminating once deleted; capacity and access modes only
+/// for a bound claim (spec.volumeName set); `<unset>` for an unset volume mode or
+/// attributes class.
+fn pvc(o: &Value, volume_attributes_class: bool) -> Vec<Cell> {
+    let phase = if present(o, &["metadata", "deletionTimestamp"]) {
+        "Terminating"
+    } else {
+        text(o, &["status", "phase"])
+    };
+    let volume = text(o, &["spec", "volumeName"]);
+    let (capacity, modes) = if volume.is_empty() {
+        (String::new(), String::new())
+    } else {
+        (
+            text(o, &["status", "capacity", "storage"]).to_string(),
+            access_modes(list(o, &["status", "accessModes"])),
+        )
+    };
+    let unset_or = |path: &[&str]| match at(o, path).and_then(Value::as_str) {
+        Some(s) => s.to_string(),
+        None => "<unset>".to_string(),
+    };
+    let mut cells = vec![
+        name(o),
+        Cell::str(phase),
+        Cell::str(volume),
+        Cell::str(capacity),
+        Cell::str(modes),
+        Cell::str(pvc_class(o)),
+    ];
+    if volume_attributes_class {
+        cells.push(Cell::str(unset_or(&["spec", "volumeAttributesClassName"])));
+    }
+    cells.push(age(o));
+    cells.push(Cell::str(unset_or(&["spec", "volumeMode"])));
+    cells
+}
+
+/// helper.GetPersistentVolumeClaimClass: the beta annotation wins over spec.storageClassName.
+fn pvc_class(o: &Value) -> &str {
+    at(
+        o,
+        &[
+            "metadata",
+            "annotations",
+            "volume.beta.kubernetes.io/storage-class",
+        ],
+    )
+    .and_then(Value::as_str)
+    .unwrap_or_else(|| text(o, &["spec", "storageClassName"]))
+}
+
+/// helper.GetAccessModesAsString: each mode once, in the order RWO, ROX, RWX, RWOP.
+fn access_modes(modes: &[Value]) -> String {
+    let has = |m: &str| modes.iter().any(|v| v.as_str() == Some(m));
+    [
+        ("ReadWriteOnce", "RWO"),
+        ("ReadOnlyMany", "ROX"),
+        ("ReadWriteMany", "RWX"),
+        ("ReadWriteOncePod", "RWOP"),
+    ]
+    .iter()
+    .filter(|(mode, _)| has(mode))
+    .map(|(_, short)| *short)
+    .collect::<Vec<_>>()
+    .join(",")
 }
 
 fn cron_job(o: &Value) -> Vec<Cell> {

@@ -306,7 +306,8 @@ pub struct TableConvertor {
 impl TableConvertor {
     /// The convertor kube-apiserver uses for `group`/`kind`: a built-in printer for Pod,
     /// Deployment, ReplicaSet, Service, Node, Namespace, ConfigMap, Secret, core Event, Lease,
-    /// Job (the newest release's) and CronJob, else the default convertor. (CRDs: [`TableConvertor::for_crd`].)
+    /// Job and PersistentVolumeClaim (the newest release's), CronJob and StatefulSet, else the
+    /// default convertor. (CRDs: [`TableConvertor::for_crd`].)
     pub fn for_kind(group: &str, kind: &str) -> TableConvertor {
         match builtin::Kind::of(group, kind) {
             Some(k) => TableConvertor {
@@ -318,7 +319,8 @@ impl TableConvertor {
     }
 
     /// [`for_kind`](Self::for_kind) as release `release` prints: where a printer's columns
-    /// changed between releases (Job: Status from 1.30), that release's.
+    /// changed between releases (Job: Status from 1.30; PersistentVolumeClaim:
+    /// VolumeAttributesClass from 1.29), that release's.
     pub fn for_kind_in(
         group: &str,
         kind: &str,
@@ -327,6 +329,15 @@ impl TableConvertor {
         match builtin::Kind::of(group, kind) {
             Some(builtin::Kind::Job(_)) => {
                 let k = builtin::Kind::Job(builtin::JobStatusColumn::of(release));
+                TableConvertor {
+                    columns: k.columns(),
+                    printer: Printer::Builtin(k),
+                }
+            }
+            Some(builtin::Kind::PersistentVolumeClaim { .. }) => {
+                let k = builtin::Kind::PersistentVolumeClaim {
+                    volume_attributes_class: builtin::pvc_prints_volume_attributes_class(release),
+                };
                 TableConvertor {
                     columns: k.columns(),
                     printer: Printer::Builtin(k),
