@@ -310,3 +310,38 @@ fn statefulsets_and_claims_print_as_the_release_does() {
         assert_eq!(rows[1], pending, "1.{minor}");
     }
 }
+
+/// printPersistentVolumeClaim through helper.GetAccessModesAsString (each mode once, RWO
+/// ROX RWX RWOP order) and GetPersistentVolumeClaimClass (the beta
+/// `volume.beta.kubernetes.io/storage-class` annotation over spec.storageClassName);
+/// a set attributes class and volume mode print as they are.
+#[test]
+fn a_claim_prints_its_modes_in_order_and_the_annotated_class() {
+    let mut c = cluster(Release::NEWEST);
+    let claim = serde_json::json!({
+        "metadata": {"name": "shared", "namespace": "db",
+            "annotations": {"volume.beta.kubernetes.io/storage-class": "legacy"}},
+        "spec": {"storageClassName": "standard", "volumeName": "pv-7",
+            "volumeAttributesClassName": "gold", "volumeMode": "Block"},
+        "status": {"phase": "Bound", "capacity": {"storage": "10Gi"},
+            "accessModes": ["ReadWriteOncePod", "ReadWriteMany", "ReadWriteOnce", "ReadWriteMany"]}
+    });
+    c.create(PERSISTENTVOLUMECLAIMS, claim, 0).unwrap();
+    let t = table(
+        &mut c,
+        "/api/v1/namespaces/db/persistentvolumeclaims",
+        60_000,
+    );
+    let expect: Vec<Value> = vec![
+        "shared".into(),
+        "Bound".into(),
+        "pv-7".into(),
+        "10Gi".into(),
+        "RWO,RWX,RWOP".into(),
+        "legacy".into(),
+        "gold".into(),
+        "60s".into(),
+        "Block".into(),
+    ];
+    assert_eq!(cells(&t)[0], expect);
+}
