@@ -3,44 +3,11 @@
 //! `pkg/printers/internalversion/printers.go` printJob/printCronJob; the Job's Status
 //! column from 1.30, kubernetes#123226).
 
+mod controllers;
+
+use controllers::{cells, cluster, table, workload};
 use kubelive_sim::*;
 use serde_json::Value;
-
-fn cluster(release: Release) -> Cluster {
-    Cluster::new(ClusterConfig {
-        seed: 7,
-        release,
-        ..ClusterConfig::default()
-    })
-}
-
-fn workload() -> Workload {
-    Workload::new(
-        1,
-        WorkloadConfig {
-            namespaces: 1,
-            pods: 0,
-            churn_per_sec: 0.0,
-        },
-    )
-}
-
-fn table(c: &mut Cluster, path: &str, now: u64) -> Value {
-    let req = Get::new(path).with_output(Output::Table(TableVersion::V1));
-    match c.handle(&req, now) {
-        Reply::Response(r) => serde_json::from_slice(&r.body).unwrap(),
-        other => panic!("{other:?}"),
-    }
-}
-
-fn cells(t: &Value) -> Vec<Vec<Value>> {
-    t["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["cells"].as_array().unwrap().clone())
-        .collect()
-}
 
 /// Every minute the CronJob makes a Job `<cronjob>-<minutes since the Unix epoch>` (the
 /// sim's time zero is 2025-01-01T00:00:00Z, minute 28928160) owned by it,
