@@ -156,22 +156,6 @@ const JOB: &[Def] = &[
     ("Selector", "string", "", JOB_SELECTOR, 1),
 ];
 
-const JOB_BEFORE_1_30: &[Def] = &[
-    ("Name", "string", "name", NAME, 0),
-    ("Completions", "string", "", JOB_SUCCEEDED, 0),
-    (
-        "Duration",
-        "string",
-        "",
-        "Time required to complete the job.",
-        0,
-    ),
-    ("Age", "string", "", CREATION_TIMESTAMP, 0),
-    ("Containers", "string", "", CONTAINERS, 1),
-    ("Images", "string", "", IMAGES, 1),
-    ("Selector", "string", "", JOB_SELECTOR, 1),
-];
-
 const STATEFUL_SET: &[Def] = &[
     ("Name", "string", "name", NAME, 0),
     (
@@ -210,17 +194,6 @@ const PVC: &[Def] = &[
         "VolumeAttributesClass of the pvc",
         0,
     ),
-    ("Age", "string", "", CREATION_TIMESTAMP, 0),
-    ("VolumeMode", "string", "", PVC_VOLUME_MODE, 1),
-];
-
-const PVC_BEFORE_1_29: &[Def] = &[
-    ("Name", "string", "name", NAME, 0),
-    ("Status", "string", "", PVC_PHASE, 0),
-    ("Volume", "string", "", PVC_VOLUME_NAME, 0),
-    ("Capacity", "string", "", PVC_CAPACITY, 0),
-    ("Access Modes", "string", "", PVC_ACCESS_MODES, 0),
-    ("StorageClass", "string", "", "StorageClass of the pvc", 0),
     ("Age", "string", "", CREATION_TIMESTAMP, 0),
     ("VolumeMode", "string", "", PVC_VOLUME_MODE, 1),
 ];
@@ -337,8 +310,27 @@ impl Kind {
         })
     }
 
+    /// The kind as release `release` prints it, where its columns changed.
+    pub(super) fn in_release(self, release: crate::release::Release) -> Kind {
+        match self {
+            Kind::Job(_) => Kind::Job(JobStatusColumn::of(release)),
+            Kind::PersistentVolumeClaim { .. } => Kind::PersistentVolumeClaim {
+                volume_attributes_class: pvc_prints_volume_attributes_class(release),
+            },
+            other => other,
+        }
+    }
+
     pub(super) fn columns(self) -> Vec<Column> {
-        columns(match self {
+        // A column older releases do not print (their printers have one column less).
+        let absent = match self {
+            Kind::Job(JobStatusColumn::Absent) => Some("Status"),
+            Kind::PersistentVolumeClaim {
+                volume_attributes_class: false,
+            } => Some("VolumeAttributesClass"),
+            _ => None,
+        };
+        let mut out = columns(match self {
             Kind::Pod => POD,
             Kind::Deployment => DEPLOYMENT,
             Kind::ReplicaSet => REPLICA_SET,
@@ -349,17 +341,13 @@ impl Kind {
             Kind::Secret => SECRET,
             Kind::Event => EVENT,
             Kind::Lease => LEASE,
-            Kind::Job(JobStatusColumn::Absent) => JOB_BEFORE_1_30,
             Kind::Job(_) => JOB,
             Kind::CronJob => CRON_JOB,
             Kind::StatefulSet => STATEFUL_SET,
-            Kind::PersistentVolumeClaim {
-                volume_attributes_class: true,
-            } => PVC,
-            Kind::PersistentVolumeClaim {
-                volume_attributes_class: false,
-            } => PVC_BEFORE_1_29,
-        })
+            Kind::PersistentVolumeClaim { .. } => PVC,
+        });
+        out.retain(|c| Some(c.name.as_str()) != absent);
+        out
     }
 
     pub(super) fn row(self, o: &Value) -> Row {

@@ -310,10 +310,7 @@ impl TableConvertor {
     /// default convertor. (CRDs: [`TableConvertor::for_crd`].)
     pub fn for_kind(group: &str, kind: &str) -> TableConvertor {
         match builtin::Kind::of(group, kind) {
-            Some(k) => TableConvertor {
-                columns: k.columns(),
-                printer: Printer::Builtin(k),
-            },
+            Some(k) => TableConvertor::builtin(k),
             None => TableConvertor::default_convertor(),
         }
     }
@@ -327,23 +324,15 @@ impl TableConvertor {
         release: crate::release::Release,
     ) -> TableConvertor {
         match builtin::Kind::of(group, kind) {
-            Some(builtin::Kind::Job(_)) => {
-                let k = builtin::Kind::Job(builtin::JobStatusColumn::of(release));
-                TableConvertor {
-                    columns: k.columns(),
-                    printer: Printer::Builtin(k),
-                }
-            }
-            Some(builtin::Kind::PersistentVolumeClaim { .. }) => {
-                let k = builtin::Kind::PersistentVolumeClaim {
-                    volume_attributes_class: builtin::pvc_prints_volume_attributes_class(release),
-                };
-                TableConvertor {
-                    columns: k.columns(),
-                    printer: Printer::Builtin(k),
-                }
-            }
-            _ => TableConvertor::for_kind(group, kind),
+            Some(k) => TableConvertor::builtin(k.in_release(release)),
+            None => TableConvertor::default_convertor(),
+        }
+    }
+
+    fn builtin(k: builtin::Kind) -> TableConvertor {
+        TableConvertor {
+            columns: k.columns(),
+            printer: Printer::Builtin(k),
         }
     }
 
