@@ -817,7 +817,9 @@ fn mount_app(hash: &str) -> (web_sys::Element, yew::AppHandle<App>) {
 }
 
 async fn until_text(root: &web_sys::Element, selector: &str, what: &str) -> String {
-    for _ in 0..400 {
+    // A bound that only turns a hang into a failure: WebKitGTK in Xvfb on a loaded
+    // machine once took over 4 s to mount the app.
+    for _ in 0..3000 {
         if let Some(t) = text_of(root, selector) {
             return t;
         }
