@@ -17,23 +17,11 @@ pub mod status;
 pub mod time;
 
 #[cfg(feature = "app")]
-pub mod access;
-#[cfg(feature = "app")]
 pub mod app;
 #[cfg(feature = "app")]
 pub mod bench;
 #[cfg(feature = "app")]
-pub mod events;
-#[cfg(feature = "app")]
-pub mod fetch;
-#[cfg(feature = "app")]
-pub mod query;
-#[cfg(feature = "app")]
 pub mod table;
-#[cfg(feature = "app")]
-pub mod url;
-#[cfg(feature = "app")]
-pub mod yaml;
 
 #[cfg(feature = "app")]
 use wasm_bindgen::prelude::*;

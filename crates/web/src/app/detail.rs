@@ -73,7 +73,7 @@ async fn get_object(path: String) -> Result<serde_json::Value, String> {
             .text()
             .await
             .map_err(|e| format!("reading the answer: {e}"))?;
-        let reply = crate::fetch::Reply {
+        let reply = crate::app::fetch::Reply {
             status,
             content_type: String::new(),
             body,

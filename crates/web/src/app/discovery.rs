@@ -14,7 +14,7 @@
 //! The two halves (`/api`, `/apis`) are independent: the core group's resources are
 //! known (and a view of pods can start) without waiting for slow aggregated APIs.
 
-use crate::fetch::{fetch, Reply};
+use crate::app::fetch::{fetch, Reply};
 use serde::Deserialize;
 
 /// What kubectl sends to ask for aggregated discovery.
@@ -53,8 +53,8 @@ impl ResourceType {
         }
     }
 
-    pub fn target(&self) -> crate::access::Target {
-        crate::access::Target {
+    pub fn target(&self) -> crate::app::access::Target {
+        crate::app::access::Target {
             group: self.group.clone(),
             plural: self.plural.clone(),
         }

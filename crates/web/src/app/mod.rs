@@ -9,24 +9,30 @@
 //! table area, and for a 403 offers the namespaces the user can use, asked of the
 //! server with access reviews (`reviews`).
 
+pub mod access;
 mod announce;
 mod detail;
 pub mod discovery;
+pub mod events;
+pub mod fetch;
 mod fit;
 mod log;
 pub mod parts;
 pub mod prefs;
 pub mod problem;
+pub mod query;
 mod related;
 mod reviews;
+pub mod url;
+pub mod yaml;
 
-use crate::access::Access;
+use crate::app::access::Access;
 use crate::driver::{Driver, DriverRef};
-use crate::query::Query;
+use crate::app::query::Query;
 use crate::status::StatusView;
 use crate::table::{self, has_wide, spacer_rows, view_columns, Column, Filter, Sort, TableModel};
 use crate::time;
-use crate::url::{check_resource, ViewState};
+use crate::app::url::{check_resource, ViewState};
 use discovery::{Found, ResourceType};
 use kubelive_core::{
     ApiError, ApiErrorKind, Collection, ColumnKind, Config, Event as CoreEvent, IncludeObject,
@@ -128,7 +134,7 @@ pub enum Msg {
     /// The detail panel's GET answered (its generation).
     DetailFetched(u64, Result<serde_json::Value, String>),
     /// An access review answered: its HTTP status and body, or a transport error.
-    Reviewed(crate::access::Question, Result<(u16, String), String>),
+    Reviewed(crate::app::access::Question, Result<(u16, String), String>),
     /// The resource picker got the focus: worth asking what the user may list.
     PickerFocus,
     /// The related-events engine produced events.
@@ -1832,7 +1838,7 @@ impl App {
         let hint = if explained.offer_namespaces {
             let allowed = choices
                 .iter()
-                .filter(|c| c.verdict == crate::access::Verdict::Allowed)
+                .filter(|c| c.verdict == crate::app::access::Verdict::Allowed)
                 .count();
             let others = choices.iter().filter(|c| !c.verdict.is_denied()).count() - allowed;
             Some(problem::choice_hint(

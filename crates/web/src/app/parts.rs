@@ -1,11 +1,11 @@
 //! The app's smaller pieces. Object data is only ever rendered as text (Yew escapes
 //! text nodes and attribute values); nothing here sets inner HTML.
 
-use crate::access::Verdict;
-use crate::events::EventRow;
+use crate::app::access::Verdict;
+use crate::app::events::EventRow;
 use crate::status::StatusView;
 use crate::table::{key_of, row_texts, status_class, tone, Column, RowState};
-use crate::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
+use crate::app::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
 use kubelive_core::Object;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -937,7 +937,7 @@ pub fn namespace_field(p: &NamespaceFieldProps) -> Html {
         let error = error.clone();
         move |raw: &str| {
             let name = raw.trim();
-            if name.is_empty() || crate::query::is_dns_label(name) {
+            if name.is_empty() || crate::app::query::is_dns_label(name) {
                 error.set(None);
                 on_apply.emit(name.to_string());
             } else {

@@ -11,7 +11,7 @@ const KEEP: usize = 20;
 pub fn remembering(list: &[String], ns: &str) -> Vec<String> {
     std::iter::once(ns)
         .chain(list.iter().map(String::as_str))
-        .filter(|n| crate::query::is_dns_label(n))
+        .filter(|n| crate::app::query::is_dns_label(n))
         .fold(Vec::new(), |mut out: Vec<String>, n| {
             if !out.iter().any(|o| o == n) {
                 out.push(n.to_string());
@@ -29,7 +29,7 @@ pub fn parse(stored: Option<&str>) -> Vec<String> {
         .and_then(|s| serde_json::from_str(s).ok())
         .unwrap_or_default();
     list.into_iter()
-        .filter(|n| crate::query::is_dns_label(n))
+        .filter(|n| crate::app::query::is_dns_label(n))
         .take(KEEP)
         .collect()
 }

@@ -6,7 +6,7 @@
 use super::parts::{RelatedState, RelatedView};
 use super::{App, Msg};
 use crate::driver::{Driver, DriverRef};
-use crate::events::{newest_first, selector_for, EventRow};
+use crate::app::events::{newest_first, selector_for, EventRow};
 use kubelive_core::{Collection, Config, Event as CoreEvent};
 use std::rc::Rc;
 use yew::prelude::*;

@@ -1,4 +1,4 @@
-//! Asking the server what the user may list (access reviews, `crate::access`), and
+//! Asking the server what the user may list (access reviews, `crate::app::access`), and
 //! what the pickers and the problem panel make of the answers.
 //!
 //! What is asked, in this order, each question once a session and a few at a time:
@@ -10,8 +10,8 @@
 
 use super::parts::{Choice, NsOption};
 use super::{App, Marks, Msg};
-use crate::access::{candidates, Question, Verdict};
-use crate::fetch::fetch;
+use crate::app::access::{candidates, Question, Verdict};
+use crate::app::fetch::fetch;
 use kubelive_core::ApiErrorKind;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -8,7 +8,7 @@
 //! text filtered in the browser. `q` is read with the filter box's syntax, so an old
 //! link with `q=app%3Dweb` still selects server-side.
 
-use crate::query::{is_dns_label, is_dns_subdomain, Query};
+use crate::app::query::{is_dns_label, is_dns_subdomain, Query};
 
 /// What the user is looking at.
 #[derive(Clone, Debug, PartialEq, Eq)]
