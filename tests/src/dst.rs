@@ -2185,6 +2185,7 @@ impl<'a> Run<'a> {
                 return bad(format!("tables unavailable from the sim: {why}"));
             }
             Event::PageListed { .. } | Event::Resumed { .. } => {}
+            Event::Restored { .. } => return bad("Restored, but no scenario restores".into()),
         }
         Ok(())
     }

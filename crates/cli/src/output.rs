@@ -142,6 +142,10 @@ pub fn progress(event: &Event, now: kubelive_core::Instant) -> Option<String> {
         Event::Resumed { resource_version } => {
             format!("resumed watch at rv {resource_version}")
         }
+        Event::Restored {
+            objects,
+            resource_version,
+        } => format!("restored {objects} saved objects at rv {resource_version}"),
         Event::Relisting { reason } => format!("relisting because {reason}"),
         Event::BackingOff { until, reason } => {
             let ms = until.as_millis().saturating_sub(now.as_millis());

@@ -22,6 +22,7 @@ mod json;
 pub mod object;
 pub mod request;
 pub mod rv;
+pub mod saved;
 pub mod status;
 pub mod store;
 pub mod table;
@@ -35,6 +36,7 @@ pub use engine::{
 pub use object::{ColumnKind, Columns, KeptMetadata, Object, ParseOptions};
 pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;
+pub use saved::{RestoreError, SaveError, SavedView, ViewKey};
 pub use status::{retry_after, ApiError, ApiErrorKind};
 pub use store::Store;
 pub use table::{Cell, Cells, ColumnType, Format, IncludeObject, TableColumn};

@@ -65,6 +65,9 @@ impl Server {
                     resource_version, ..
                 } => format!("Synced {resource_version}"),
                 Event::Resumed { resource_version } => format!("Resumed {resource_version}"),
+                Event::Restored {
+                    resource_version, ..
+                } => format!("Restored {resource_version}"),
                 Event::Relisting { .. } => "Relisting".into(),
                 Event::PageListed { page, .. } => format!("Page {page}"),
                 Event::BackingOff { .. } => "BackingOff".into(),

@@ -313,6 +313,10 @@ fn describe(ev: &Event, now: Instant) -> String {
             resource_version,
         } => format!("Synced objects={objects} rv={resource_version}"),
         Event::Resumed { resource_version } => format!("Resumed rv={resource_version}"),
+        Event::Restored {
+            objects,
+            resource_version,
+        } => format!("Restored objects={objects} rv={resource_version}"),
         Event::Relisting { reason } => format!("Relisting: {reason}"),
         Event::BackingOff { until, reason } => format!(
             "BackingOff {} ms: {reason}",

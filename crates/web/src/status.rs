@@ -29,7 +29,7 @@ impl DriverNotes {
                 self.failed = None;
                 self.synced_at = Some(now);
             }
-            Event::Resumed { .. } => self.failed = None,
+            Event::Resumed { .. } | Event::Restored { .. } => self.failed = None,
             Event::Relisting { .. } => self.listed = 0,
             Event::BackingOff { reason, .. } => self.backoff_reason = Some(reason.clone()),
             Event::Failed { error } => self.failed = Some(error.to_string()),

@@ -114,6 +114,9 @@ fn describe(e: &Event) -> String {
             resource_version, ..
         } => format!("SYNCED {resource_version}"),
         Event::Resumed { resource_version } => format!("RESUMED {resource_version}"),
+        Event::Restored {
+            resource_version, ..
+        } => format!("RESTORED {resource_version}"),
         Event::Relisting { reason } => format!("RELIST {reason}"),
         Event::BackingOff { reason, .. } => format!("BACKOFF {reason}"),
         Event::Failed { error } => format!("FAILED {error}"),

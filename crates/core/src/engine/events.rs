@@ -99,6 +99,15 @@ pub enum Event {
         objects: usize,
         resource_version: ResourceVersion,
     },
+    /// The store holds a saved view's rows ([`crate::Engine::restore`], each announced
+    /// by an `Added` before this): the server's state at `resource_version`, as it was
+    /// when saved. A UI shows them as restored; the watch from that version that
+    /// follows (`Resumed` once it answers) brings them up to date, or a relist
+    /// (`Relisting`, then `Deleted` for what vanished, then `Synced`) replaces them.
+    Restored {
+        objects: usize,
+        resource_version: ResourceVersion,
+    },
     /// A watch resumed after a clean end or an error, without relisting.
     Resumed {
         resource_version: ResourceVersion,

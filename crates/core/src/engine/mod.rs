@@ -19,6 +19,7 @@ mod events;
 mod failure;
 mod listing;
 mod progress;
+mod restore;
 mod streaming;
 mod tables;
 
@@ -189,12 +190,19 @@ pub struct Engine {
 impl Engine {
     /// Creates the engine and queues its first request.
     pub fn new(config: Config, now: Instant) -> Engine {
+        let mut engine = Engine::blank(config);
+        engine.start_fresh(now);
+        engine
+    }
+
+    /// An engine that holds nothing and has asked for nothing yet.
+    fn blank(config: Config) -> Engine {
         let parse = ParseOptions {
             strip_managed_fields: config.strip_managed_fields,
             columns: ColumnKind::for_resource(config.collection.resource()),
             metadata: config.metadata,
         };
-        let mut engine = Engine {
+        Engine {
             parse,
             state: State::Stopped { resume: None },
             timers: TimerTable::default(),
@@ -247,9 +255,7 @@ impl Engine {
             events: VecDeque::new(),
             frames: Vec::new(),
             items: Vec::new(),
-        };
-        engine.start_fresh(now);
-        engine
+        }
     }
 
     // ----- drain -----

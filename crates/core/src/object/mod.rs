@@ -15,6 +15,7 @@ mod extract;
 mod parse;
 mod printer;
 mod row;
+pub(crate) mod saved;
 mod storage;
 #[cfg(test)]
 mod tests;
