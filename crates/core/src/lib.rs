@@ -18,8 +18,10 @@ pub mod decode;
 mod dict;
 pub mod engine;
 mod error;
+pub mod history;
 mod json;
 pub mod object;
+pub mod owners;
 pub mod request;
 pub mod rv;
 pub mod saved;
@@ -33,7 +35,9 @@ pub use decode::{DecodeError, Limits};
 pub use engine::{
     Config, Engine, Event, Mode, Phase, RelistReason, Restart, Status, TransportError,
 };
+pub use history::{Change, Entry, EntryKind, History, HistoryConfig};
 pub use object::{ColumnKind, Columns, KeptMetadata, Object, ParseOptions};
+pub use owners::{Health, Owners, SourceId};
 pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;
 pub use saved::{RestoreError, SaveError, SavedView, ViewKey};
