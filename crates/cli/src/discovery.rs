@@ -6,8 +6,10 @@
 //! Resolution order: an exact plural or singular name in any group (core group first,
 //! then the groups in the server's order, preferred versions first), then a short name,
 //! then a kind. `name.group` and `name.version.group` restrict the group (and version).
+//!
+//! The documents are read by [`kubelive_kube::discovery`], as the browser app reads them.
 
-use serde_json::Value;
+use kubelive_kube::discovery::{self as docs, ApiResource};
 use std::fmt;
 
 /// A resource type found by discovery.
@@ -42,79 +44,33 @@ impl fmt::Display for DiscoveryError {
     }
 }
 
-/// Fetches a discovery document: `Ok(None)` for 404.
-pub type Fetch<'a> = dyn FnMut(&str) -> Result<Option<Value>, DiscoveryError> + 'a;
+/// Fetches a discovery document's JSON text: `Ok(None)` for 404.
+pub type Fetch<'a> = dyn FnMut(&str) -> Result<Option<String>, DiscoveryError> + 'a;
 
-struct Group {
-    name: String,
-    /// Versions, the preferred one first.
-    versions: Vec<String>,
+/// A document that is JSON but not the one asked for: the server is not a kube-apiserver
+/// (or a proxy answered for it), which retrying does not change.
+fn unreadable(path: &str, e: String) -> DiscoveryError {
+    DiscoveryError::Permanent(format!("GET {path}: {e}"))
 }
 
-fn groups(fetch: &mut Fetch) -> Result<Vec<Group>, DiscoveryError> {
+/// The groups with their versions, preferred first: the core group (`""`) first, then
+/// the others in the server's order.
+fn groups(fetch: &mut Fetch) -> Result<Vec<docs::Group>, DiscoveryError> {
     let mut out = Vec::new();
     if let Some(api) = fetch("/api")? {
-        let mut versions: Vec<String> = api
-            .get("versions")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut versions = docs::parse_api_versions(&api).map_err(|e| unreadable("/api", e))?;
         if versions.is_empty() {
             versions.push("v1".into());
         }
-        out.push(Group {
+        out.push(docs::Group {
             name: String::new(),
             versions,
         });
     }
     if let Some(apis) = fetch("/apis")? {
-        for g in apis
-            .get("groups")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(name) = g.get("name").and_then(Value::as_str) else {
-                continue;
-            };
-            let preferred = g
-                .pointer("/preferredVersion/version")
-                .and_then(Value::as_str);
-            let mut versions: Vec<String> = Vec::new();
-            if let Some(p) = preferred {
-                versions.push(p.to_string());
-            }
-            for v in g
-                .get("versions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(v) = v.get("version").and_then(Value::as_str) {
-                    if !versions.iter().any(|x| x == v) {
-                        versions.push(v.to_string());
-                    }
-                }
-            }
-            out.push(Group {
-                name: name.to_string(),
-                versions,
-            });
-        }
+        out.extend(docs::parse_group_list(&apis).map_err(|e| unreadable("/apis", e))?);
     }
     Ok(out)
-}
-
-fn prefix(group: &str, version: &str) -> String {
-    if group.is_empty() {
-        format!("/api/{version}")
-    } else {
-        format!("/apis/{group}/{version}")
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -124,46 +80,32 @@ enum How {
     Kind,
 }
 
-fn matches(r: &Value, query: &str, how: How) -> bool {
-    let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("");
+fn matches(r: &ApiResource, query: &str, how: How) -> bool {
     match how {
         How::Name => {
-            s("name").eq_ignore_ascii_case(query) || s("singularName").eq_ignore_ascii_case(query)
+            r.resource.eq_ignore_ascii_case(query) || r.singular.eq_ignore_ascii_case(query)
         }
-        How::ShortName => r
-            .get("shortNames")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .any(|n| n.as_str().is_some_and(|n| n.eq_ignore_ascii_case(query))),
-        How::Kind => s("kind").eq_ignore_ascii_case(query),
+        How::ShortName => r.short_names.iter().any(|n| n.eq_ignore_ascii_case(query)),
+        How::Kind => r.kind.eq_ignore_ascii_case(query),
     }
 }
 
-fn to_resolved(prefix: String, r: &Value) -> Result<Resolved, DiscoveryError> {
-    let name = r.get("name").and_then(Value::as_str).unwrap_or_default();
-    let verbs: Vec<&str> = r
-        .get("verbs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
-    let watchable = verbs.is_empty() || (verbs.contains(&"list") && verbs.contains(&"watch"));
+fn to_resolved(r: &ApiResource) -> Result<Resolved, DiscoveryError> {
+    let prefix = r.prefix();
+    // A resource list without verbs (servers before 1.6, some aggregated APIs) says
+    // nothing against watching.
+    let watchable = r.verbs.is_empty() || (r.can("list") && r.can("watch"));
     if !watchable {
         return Err(DiscoveryError::NoSuchResource(format!(
-            "{prefix}/{name} cannot be watched (its verbs are {})",
-            verbs.join(", ")
+            "{prefix}/{} cannot be watched (its verbs are {})",
+            r.resource,
+            r.verbs.join(", ")
         )));
     }
     Ok(Resolved {
-        resource: name.to_string(),
-        kind: r
-            .get("kind")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
-        namespaced: r.get("namespaced").and_then(Value::as_bool).unwrap_or(true),
+        resource: r.resource.clone(),
+        kind: r.kind.clone(),
+        namespaced: r.namespaced,
         prefix,
     })
 }
@@ -223,12 +165,14 @@ pub fn resolve(query: &str, fetch: &mut Fetch) -> Result<Resolved, DiscoveryErro
     }
     let groups = groups(fetch)?;
     // Resource lists fetched so far, in search order: (prefix, resources).
-    let mut lists: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut lists: Vec<(String, Vec<ApiResource>)> = Vec::new();
     let mut fetched: Vec<String> = Vec::new();
-    let mut get_list = |p: String,
-                        lists: &mut Vec<(String, Vec<Value>)>,
+    let mut get_list = |group: &str,
+                        version: &str,
+                        lists: &mut Vec<(String, Vec<ApiResource>)>,
                         fetch: &mut Fetch|
      -> Result<Option<usize>, DiscoveryError> {
+        let p = docs::prefix(group, version);
         if let Some(i) = lists.iter().position(|(q, _)| *q == p) {
             return Ok(Some(i));
         }
@@ -239,26 +183,15 @@ pub fn resolve(query: &str, fetch: &mut Fetch) -> Result<Resolved, DiscoveryErro
         let Some(doc) = fetch(&p)? else {
             return Ok(None);
         };
-        let resources: Vec<Value> = doc
-            .get("resources")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter(|r| {
-                        r.get("name")
-                            .and_then(Value::as_str)
-                            .is_some_and(|n| !n.contains('/'))
-                    })
-                    .cloned()
-                    .collect()
-            })
-            .unwrap_or_default();
+        let resources =
+            docs::parse_resource_list(&doc, group, version).map_err(|e| unreadable(&p, e))?;
         lists.push((p, resources));
         Ok(Some(lists.len() - 1))
     };
     for reading in readings(query) {
-        // Preferred versions first (every way of matching), then the others.
-        let mut orders: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+        // Preferred versions first (every way of matching), then the others:
+        // (group, version).
+        let mut orders: [Vec<(&str, &str)>; 2] = [Vec::new(), Vec::new()];
         for g in &groups {
             if reading
                 .group
@@ -267,22 +200,22 @@ pub fn resolve(query: &str, fetch: &mut Fetch) -> Result<Resolved, DiscoveryErro
                 continue;
             }
             for (i, v) in g.versions.iter().enumerate() {
+                let gv = (g.name.as_str(), v.as_str());
                 match reading.version {
-                    Some(want) if want == v => orders[0].push(prefix(&g.name, v)),
+                    Some(want) if want == v => orders[0].push(gv),
                     Some(_) => {}
-                    None => orders[usize::from(i != 0)].push(prefix(&g.name, v)),
+                    None => orders[usize::from(i != 0)].push(gv),
                 }
             }
         }
         for order in &orders {
             for how in [How::Name, How::ShortName, How::Kind] {
-                for p in order {
-                    let Some(i) = get_list(p.clone(), &mut lists, fetch)? else {
+                for &(group, version) in order {
+                    let Some(i) = get_list(group, version, &mut lists, fetch)? else {
                         continue;
                     };
-                    let (prefix, resources) = &lists[i];
-                    if let Some(r) = resources.iter().find(|r| matches(r, reading.name, how)) {
-                        return to_resolved(prefix.clone(), r);
+                    if let Some(r) = lists[i].1.iter().find(|r| matches(r, reading.name, how)) {
+                        return to_resolved(r);
                     }
                 }
             }

@@ -12,9 +12,9 @@ fn fixtures() -> Value {
 fn res(q: &str) -> (Result<Resolved, DiscoveryError>, Vec<String>) {
     let docs = fixtures();
     let fetched = RefCell::new(Vec::new());
-    let mut fetch = |path: &str| -> Result<Option<Value>, DiscoveryError> {
+    let mut fetch = |path: &str| -> Result<Option<String>, DiscoveryError> {
         fetched.borrow_mut().push(path.to_string());
-        Ok(docs.get(path).cloned())
+        Ok(docs.get(path).map(Value::to_string))
     };
     let r = resolve(q, &mut fetch);
     (r, fetched.into_inner())
@@ -103,7 +103,7 @@ fn unknown_subresources_and_unwatchable_resources() {
 
 #[test]
 fn fetch_errors_propagate() {
-    let mut fetch = |_: &str| -> Result<Option<Value>, DiscoveryError> {
+    let mut fetch = |_: &str| -> Result<Option<String>, DiscoveryError> {
         Err(DiscoveryError::Transient("cannot connect".into()))
     };
     assert_eq!(

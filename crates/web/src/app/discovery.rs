@@ -15,10 +15,7 @@
 //! known (and a view of pods can start) without waiting for slow aggregated APIs.
 
 use crate::app::fetch::{fetch, Reply};
-use serde::Deserialize;
-
-/// What kubectl sends to ask for aggregated discovery.
-pub const ACCEPT_AGGREGATED: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+use kubelive_kube::discovery::{self as docs, ApiResource, ACCEPT_AGGREGATED};
 
 /// How long a discovery document may take.
 const TIMEOUT_MS: i32 = 8000;
@@ -93,221 +90,68 @@ impl Found {
         sort(&mut self.resources);
     }
 
-    /// Adds one resource as discovery describes it (a subresource, a resource without
-    /// list or watch, or a second version of one already known is left out).
-    fn add(
-        &mut self,
-        group: &str,
-        version: &str,
-        name: &str,
-        kind: &str,
-        namespaced: bool,
-        verbs: &[String],
-    ) {
-        let can = |v: &str| verbs.iter().any(|x| x == v);
-        if group == "authorization.k8s.io" && name == "selfsubjectaccessreviews" && can("create") {
+    /// Adds one resource as discovery describes it (a resource without list or watch,
+    /// or a second version of one already known, is left out).
+    fn add(&mut self, r: ApiResource) {
+        if r.group == "authorization.k8s.io"
+            && r.resource == "selfsubjectaccessreviews"
+            && r.can("create")
+        {
             self.reviews = true;
         }
-        if name.contains('/') || !can("list") || !can("watch") {
+        if !r.can("list") || !r.can("watch") {
             return;
         }
         if self
             .resources
             .iter()
-            .any(|r| r.group == group && r.plural == name)
+            .any(|x| x.group == r.group && x.plural == r.resource)
         {
             return;
         }
         self.resources.push(ResourceType {
-            group: group.to_string(),
-            version: version.to_string(),
-            plural: name.to_string(),
-            kind: kind.to_string(),
-            namespaced,
+            group: r.group,
+            version: r.version,
+            plural: r.resource,
+            kind: r.kind,
+            namespaced: r.namespaced,
         });
     }
-}
-
-/// Whether a `Content-Type` is an aggregated discovery document
-/// (`application/json;g=apidiscovery.k8s.io;v=v2|v2beta1;as=APIGroupDiscoveryList`,
-/// parameters in any order, others ignored).
-pub fn is_aggregated(content_type: &str) -> bool {
-    let mut parts = content_type.split(';').map(str::trim);
-    if !parts
-        .next()
-        .is_some_and(|base| base.eq_ignore_ascii_case("application/json"))
-    {
-        return false;
-    }
-    let (mut g, mut v, mut as_) = (false, false, false);
-    for p in parts {
-        let Some((k, val)) = p.split_once('=') else {
-            continue;
-        };
-        let val = val.trim().trim_matches('"');
-        match k.trim().to_ascii_lowercase().as_str() {
-            "g" => g = val == "apidiscovery.k8s.io",
-            "v" => v = val == "v2" || val == "v2beta1",
-            "as" => as_ = val == "APIGroupDiscoveryList",
-            _ => {}
-        }
-    }
-    g && v && as_
-}
-
-#[derive(Deserialize)]
-struct GroupDiscoveryList {
-    #[serde(default)]
-    items: Vec<GroupDiscovery>,
-}
-
-#[derive(Deserialize)]
-struct GroupDiscovery {
-    #[serde(default)]
-    metadata: Meta,
-    #[serde(default)]
-    versions: Vec<VersionDiscovery>,
-}
-
-#[derive(Deserialize, Default)]
-struct Meta {
-    #[serde(default)]
-    name: String,
-}
-
-#[derive(Deserialize)]
-struct VersionDiscovery {
-    version: String,
-    #[serde(default)]
-    resources: Vec<ResourceDiscovery>,
-    #[serde(default)]
-    freshness: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResourceDiscovery {
-    resource: String,
-    response_kind: Option<Gvk>,
-    #[serde(default)]
-    scope: String,
-    #[serde(default)]
-    verbs: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Gvk {
-    #[serde(default)]
-    kind: String,
 }
 
 /// Reads an `APIGroupDiscoveryList` (v2 or v2beta1: the same JSON). Versions come in
 /// preference order; the first version that is not stale wins for each resource.
 pub fn parse_aggregated(body: &str) -> Result<Found, String> {
-    let list: GroupDiscoveryList =
-        serde_json::from_str(body).map_err(|e| format!("not an APIGroupDiscoveryList: {e}"))?;
     let mut found = Found {
         aggregated: true,
         ..Found::default()
     };
-    for g in list.items {
-        let group = g.metadata.name;
-        for v in g.versions {
-            let gv = if group.is_empty() {
-                v.version.clone()
-            } else {
-                format!("{group}/{}", v.version)
-            };
-            if v.freshness == "Stale" {
-                found
-                    .failed
-                    .push((gv, "stale: the server could not refresh it".into()));
-                continue;
-            }
-            for r in v.resources {
-                // No kind: not listed (client-go leaves such a resource out too).
-                let Some(kind) = r.response_kind.map(|k| k.kind).filter(|k| !k.is_empty()) else {
-                    continue;
-                };
-                found.add(
-                    &group,
-                    &v.version,
-                    &r.resource,
-                    &kind,
-                    r.scope == "Namespaced",
-                    &r.verbs,
-                );
-            }
+    for gv in docs::parse_aggregated(body)? {
+        if gv.stale {
+            found
+                .failed
+                .push((gv.id(), "stale: the server could not refresh it".into()));
+            continue;
+        }
+        for r in gv.resources {
+            found.add(r);
         }
     }
     sort(&mut found.resources);
     Ok(found)
 }
 
-#[derive(Deserialize)]
-struct ApiVersions {
-    #[serde(default)]
-    versions: Vec<String>,
-}
-
 /// Reads `/api` (`APIVersions`): the core versions, preferred first.
 pub fn parse_api_versions(body: &str) -> Result<Vec<String>, String> {
-    let v: ApiVersions =
-        serde_json::from_str(body).map_err(|e| format!("not an APIVersions document: {e}"))?;
-    Ok(v.versions)
-}
-
-#[derive(Deserialize)]
-struct GroupList {
-    #[serde(default)]
-    groups: Vec<Group>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Group {
-    name: String,
-    #[serde(default)]
-    versions: Vec<GroupVersion>,
-    preferred_version: Option<GroupVersion>,
-}
-
-#[derive(Deserialize, Clone)]
-struct GroupVersion {
-    version: String,
+    docs::parse_api_versions(body)
 }
 
 /// Reads `/apis` (`APIGroupList`): each group and its preferred version.
 pub fn parse_group_list(body: &str) -> Result<Vec<(String, String)>, String> {
-    let list: GroupList =
-        serde_json::from_str(body).map_err(|e| format!("not an APIGroupList: {e}"))?;
-    Ok(list
-        .groups
+    Ok(docs::parse_group_list(body)?
         .into_iter()
-        .filter_map(|g| {
-            let v = g
-                .preferred_version
-                .or_else(|| g.versions.first().cloned())?;
-            Some((g.name, v.version))
-        })
+        .filter_map(|g| Some((g.name, g.versions.into_iter().next()?)))
         .collect())
-}
-
-#[derive(Deserialize)]
-struct ResourceList {
-    #[serde(default)]
-    resources: Vec<ApiResource>,
-}
-
-#[derive(Deserialize)]
-struct ApiResource {
-    name: String,
-    #[serde(default)]
-    namespaced: bool,
-    #[serde(default)]
-    kind: String,
-    #[serde(default)]
-    verbs: Vec<String>,
 }
 
 /// Reads one group version's `APIResourceList` into `found`.
@@ -317,10 +161,8 @@ pub fn parse_resource_list(
     version: &str,
     found: &mut Found,
 ) -> Result<(), String> {
-    let list: ResourceList =
-        serde_json::from_str(body).map_err(|e| format!("not an APIResourceList: {e}"))?;
-    for r in list.resources {
-        found.add(group, version, &r.name, &r.kind, r.namespaced, &r.verbs);
+    for r in docs::parse_resource_list(body, group, version)? {
+        found.add(r);
     }
     Ok(())
 }
@@ -328,15 +170,7 @@ pub fn parse_resource_list(
 /// Whether a reply is aggregated discovery: by its `Content-Type`, as client-go
 /// decides, or (a proxy that dropped the parameters) by its `kind`.
 fn aggregated_reply(r: &Reply) -> bool {
-    #[derive(Deserialize)]
-    struct Kind {
-        kind: Option<String>,
-    }
-    is_aggregated(&r.content_type)
-        || serde_json::from_str::<Kind>(&r.body)
-            .ok()
-            .and_then(|k| k.kind)
-            .is_some_and(|k| k == "APIGroupDiscoveryList")
+    docs::is_aggregated(&r.content_type) || docs::is_aggregated_body(&r.body)
 }
 
 async fn get(path: &str, accept: &str) -> Result<Reply, String> {
@@ -417,26 +251,6 @@ mod tests {
 
     fn ids(f: &Found) -> Vec<String> {
         f.resources.iter().map(|r| r.id()).collect()
-    }
-
-    #[test]
-    fn tells_aggregated_discovery_by_its_content_type() {
-        for yes in [
-            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
-            "application/json; as=APIGroupDiscoveryList;v=v2beta1;g=apidiscovery.k8s.io",
-            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;charset=utf-8",
-        ] {
-            assert!(is_aggregated(yes), "{yes}");
-        }
-        for no in [
-            "application/json",
-            "application/json; charset=UTF-8",
-            "text/plain;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
-            "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList",
-            "",
-        ] {
-            assert!(!is_aggregated(no), "{no}");
-        }
     }
 
     /// The shape of `apidiscovery.k8s.io/v2` `APIGroupDiscoveryList` as the apiserver
