@@ -43,7 +43,10 @@ impl DriverNotes {
 }
 
 /// A plain snapshot of where the engine stands (serialized, it is most of the JS
-/// API's status object).
+/// API's status object): the engine's [`Status`] in the shape a page reads (phases and
+/// reasons as words, instants as milliseconds ago, so nothing depends on the driver's
+/// clock) with the facts only the driver keeps (`listed`, `backoff_reason`, `failed`).
+/// [`StatusView::new`] names every field of `Status`, so none is left behind unseen.
 #[derive(Clone, Debug, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusView {
@@ -93,8 +96,40 @@ pub struct StatusView {
 }
 
 impl StatusView {
+    /// The view of `s` at `now`. Every field of [`Status`] is named here (the pattern
+    /// has no `..`), so a field the engine gains does not compile until the view
+    /// shows it or says why not.
     pub fn new(s: &Status, notes: &DriverNotes, now: Instant) -> StatusView {
-        let (phase, page, retry_in_ms) = match &s.phase {
+        let Status {
+            phase,
+            mode,
+            connected,
+            synced,
+            resource_version,
+            objects,
+            pages_listed,
+            remaining_estimate,
+            added,
+            modified,
+            deleted,
+            bookmarks,
+            last_bookmark_at,
+            resumes,
+            renewals,
+            relists,
+            last_relist_reason,
+            errors,
+            last_error,
+            fell_back,
+            last_byte_at,
+            // Told apart, when the engine's `TablesUnavailable` event comes: the JS
+            // API's `tablesUnavailable`, the app's table note.
+            tables: _,
+            table_fallback: _,
+            last_api_error,
+        } = s;
+        let ago = |t: &Option<Instant>| t.map(|t| now.as_millis().saturating_sub(t.as_millis()));
+        let (phase, page, retry_in_ms) = match phase {
             Phase::Listing { page } => ("listing", Some(*page), None),
             Phase::InitialEvents => ("initialEvents", None, None),
             Phase::Watching => ("watching", None, None),
@@ -110,36 +145,32 @@ impl StatusView {
             page,
             retry_in_ms,
             backoff_reason: retry_in_ms.and(notes.backoff_reason.clone()),
-            mode: match s.mode {
+            mode: match mode {
                 Mode::ListWatch => "listWatch",
                 Mode::StreamingList => "streamingList",
             },
-            connected: s.connected,
-            synced: s.synced,
-            resource_version: s.resource_version.as_ref().map(|v| v.to_string()),
-            objects: s.objects,
+            connected: *connected,
+            synced: *synced,
+            resource_version: resource_version.as_ref().map(|v| v.to_string()),
+            objects: *objects,
             listed: notes.listed,
-            pages_listed: s.pages_listed,
-            remaining_estimate: s.remaining_estimate,
-            added: s.added,
-            modified: s.modified,
-            deleted: s.deleted,
-            bookmarks: s.bookmarks,
-            last_bookmark_ago_ms: s
-                .last_bookmark_at
-                .map(|t| now.as_millis().saturating_sub(t.as_millis())),
-            last_byte_ago_ms: s
-                .last_byte_at
-                .map(|t| now.as_millis().saturating_sub(t.as_millis())),
-            resumes: s.resumes,
-            renewals: s.renewals,
-            relists: s.relists,
-            last_relist_reason: s.last_relist_reason.as_ref().map(|r| r.to_string()),
-            errors: s.errors,
-            last_error: s.last_error.clone(),
+            pages_listed: *pages_listed,
+            remaining_estimate: *remaining_estimate,
+            added: *added,
+            modified: *modified,
+            deleted: *deleted,
+            bookmarks: *bookmarks,
+            last_bookmark_ago_ms: ago(last_bookmark_at),
+            last_byte_ago_ms: ago(last_byte_at),
+            resumes: *resumes,
+            renewals: *renewals,
+            relists: *relists,
+            last_relist_reason: last_relist_reason.as_ref().map(|r| r.to_string()),
+            errors: *errors,
+            last_error: last_error.clone(),
             failed: notes.failed.clone(),
-            fell_back: s.fell_back.clone(),
-            last_api_error: s.last_api_error.clone(),
+            fell_back: fell_back.clone(),
+            last_api_error: last_api_error.clone(),
         }
     }
 
