@@ -204,7 +204,7 @@ export interface WatcherStatus {
   lastError: string | null;
   /** Why the last sync fell back from a streaming list to LIST + WATCH. */
   fellBack: string | null;
-  /** Table mode only: why the server prints no tables here (rows are then made from objects, with columns Name and Created At); null while it prints them. */
+  /** Table mode only: why the server prints no tables here (rows are then made from objects by the fallback printer: kubectl's columns for pods and deployments, Name and Age for the rest); null while it prints them. */
   tablesUnavailable?: string | null;
 }
 

@@ -5,7 +5,7 @@
 // prints them) at the watcher's version, but for time columns; a `columns` event
 // before `synced`; snapshot and columns identity; and a server that prints no tables
 // (here: the Accept rewritten to plain JSON on the way) announced as
-// `tablesUnavailable`, rows then made from objects with Name and Created At.
+// `tablesUnavailable`, rows then made from objects by the fallback printer.
 import { check, done, until } from './lib.mjs';
 import { launchWithGc, packagePage, tableConverges } from './watcherlib.mjs';
 
@@ -143,14 +143,19 @@ async function fallback() {
       columns: window.seen.columns,
       now: window.plain.columns().map((x) => x.name).join(','),
       rows: rows.length,
-      cellsRight: rows.filter((r) => created.has(r.cells[0])).every((r) => r.cells.length === 2 && r.cells[0] === r.metadata.name && r.cells[1] === created.get(r.metadata.name)),
+      // The fallback printer's pod cells: Name, Ready, Status, Restarts, Age (a
+      // duration, as a server prints it), Node.
+      cellsRight: rows.filter((r) => created.has(r.cells[0])).every((r) => r.cells.length === 6 && r.cells[0] === r.metadata.name
+        && /^\d+\/\d+$/.test(r.cells[1]) && typeof r.cells[2] === 'string' && Number.isInteger(r.cells[3])
+        && /^\d+(s|m|h|d|y)/.test(r.cells[4]) && typeof r.cells[5] === 'string'),
       keys: Object.keys(rows[0] ?? {}).sort().join(','),
     };
   }, path);
   check(got.unavailable.length === 1 && got.unavailable[0].length > 0, `the fallback is announced once: ${got.unavailable[0]}`);
   check(typeof got.status === 'string' && got.status === got.unavailable[0], `status().tablesUnavailable says why (${got.status})`);
-  check(got.columns.at(-1) === 'Name:string:name,Created At:date:' && got.now === 'Name,Created At',
-    `then the default convertor's columns (${got.columns.join(' | ')})`);
-  check(got.rows > 0 && got.cellsRight && got.keys === 'cells,metadata', `rows made from objects: name and creationTimestamp cells (${got.rows} rows, ${got.keys})`);
+  check(got.columns.at(-1) === 'Name:string:name,Ready:string:,Status:string:,Restarts:string:,Age:string:,Node:string:'
+    && got.now === 'Name,Ready,Status,Restarts,Age,Node',
+    `then the fallback printer's pod columns, as the CLI and the app show them (${got.columns.join(' | ')})`);
+  check(got.rows > 0 && got.cellsRight && got.keys === 'cells,metadata', `rows made from objects: the fallback printer's cells (${got.rows} rows, ${got.keys})`);
   await context.close();
 }

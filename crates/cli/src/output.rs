@@ -1,6 +1,6 @@
 //! What the user sees: event lines, progress lines, the live table, the snapshot.
 
-use kubelive_core::{Cell, Columns, Event, Object, Phase, Status, Store, TableColumn};
+use kubelive_core::{Cell, ColumnKind, Event, Object, Phase, Status, Store, TableColumn};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -13,37 +13,6 @@ pub fn key(o: &Object) -> String {
     }
 }
 
-/// A few columns for an event line (`status=Running ready=1/1 ...`), empty for
-/// generic resources.
-fn summary(o: &Object) -> String {
-    match o.columns() {
-        Columns::Pod(p) => {
-            let mut s = format!(
-                "  status={} ready={}/{} restarts={}",
-                p.status, p.ready, p.containers, p.restarts
-            );
-            if !p.node.is_empty() {
-                let _ = write!(s, " node={}", p.node);
-            }
-            s
-        }
-        Columns::Deployment(d) => format!(
-            "  ready={}/{} up-to-date={} available={}",
-            d.ready, d.desired, d.up_to_date, d.available
-        ),
-        Columns::Generic => String::new(),
-    }
-}
-
-fn change_line(verb: &str, o: &Object) -> String {
-    format!(
-        "{verb:<9} {}  rv={}{}",
-        key(o),
-        o.resource_version(),
-        summary(o)
-    )
-}
-
 /// An event as a stdout line (object changes) or a stderr line (progress).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line {
@@ -51,27 +20,38 @@ pub enum Line {
     Err(String),
 }
 
-/// How an engine event is shown in `--output events` (objects: kubelive's own columns).
+/// How an engine event is shown in `--output events`, without a clock: as
+/// [`event_line_in`], but no age.
 pub fn event_line(event: &Event, now: kubelive_core::Instant) -> Line {
-    event_line_in(event, now, None, 0)
+    line_of(event, now, None, None)
 }
 
-/// How an engine event is shown in `--output events`: a table row (with the server's
-/// `columns`) shows its default cells, `name=value`, Age counted to `wall_now`.
+/// How an engine event is shown in `--output events`: `ADDED     ns/name  rv=N` and
+/// the row's default cells but its name, `name=value` (`ready=1/1 status=Running
+/// restarts=0 age=5m`): a table row's under the server's `columns`, an object's under
+/// the fallback printer's. Age counts on from creationTimestamp to `wall_now`.
 pub fn event_line_in(
     event: &Event,
     now: kubelive_core::Instant,
     columns: Option<&[TableColumn]>,
     wall_now: i64,
 ) -> Line {
-    let line = |verb: &str, o: &Object| match columns {
-        Some(columns) if o.is_row() => format!(
+    line_of(event, now, columns, Some(wall_now))
+}
+
+fn line_of(
+    event: &Event,
+    now: kubelive_core::Instant,
+    columns: Option<&[TableColumn]>,
+    wall_now: Option<i64>,
+) -> Line {
+    let line = |verb: &str, o: &Object| {
+        format!(
             "{verb:<9} {}  rv={}{}",
             key(o),
             o.resource_version(),
             row_summary(o, columns, wall_now)
-        ),
-        _ => change_line(verb, o),
+        )
     };
     match event {
         Event::Added(o) => Line::Out(line("ADDED", o)),
@@ -81,14 +61,25 @@ pub fn event_line_in(
     }
 }
 
-/// A row's default cells but its name, as `  ready=1/1 status=Running age=5m`.
-fn row_summary(o: &Object, columns: &[TableColumn], wall_now: i64) -> String {
-    let mut s = String::from(" ");
-    let Some(cells) = o.cells() else {
+/// A row's default cells but its name, as `  ready=1/1 status=Running age=5m` (no Age
+/// without `wall_now`): a table row's under the server's `columns`, an object's under
+/// the fallback printer's; empty when there is none to show.
+fn row_summary(o: &Object, columns: Option<&[TableColumn]>, wall_now: Option<i64>) -> String {
+    let fallback;
+    let (columns, cells) = match (columns, o.fallback_kind()) {
+        (Some(columns), None) => (columns, o.printed_cells(false)),
+        (_, Some(kind)) => {
+            fallback = kind.columns();
+            (&fallback[..], o.printed_cells(true))
+        }
+        (None, None) => return String::new(),
+    };
+    let Some(cells) = cells else {
         return String::new();
     };
+    let mut s = String::new();
     for (col, cell) in columns.iter().zip(cells) {
-        if col.priority > 0 || col.is_name() {
+        if col.priority > 0 || col.is_name() || (col.is_age() && wall_now.is_none()) {
             continue;
         }
         let key: String = col
@@ -102,12 +93,15 @@ fn row_summary(o: &Object, columns: &[TableColumn], wall_now: i64) -> String {
                 }
             })
             .collect();
-        let value = cell_text(o, col, cell, wall_now);
+        let value = cell_text(o, col, cell, wall_now.unwrap_or(0));
         if value.is_empty() || value.contains(char::is_whitespace) || value.contains('"') {
             let _ = write!(s, " {key}={value:?}");
         } else {
             let _ = write!(s, " {key}={value}");
         }
+    }
+    if !s.is_empty() {
+        s.insert(0, ' ');
     }
     s
 }
@@ -193,13 +187,6 @@ pub fn human_age(secs: i64) -> String {
     kubelive_core::time::human_duration(secs.max(0).saturating_mul(1000))
 }
 
-fn age(o: &Object, wall_now: i64) -> String {
-    match o.creation_timestamp().and_then(parse_timestamp) {
-        Some(t) => human_age(wall_now - t),
-        None => "<unknown>".into(),
-    }
-}
-
 /// Lays rows out in columns separated by three spaces, like kubectl.
 fn layout(rows: &[Vec<String>]) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -255,114 +242,57 @@ impl Shown {
     }
 }
 
-/// The table of the current state, like `kubectl get` (with NAMESPACE when the
-/// objects span namespaces).
-pub fn table(store: &Store, wall_now: i64, with_namespace: bool, shown: Shown) -> String {
-    let objects = shown.objects(store);
-    let kind = objects.first().map(|o| o.columns());
-    let ns = |o: &Object| -> Vec<String> {
-        if with_namespace {
-            vec![o.namespace().to_string()]
-        } else {
-            Vec::new()
-        }
-    };
-    let mut rows: Vec<Vec<String>> = Vec::with_capacity(objects.len() + 1);
-    let mut header: Vec<String> = Vec::new();
-    if with_namespace {
-        header.push("NAMESPACE".into());
-    }
-    match kind {
-        Some(Columns::Pod(_)) => {
-            header.extend(["NAME", "READY", "STATUS", "RESTARTS", "AGE", "NODE"].map(String::from));
-            rows.push(header);
-            for o in objects {
-                let mut r = ns(o);
-                r.push(o.name().to_string());
-                match o.columns() {
-                    Columns::Pod(p) => r.extend([
-                        format!("{}/{}", p.ready, p.containers),
-                        p.status.to_string(),
-                        p.restarts.to_string(),
-                        age(o, wall_now),
-                        if p.node.is_empty() {
-                            "<none>".into()
-                        } else {
-                            p.node.to_string()
-                        },
-                    ]),
-                    _ => r.extend(["", "", "", ""].map(String::from)),
-                }
-                rows.push(r);
-            }
-        }
-        Some(Columns::Deployment(_)) => {
-            header.extend(["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"].map(String::from));
-            rows.push(header);
-            for o in objects {
-                let mut r = ns(o);
-                r.push(o.name().to_string());
-                match o.columns() {
-                    Columns::Deployment(d) => r.extend([
-                        format!("{}/{}", d.ready, d.desired),
-                        d.up_to_date.to_string(),
-                        d.available.to_string(),
-                        age(o, wall_now),
-                    ]),
-                    _ => r.extend(["", "", "", ""].map(String::from)),
-                }
-                rows.push(r);
-            }
-        }
-        _ => {
-            header.extend(["NAME", "AGE"].map(String::from));
-            rows.push(header);
-            for o in objects {
-                let mut r = ns(o);
-                r.push(o.name().to_string());
-                r.push(age(o, wall_now));
-                rows.push(r);
-            }
-        }
-    }
-    let mut out = layout(&rows);
-    shown.footer(store, &mut out);
-    out
-}
-
-/// The table of the current state as the server prints it (`columns`: the Table's
-/// definitions), like `kubectl get` (`wide`: every column, as `-o wide`), with
-/// NAMESPACE first when the objects span namespaces. Headers are upper-cased as kubectl
-/// does; Age counts on from creationTimestamp.
-pub fn server_table(
+/// The table of the current state, like `kubectl get`: the server's `columns` and
+/// cells while it prints tables, else (None) the fallback printer's for the objects'
+/// kind; every column with `wide` (`-o wide`), else those of priority 0; NAMESPACE
+/// first when the objects span namespaces. Headers are upper-cased as kubectl does;
+/// Age counts on from creationTimestamp.
+pub fn table(
     store: &Store,
-    columns: &[TableColumn],
+    columns: Option<&[TableColumn]>,
     wall_now: i64,
     with_namespace: bool,
     wide: bool,
     rows_shown: Shown,
 ) -> String {
+    let objects = rows_shown.objects(store);
+    let fallback_columns;
+    let (columns, fallback) = match columns {
+        Some(columns) => (columns, false),
+        None => {
+            let kind = objects
+                .first()
+                .and_then(|o| o.fallback_kind())
+                .unwrap_or(ColumnKind::Generic);
+            fallback_columns = kind.columns();
+            (&fallback_columns[..], true)
+        }
+    };
     let shown: Vec<usize> = (0..columns.len())
         .filter(|&i| wide || columns[i].priority == 0)
         .collect();
-    let mut rows: Vec<Vec<String>> = Vec::with_capacity(store.len() + 1);
+    let mut rows: Vec<Vec<String>> = Vec::with_capacity(objects.len() + 1);
     let mut header: Vec<String> = Vec::with_capacity(shown.len() + 1);
     if with_namespace {
         header.push("NAMESPACE".into());
     }
     header.extend(shown.iter().map(|&i| columns[i].name.to_uppercase()));
     rows.push(header);
-    for o in rows_shown.objects(store) {
+    for o in objects {
         let mut r: Vec<String> = Vec::with_capacity(shown.len() + 1);
         if with_namespace {
             r.push(o.namespace().to_string());
         }
-        let cells: Vec<Cell<'_>> = o.cells().map(Iterator::collect).unwrap_or_default();
+        let cells: Vec<Cell<'_>> = o
+            .printed_cells(fallback)
+            .map(Iterator::collect)
+            .unwrap_or_default();
         for &i in &shown {
             let col = &columns[i];
             r.push(match cells.get(i) {
                 Some(cell) => cell_text(o, col, cell.clone(), wall_now),
-                // Not a row (the server stopped printing): its name at least.
+                // Printed by the other printer (the server started or stopped printing
+                // tables, and the rows are being replaced): its name at least.
                 None if col.is_name() => o.name().to_string(),
                 None => String::new(),
             });

@@ -822,18 +822,14 @@ impl Driver {
         }
     }
 
-    /// The table: the server's columns while it prints, else kubelive's own.
+    /// The table: the server's columns while it prints, else the fallback printer's.
     /// NAMESPACE shows when the view spans namespaces and the kind has them (kubectl
     /// prints none for nodes, even with -A).
     fn table(&self, shown: output::Shown) -> String {
         let store = self.engine.store();
         let with_namespace = self.with_namespace && store.iter().any(|o| !o.namespace().is_empty());
-        match self.engine.columns() {
-            Some(columns) => {
-                output::server_table(store, columns, wall_now(), with_namespace, self.wide, shown)
-            }
-            None => output::table(store, wall_now(), with_namespace, shown),
-        }
+        let columns = self.engine.columns().map(|c| &c[..]);
+        output::table(store, columns, wall_now(), with_namespace, self.wide, shown)
     }
 
     fn next_draw(&self) -> Option<Instant> {

@@ -53,7 +53,21 @@ fn event_lines_are_greppable() {
     assert_eq!(
         event_line(&Event::Added(p.clone()), now),
         Line::Out(
-            "ADDED     default/web-1  rv=1234  status=Running ready=1/2 restarts=3 node=node-1"
+            "ADDED     default/web-1  rv=1234  ready=1/2 status=Running restarts=3 node=node-1"
+                .into()
+        )
+    );
+    // With a clock, an object's line is a printed row's: the fallback printer's
+    // default cells in column order, Age counted on.
+    assert_eq!(
+        kubelive::output::event_line_in(
+            &Event::Added(p.clone()),
+            now,
+            None,
+            parse_timestamp("2024-01-01T00:03:05Z").unwrap()
+        ),
+        Line::Out(
+            "ADDED     default/web-1  rv=1234  ready=1/2 status=Running restarts=3 age=3m5s node=node-1"
                 .into()
         )
     );
@@ -157,26 +171,26 @@ fn pod_table() {
     ];
     let e = engine_with("/api/v1/pods", &items);
     let now = parse_timestamp("2024-01-01T00:03:05Z").unwrap();
-    let t = table(e.store(), now, true, Shown::All);
+    let t = table(e.store(), None, now, true, false, Shown::All);
     assert_eq!(
         t,
         "NAMESPACE   NAME    READY   STATUS    RESTARTS   AGE    NODE\n\
          a           web-1   1/2     Running   3          3m5s   node-1\n\
          b           db-0    1/2     Pending   3          3m5s   node-1\n"
     );
-    let t = table(e.store(), now, false, Shown::All);
+    let t = table(e.store(), None, now, false, false, Shown::All);
     assert!(t.starts_with("NAME    READY"), "{t}");
     // A live redraw in a small terminal: the first rows by namespace and name, widths
     // from those alone, and a line for the rest.
     assert_eq!(
-        table(e.store(), now, true, Shown::First(1)),
+        table(e.store(), None, now, true, false, Shown::First(1)),
         "NAMESPACE   NAME    READY   STATUS    RESTARTS   AGE    NODE\n\
          a           web-1   1/2     Running   3          3m5s   node-1\n\
          ... and 1 more (the first 1 by namespace and name; a pipe or -o events shows every row)\n"
     );
     assert_eq!(
-        table(e.store(), now, true, Shown::First(2)),
-        table(e.store(), now, true, Shown::All)
+        table(e.store(), None, now, true, false, Shown::First(2)),
+        table(e.store(), None, now, true, false, Shown::All)
     );
 }
 
@@ -186,13 +200,13 @@ fn deployment_and_generic_tables() {
     let e = engine_with("/apis/apps/v1/deployments", &[d.to_string()]);
     let now = parse_timestamp("2024-01-02T01:00:00Z").unwrap();
     assert_eq!(
-        table(e.store(), now, true, Shown::All),
+        table(e.store(), None, now, true, false, Shown::All),
         "NAMESPACE   NAME   READY   UP-TO-DATE   AVAILABLE   AGE\na           web    2/3     3            2           25h\n"
     );
     let w = r#"{"kind":"Widget","metadata":{"name":"w1","namespace":"a","uid":"u","resourceVersion":"1"}}"#;
     let e = engine_with("/apis/example.com/v1/widgets", &[w.to_string()]);
     assert_eq!(
-        table(e.store(), now, true, Shown::All),
+        table(e.store(), None, now, true, false, Shown::All),
         "NAMESPACE   NAME   AGE\na           w1     <unknown>\n"
     );
 }
@@ -289,9 +303,9 @@ fn server_tables_and_event_lines_show_cells_as_kubectl_prints_them() {
     let columns = e.columns().unwrap().clone();
     let wall = parse_timestamp("2024-01-01T01:02:03Z").unwrap();
     assert_eq!(
-        kubelive::output::server_table(
+        kubelive::output::table(
             e.store(),
-            &columns,
+            Some(&columns),
             wall,
             false,
             false,
@@ -302,7 +316,7 @@ fn server_tables_and_event_lines_show_cells_as_kubectl_prints_them() {
          web-2   0/1     CrashLoopBackOff   0            62m\n"
     );
     assert_eq!(
-        kubelive::output::server_table(e.store(), &columns, wall, true, true, kubelive::output::Shown::All),
+        kubelive::output::table(e.store(), Some(&columns), wall, true, true, kubelive::output::Shown::All),
         "NAMESPACE   NAME    READY   STATUS             RESTARTS     AGE   NOMINATED NODE   PORTS\n\
          default     web-1   0/1     CrashLoopBackOff   3 (5m ago)   62m   <none>           7\n\
          default     web-2   0/1     CrashLoopBackOff   0            62m   <none>           7\n"

@@ -36,7 +36,7 @@ pub use engine::{
     Config, Engine, Event, Mode, Phase, RelistReason, Restart, Status, TransportError,
 };
 pub use history::{Change, Entry, EntryKind, History, HistoryConfig};
-pub use object::{ColumnKind, Columns, KeptMetadata, Object, ParseOptions};
+pub use object::{ColumnKind, FallbackCells, KeptMetadata, Object, ParseOptions, PrintedCells};
 pub use owners::{Health, Owners, SourceId};
 pub use request::{Collection, CollectionError, Request, RequestId, RequestKind};
 pub use rv::ResourceVersion;

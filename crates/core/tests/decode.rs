@@ -2,8 +2,7 @@
 //! random split points must give identical frames; errors are typed, never panics.
 
 use kubelive_core::decode::{ListDecoder, ListMeta, WatchDecoder, WatchFrame};
-use kubelive_core::object::{DeploymentColumns, PodColumns};
-use kubelive_core::{ColumnKind, Columns, DecodeError, Limits, Object, ParseOptions};
+use kubelive_core::{Cell, ColumnKind, DecodeError, Limits, Object, ParseOptions};
 
 use kubelive_sim::Rng;
 use serde_json::Value;
@@ -777,24 +776,29 @@ fn stripped_managed_fields_are_still_validated() {
 
 // ---------------------------------------------------------------- columns
 
-/// Pod columns, owned: (ready, containers, restarts, status, node).
-type Cols = (u16, u16, u32, String, String);
+/// A pod's fallback cells but its name and age, as kubectl prints them: (ready,
+/// status, restarts, node).
+type Cols = (String, String, String, String);
 
 fn pod_columns(json: &str) -> Cols {
-    match Object::parse(json.as_bytes(), &PODS).unwrap().columns() {
-        Columns::Pod(PodColumns {
-            ready,
-            containers,
-            restarts,
-            status,
-            node,
-        }) => (ready, containers, restarts, status.into(), node.into()),
-        c => panic!("{c:?}"),
-    }
+    let o = Object::parse(json.as_bytes(), &PODS).unwrap();
+    let c: Vec<String> = o
+        .fallback_cells()
+        .expect("an object has fallback cells")
+        .map(|c| c.to_string())
+        .collect();
+    assert_eq!(c.len(), ColumnKind::Pod.columns().len(), "{c:?}");
+    (c[1].clone(), c[2].clone(), c[3].clone(), c[5].clone())
 }
 
 fn cols(ready: u16, containers: u16, restarts: u32, status: &str, node: &str) -> Cols {
-    (ready, containers, restarts, status.into(), node.into())
+    let node = if node.is_empty() { "<none>" } else { node };
+    (
+        format!("{ready}/{containers}"),
+        status.into(),
+        restarts.to_string(),
+        node.into(),
+    )
 }
 
 #[test]
@@ -880,28 +884,28 @@ fn deployment_columns() {
         columns: ColumnKind::for_resource("deployments"),
     };
     let d = r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"web","namespace":"shop","resourceVersion":"77","generation":3},"spec":{"replicas":5,"selector":{"matchLabels":{"app":"web"}},"template":{"spec":{"containers":[{"name":"a"}]}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%","maxSurge":"25%"}}},"status":{"observedGeneration":3,"replicas":5,"updatedReplicas":4,"readyReplicas":3,"availableReplicas":2,"conditions":[{"type":"Available","status":"True"}]}}"#;
+    let cells = |o: &Object| -> Vec<String> {
+        o.fallback_cells()
+            .expect("an object has fallback cells")
+            .map(|c| c.to_string())
+            .collect()
+    };
     let o = Object::parse(d.as_bytes(), &opts).unwrap();
-    assert_eq!(
-        o.columns(),
-        Columns::Deployment(DeploymentColumns {
-            desired: 5,
-            ready: 3,
-            up_to_date: 4,
-            available: 2
-        })
-    );
-    let fresh =
-        r#"{"metadata":{"name":"web","resourceVersion":"1"},"spec":{"template":{}},"status":{}}"#;
+    assert_eq!(o.fallback_kind(), Some(ColumnKind::Deployment));
+    assert_eq!(cells(&o), ["web", "3/5", "4", "2", "<unknown>"]);
+    assert_eq!(o.fallback_cells().unwrap().nth(2), Some(Cell::Int(4)));
+    let fresh = r#"{"metadata":{"name":"web","resourceVersion":"1","creationTimestamp":"2024-01-01T00:00:00Z"},"spec":{"template":{}},"status":{}}"#;
     let o = Object::parse(fresh.as_bytes(), &opts).unwrap();
-    assert_eq!(
-        o.columns(),
-        Columns::Deployment(DeploymentColumns {
-            desired: 1,
-            ..Default::default()
-        })
-    );
+    assert_eq!(cells(&o), ["web", "0/1", "0", "0", "2024-01-01T00:00:00Z"]);
     let generic = Object::parse(d.as_bytes(), &ParseOptions::default()).unwrap();
-    assert_eq!(generic.columns(), Columns::Generic);
+    assert_eq!(generic.fallback_kind(), Some(ColumnKind::Generic));
+    assert_eq!(cells(&generic), ["web", "<unknown>"]);
+    let names: Vec<String> = ColumnKind::Deployment
+        .columns()
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["Name", "Ready", "Up-to-date", "Available", "Age"]);
 }
 
 // ---------------------------------------------------------------- properties

@@ -3,7 +3,7 @@
 //! (`name`: the name column only, for comparison).
 
 use kubelive_core::{ColumnKind, Object, ParseOptions};
-use kubelive_web::table::{columns, Col, Column, Filter};
+use kubelive_web::table::{view_columns, Column, Filter};
 
 fn main() {
     let opts = ParseOptions {
@@ -23,13 +23,10 @@ fn main() {
         })
         .collect();
     let cols: Vec<Column> = if std::env::args().any(|a| a == "name") {
-        vec![Col::Name]
+        vec![Column::name()]
     } else {
-        columns(ColumnKind::Pod, true)
-    }
-    .into_iter()
-    .map(Column::known)
-    .collect();
+        view_columns(None, ColumnKind::Pod, true, false)
+    };
     for words in [
         vec!["app-7".to_string()],
         vec!["node-3".into(), "running".into()],

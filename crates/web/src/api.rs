@@ -13,8 +13,9 @@
 //! * `status(urgent)`: the status changed; urgent when the state did (phase, sync,
 //!   connection, error), not just counters;
 //! * table mode: `columns(definitions)` when the columns change, `tablesUnavailable(why)`
-//!   when the server prints none (rows are then made from objects, with the default
-//!   convertor's columns, Name and Created At).
+//!   when the server prints none (rows are then made from objects by the fallback
+//!   printer, `ColumnKind::columns`: kubectl's columns for pods and deployments, Name
+//!   and Age for the rest).
 //!
 //! No borrow is held while a hook runs: a hook may call back (`snapshot()`, `stop()`).
 
@@ -24,7 +25,9 @@ pub mod report;
 
 use crate::driver::{Driver, DriverRef};
 use crate::status::StatusView;
-use kubelive_core::{ColumnType, Event, IncludeObject, Object, Restart, Store, TableColumn};
+use kubelive_core::{
+    ColumnKind, ColumnType, Event, IncludeObject, Object, Restart, Store, TableColumn,
+};
 use options::{ErrorKind, Format, Settings, Value};
 use order::{Op, Order, Plan};
 use report::{Report, Signal, Tracker, Urgency};
@@ -115,13 +118,9 @@ fn parse(o: &Object, format: Format) -> JsValue {
     let metadata = js_sys::Reflect::get(&object, &"metadata".into()).unwrap_or(JsValue::NULL);
     let cells = match o.cells_json() {
         Some(cells) => js_sys::JSON::parse(&cells).unwrap_or_else(|_| js_sys::Array::new().into()),
-        // Not a row: the server stopped printing tables (`tablesUnavailable`); the
-        // cells of `fallback_columns()`.
-        None => {
-            let created =
-                js_sys::Reflect::get(&metadata, &"creationTimestamp".into()).unwrap_or_default();
-            js_sys::Array::of2(&JsValue::from_str(o.name()), &created).into()
-        }
+        // Not a row: the server does not print tables (`tablesUnavailable`); the
+        // fallback printer's cells, under its columns.
+        None => fallback_cells_js(o).into(),
     };
     js_sys::Object::freeze(cells.unchecked_ref::<js_sys::Object>());
     let row = js_sys::Object::new();
@@ -134,20 +133,33 @@ fn parse(o: &Object, format: Format) -> JsValue {
     row.into()
 }
 
-/// The columns of rows made from objects, when the server prints no tables: those of
-/// the apiserver's default table convertor (`rest/table.go`).
-fn fallback_columns() -> Arc<[TableColumn]> {
-    let column = |name: &str, column_type, format: &str| TableColumn {
-        name: name.into(),
-        column_type,
-        format: format.into(),
-        description: String::new(),
-        priority: 0,
+/// An object's cells as the fallback printer prints them ([`Object::fallback_cells`]),
+/// as a server prints a row: Age as the age now (a server's Age cell is as old as
+/// the row).
+fn fallback_cells_js(o: &Object) -> js_sys::Array {
+    let Some(cells) = o.fallback_cells() else {
+        return js_sys::Array::of1(&JsValue::from_str(o.name()));
     };
-    Arc::from([
-        column("Name", ColumnType::String, "name"),
-        column("Created At", ColumnType::Date, ""),
-    ])
+    let columns = cells.kind().columns();
+    columns
+        .iter()
+        .zip(cells)
+        .map(|(column, cell)| match cell {
+            _ if column.is_age() => JsValue::from_str(&match o
+                .creation_timestamp()
+                .and_then(crate::time::parse_rfc3339)
+            {
+                Some(t) => crate::time::human_duration(crate::time::unix_now() - t),
+                None => "<unknown>".into(),
+            }),
+            kubelive_core::Cell::Null => JsValue::NULL,
+            kubelive_core::Cell::Bool(b) => JsValue::from_bool(b),
+            kubelive_core::Cell::Int(i) => JsValue::from_f64(i as f64),
+            kubelive_core::Cell::Number(n) => JsValue::from_f64(n),
+            kubelive_core::Cell::Str(s) => JsValue::from_str(&s),
+            kubelive_core::Cell::Json(j) => js_sys::JSON::parse(j).unwrap_or(JsValue::NULL),
+        })
+        .collect()
 }
 
 /// A column definition as the server sent it (`columnDefinitions[]`).
@@ -378,7 +390,8 @@ impl Shared {
                 Event::TablesUnavailable { why } => {
                     *self.tables_unavailable.borrow_mut() = Some(why.clone());
                     call(&self.hooks.tables_unavailable, &[JsValue::from_str(why)]);
-                    self.set_columns(fallback_columns());
+                    let kind = ColumnKind::for_resource(self.settings.config.collection.resource());
+                    self.set_columns(Arc::from(kind.columns()));
                     continue;
                 }
                 _ => {}

@@ -1,6 +1,7 @@
 //! The live table's model: which columns a view has (the server's printed columns,
-//! or the app's own when the server does not print tables), how rows sort (by the
-//! column's type) and filter, and a sorted, filtered index kept up to date from engine events.
+//! or the fallback printer's when the server does not print tables), how rows sort
+//! (by the column's type) and filter, and a sorted, filtered index kept up to date
+//! from engine events.
 //!
 //! Small batches are applied incrementally (binary search, insert/remove); a large
 //! batch (a LIST page, a relist) marks the index stale and it is rebuilt from the
@@ -8,7 +9,7 @@
 //! moment marked as gone, then leave.
 
 use crate::time::{human_duration, parse_rfc3339};
-use kubelive_core::{Cell, ColumnKind, ColumnType, Columns, Event, Object, Store, TableColumn};
+use kubelive_core::{Cell, ColumnKind, ColumnType, Event, Object, Store, TableColumn};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
@@ -26,88 +27,6 @@ pub const FLASH_MS: f64 = 1200.0;
 const INCREMENTAL_MAX: usize = 256;
 /// Minimum time between two rebuilds of a large index.
 const REBUILD_EVERY_MS: f64 = 250.0;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Col {
-    Name,
-    Namespace,
-    Ready,
-    Status,
-    Restarts,
-    Node,
-    UpToDate,
-    Available,
-    Age,
-}
-
-impl Col {
-    pub const ALL: [Col; 9] = [
-        Col::Name,
-        Col::Namespace,
-        Col::Ready,
-        Col::Status,
-        Col::Restarts,
-        Col::Node,
-        Col::UpToDate,
-        Col::Available,
-        Col::Age,
-    ];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Col::Name => "name",
-            Col::Namespace => "namespace",
-            Col::Ready => "ready",
-            Col::Status => "status",
-            Col::Restarts => "restarts",
-            Col::Node => "node",
-            Col::UpToDate => "uptodate",
-            Col::Available => "available",
-            Col::Age => "age",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Col::Name => "Name",
-            Col::Namespace => "Namespace",
-            Col::Ready => "Ready",
-            Col::Status => "Status",
-            Col::Restarts => "Restarts",
-            Col::Node => "Node",
-            Col::UpToDate => "Up-to-date",
-            Col::Available => "Available",
-            Col::Age => "Age",
-        }
-    }
-
-    pub fn from_id(id: &str) -> Option<Col> {
-        Col::ALL.into_iter().find(|c| c.id() == id)
-    }
-
-    /// Numbers align right.
-    pub fn numeric(self) -> bool {
-        matches!(
-            self,
-            Col::Restarts | Col::UpToDate | Col::Available | Col::Age
-        )
-    }
-}
-
-/// The columns that fit a resource.
-pub fn columns(kind: ColumnKind, namespaced: bool) -> Vec<Col> {
-    let mut cols = vec![Col::Name];
-    if namespaced {
-        cols.push(Col::Namespace);
-    }
-    match kind {
-        ColumnKind::Pod => cols.extend([Col::Ready, Col::Status, Col::Restarts, Col::Node]),
-        ColumnKind::Deployment => cols.extend([Col::Ready, Col::UpToDate, Col::Available]),
-        ColumnKind::Generic => {}
-    }
-    cols.push(Col::Age);
-    cols
-}
 
 /// How a column's cells compare.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,11 +49,12 @@ pub enum Source {
     Namespace,
     /// Cell `index` of the rows the server printed.
     Cell(usize),
-    /// A column the app computes from the object (the server did not print a table).
-    Known(Col),
+    /// Cell `index` of the fallback printer's cells of an object (the server prints
+    /// no tables: [`ColumnKind::columns`]).
+    Fallback(usize),
 }
 
-/// One column of the table: the server's definition, or one the app knows.
+/// One column of the table: as the server, or the fallback printer, defines it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Column {
     /// The sort parameter and `data-col`: the name in `[a-z0-9-]` (`nominated-node`).
@@ -201,24 +121,25 @@ impl Column {
         }
     }
 
-    pub fn known(col: Col) -> Column {
-        if col == Col::Namespace {
-            return Column::namespace();
-        }
-        Column {
-            id: col.id().into(),
-            title: col.title().into(),
-            description: String::new(),
-            source: Source::Known(col),
-            sort_as: match col {
-                Col::Age => SortAs::Age,
-                Col::Restarts | Col::UpToDate | Col::Available => SortAs::Number,
-                _ => SortAs::Text,
+    /// The name column (the first of every printer's).
+    pub fn name() -> Column {
+        Column::server(
+            0,
+            &TableColumn {
+                name: "Name".into(),
+                column_type: ColumnType::String,
+                format: "name".into(),
+                description: String::new(),
+                priority: 0,
             },
-            is_name: col == Col::Name,
-            status_like: col == Col::Status,
-            numeric: col.numeric(),
-            priority: 0,
+        )
+    }
+
+    /// Cell `index` of the fallback printer's cells, as `def` declares it.
+    pub fn fallback(index: usize, def: &TableColumn) -> Column {
+        Column {
+            source: Source::Fallback(index),
+            ..Column::server(index, def)
         }
     }
 
@@ -290,7 +211,7 @@ pub fn spacer_rows(rows: usize, previous: usize, seen_to: usize) -> usize {
 }
 
 /// The columns a view shows. `server`: the Table's definitions (None: the server
-/// does not print, or has not yet: the app's own columns for the kind); priority 0
+/// does not print, or has not yet: the fallback printer's for `kind`); priority 0
 /// only unless `wide`; NAMESPACE first when `with_namespace` (the view spans
 /// namespaces and the kind is namespaced), as kubectl.
 pub fn view_columns(
@@ -299,11 +220,13 @@ pub fn view_columns(
     with_namespace: bool,
     wide: bool,
 ) -> Vec<Column> {
-    let Some(defs) = server else {
-        return columns(kind, with_namespace)
-            .into_iter()
-            .map(Column::known)
-            .collect();
+    let fallback_defs;
+    let (defs, fallback) = match server {
+        Some(defs) => (defs, false),
+        None => {
+            fallback_defs = kind.columns();
+            (&fallback_defs[..], true)
+        }
     };
     let mut cols = Vec::with_capacity(defs.len() + 1);
     if with_namespace {
@@ -311,7 +234,10 @@ pub fn view_columns(
     }
     for (i, def) in defs.iter().enumerate() {
         if wide || def.priority == 0 {
-            let mut c = Column::server(i, def);
+            let mut c = match fallback {
+                true => Column::fallback(i, def),
+                false => Column::server(i, def),
+            };
             // Ids stay unique (the sort parameter names one column).
             if cols.iter().any(|o: &Column| o.id == c.id) {
                 c.id = format!("{}-{i}", c.id);
@@ -336,7 +262,7 @@ pub struct Sort {
 impl Default for Sort {
     fn default() -> Self {
         Sort {
-            col: Column::known(Col::Name),
+            col: Column::name(),
             desc: false,
         }
     }
@@ -491,7 +417,6 @@ enum Primary<'a> {
     Num(Option<f64>),
     /// Seconds of age, or minus the creation time: larger is older. None last.
     Older(Option<f64>),
-    Nums(u32, u32),
     /// A column the object's kind does not have, or a null cell: last.
     None,
 }
@@ -503,7 +428,6 @@ impl Primary<'_> {
             Primary::Str(s) => index::text_prefix(s),
             Primary::Num(n) => index::number_prefix(self.rank(), *n),
             Primary::Older(n) => index::number_prefix(self.rank(), *n),
-            Primary::Nums(a, b) => index::pair_prefix(self.rank(), *a, *b),
             Primary::None => index::kind_prefix(self.rank()),
         }
     }
@@ -513,7 +437,7 @@ impl Primary<'_> {
             Primary::Str(_) => 0,
             Primary::Num(_) => 1,
             Primary::Older(_) => 2,
-            Primary::Nums(..) => 3,
+            // Last, whatever kinds come before (`keys` prepares missing cells as 4).
             Primary::None => 4,
         }
     }
@@ -533,17 +457,14 @@ impl<'a> SortKey<'a> {
     fn of(col: &Column, o: &'a Object) -> SortKey<'a> {
         let primary = match &col.source {
             Source::Namespace => Primary::Str(Cow::Borrowed(o.namespace())),
-            Source::Known(k) => known_key(*k, o),
-            Source::Cell(_) if col.sort_as == SortAs::Age && o.creation_timestamp().is_some() => {
+            _ if col.sort_as == SortAs::Age && o.creation_timestamp().is_some() => {
                 Primary::Older(older_of_timestamp(o.creation_timestamp()))
             }
             // The name cell prints metadata.name: read without scanning the cells.
-            Source::Cell(_)
-                if col.is_name && col.sort_as == SortAs::Text && !o.name().is_empty() =>
-            {
+            _ if col.is_name && col.sort_as == SortAs::Text && !o.name().is_empty() => {
                 Primary::Str(Cow::Borrowed(o.name()))
             }
-            Source::Cell(i) => match o.cell(*i) {
+            _ => match printed_cell(col, o) {
                 None if col.is_name => Primary::Str(Cow::Borrowed(o.name())),
                 None => Primary::None,
                 Some(c) => match col.sort_as {
@@ -588,7 +509,6 @@ impl<'a> SortKey<'a> {
             (Primary::Str(a), Primary::Str(b)) => natural_cmp(a, b),
             (Primary::Num(a), Primary::Num(b)) => last_none(*a, *b),
             (Primary::Older(a), Primary::Older(b)) => last_none(*a, *b),
-            (Primary::Nums(a, x), Primary::Nums(b, y)) => (a, x).cmp(&(b, y)),
             // Keys of different kinds (a missing cell): by kind, missing last, so
             // the order stays total.
             (a, b) => a.rank().cmp(&b.rank()),
@@ -596,27 +516,13 @@ impl<'a> SortKey<'a> {
     }
 }
 
-fn known_key(col: Col, o: &Object) -> Primary<'_> {
-    match col {
-        Col::Name => Primary::Str(Cow::Borrowed(o.name())),
-        Col::Namespace => Primary::Str(Cow::Borrowed(o.namespace())),
-        Col::Age => Primary::Older(older_of_timestamp(o.creation_timestamp())),
-        _ => match o.columns() {
-            Columns::Pod(p) => match col {
-                Col::Ready => Primary::Nums(p.ready.into(), p.containers.into()),
-                Col::Status => Primary::Str(Cow::Borrowed(p.status)),
-                Col::Restarts => Primary::Nums(p.restarts, 0),
-                Col::Node => Primary::Str(Cow::Borrowed(p.node)),
-                _ => Primary::None,
-            },
-            Columns::Deployment(d) => match col {
-                Col::Ready => Primary::Nums(d.ready, d.desired),
-                Col::UpToDate => Primary::Nums(d.up_to_date, 0),
-                Col::Available => Primary::Nums(d.available, 0),
-                _ => Primary::None,
-            },
-            Columns::Generic => Primary::None,
-        },
+/// The printed cell a column shows of `o`: the server's cell of a row, or the
+/// fallback printer's of an object (None: printed by the other printer).
+fn printed_cell<'o>(col: &Column, o: &'o Object) -> Option<Cell<'o>> {
+    match col.source {
+        Source::Namespace => None,
+        Source::Cell(i) => o.cell(i),
+        Source::Fallback(i) => o.fallback_cells()?.get(i),
     }
 }
 
@@ -640,23 +546,22 @@ pub fn cell(col: &Column, o: &Object, now: f64) -> String {
 /// Appends the text of one cell to `out`. Ages count on from the object's
 /// creationTimestamp (the server's text is as old as the row).
 pub fn write_cell(col: &Column, o: &Object, now: f64, out: &mut String) {
-    let server = match col.source {
-        Source::Cell(i) => o.cell(i),
-        _ => None,
-    };
-    write_cell_given(col, o, server, now, out);
+    write_cell_given(col, o, printed_cell(col, o), now, out);
 }
 
 /// The texts of a row's shown cells, in `cols` order: the server's cells are read once
 /// for the row (reading cell `i` alone rescans the cells before it).
 pub fn row_texts(cols: &[Column], o: &Object, now: f64) -> Vec<String> {
-    let server: Vec<Cell<'_>> = o.cells().map(Iterator::collect).unwrap_or_default();
+    let printed: Vec<Cell<'_>> = o
+        .printed_cells(by_fallback(cols))
+        .map(Iterator::collect)
+        .unwrap_or_default();
     cols.iter()
         .map(|c| {
             let mut out = String::new();
             let given = match c.source {
-                Source::Cell(i) => server.get(i).cloned(),
-                _ => None,
+                Source::Cell(i) | Source::Fallback(i) => printed.get(i).cloned(),
+                Source::Namespace => None,
             };
             write_cell_given(c, o, given, now, &mut out);
             out
@@ -664,7 +569,13 @@ pub fn row_texts(cols: &[Column], o: &Object, now: f64) -> Vec<String> {
         .collect()
 }
 
-/// [`write_cell`] with the server's cell for `col` (if it is one) already read.
+/// Whether `cols` are the fallback printer's (a view's columns all come from one
+/// printer).
+fn by_fallback(cols: &[Column]) -> bool {
+    cols.iter().any(|c| matches!(c.source, Source::Fallback(_)))
+}
+
+/// [`write_cell`] with the printed cell for `col` (if it is one) already read.
 fn write_cell_given(
     col: &Column,
     o: &Object,
@@ -674,8 +585,7 @@ fn write_cell_given(
 ) {
     match &col.source {
         Source::Namespace => out.push_str(o.namespace()),
-        Source::Known(k) => write_known(*k, o, now, out),
-        Source::Cell(_) => {
+        Source::Cell(_) | Source::Fallback(_) => {
             if col.sort_as == SortAs::Age {
                 if let Some(t) = o.creation_timestamp().and_then(parse_rfc3339) {
                     out.push_str(&human_duration(now - t));
@@ -701,35 +611,6 @@ fn write_server_cell(c: &Cell<'_>, out: &mut String) {
             let _ = write!(out, "{other}");
         }
     }
-}
-
-fn write_known(col: Col, o: &Object, now: f64, out: &mut String) {
-    use std::fmt::Write;
-    let _ = match col {
-        Col::Name => write!(out, "{}", o.name()),
-        Col::Namespace => write!(out, "{}", o.namespace()),
-        Col::Age => match o.creation_timestamp().and_then(parse_rfc3339) {
-            Some(t) => write!(out, "{}", human_duration(now - t)),
-            None => write!(out, "<unknown>"),
-        },
-        _ => match o.columns() {
-            Columns::Pod(p) => match col {
-                Col::Ready => write!(out, "{}/{}", p.ready, p.containers),
-                Col::Status => write!(out, "{}", p.status),
-                Col::Restarts => write!(out, "{}", p.restarts),
-                Col::Node if p.node.is_empty() => write!(out, "<none>"),
-                Col::Node => write!(out, "{}", p.node),
-                _ => Ok(()),
-            },
-            Columns::Deployment(d) => match col {
-                Col::Ready => write!(out, "{}/{}", d.ready, d.desired),
-                Col::UpToDate => write!(out, "{}", d.up_to_date),
-                Col::Available => write!(out, "{}", d.available),
-                _ => Ok(()),
-            },
-            Columns::Generic => Ok(()),
-        },
-    };
 }
 
 /// The CSS class of a status cell, `st-<status>`, built only from `[a-z0-9-]`: the
@@ -811,9 +692,11 @@ pub struct Filter {
     /// Lowercase.
     words: Vec<String>,
     cols: Vec<Column>,
-    /// `shown_cells[i]`: the server's cell `i` is in `cols` (one pass over a row's
+    /// `shown_cells[i]`: the printed cell `i` is in `cols` (one pass over a row's
     /// cells instead of a scan per column).
     shown_cells: Vec<bool>,
+    /// The columns are the fallback printer's.
+    fallback: bool,
 }
 
 impl Filter {
@@ -821,7 +704,7 @@ impl Filter {
         let cols: Vec<Column> = cols.iter().filter(|c| !c.is_time()).cloned().collect();
         let mut shown_cells = Vec::new();
         for c in &cols {
-            if let Source::Cell(i) = c.source {
+            if let Source::Cell(i) | Source::Fallback(i) = c.source {
                 if shown_cells.len() <= i {
                     shown_cells.resize(i + 1, false);
                 }
@@ -830,6 +713,7 @@ impl Filter {
         }
         Filter {
             words: words.iter().map(|w| w.to_lowercase()).collect(),
+            fallback: by_fallback(&cols),
             cols,
             shown_cells,
         }
@@ -865,7 +749,7 @@ impl Filter {
             let mut cells = cells.borrow_mut();
             cells.clear();
             let mut printed = false;
-            if let Some(row) = o.cells() {
+            if let Some(row) = o.printed_cells(self.fallback) {
                 for (i, c) in row.enumerate() {
                     if self.shown_cells.get(i).copied().unwrap_or(false) {
                         write_server_cell(&c, &mut cells);
@@ -876,9 +760,9 @@ impl Filter {
             }
             for c in &self.cols {
                 match c.source {
-                    Source::Cell(_) if printed => continue,
-                    // Not a row: the name column shows the name.
-                    Source::Cell(_) if !c.is_name => continue,
+                    Source::Cell(_) | Source::Fallback(_) if printed => continue,
+                    // Printed by the other printer: the name column shows the name.
+                    Source::Cell(_) | Source::Fallback(_) if !c.is_name => continue,
                     _ => write_cell(c, o, 0.0, &mut cells),
                 }
                 cells.push('\u{1}');

@@ -11,7 +11,7 @@ use kubelive_web::app::parts::{
 use kubelive_web::app::App;
 use kubelive_web::driver::{Driver, DriverRef};
 use kubelive_web::status::StatusView;
-use kubelive_web::table::{columns, Column, RowState};
+use kubelive_web::table::{view_columns, Column, RowState};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -383,10 +383,7 @@ fn assert_inert(root: &web_sys::Element) {
 async fn hostile_object_data_renders_as_text() {
     let o = hostile();
     let root = mount();
-    let cols: Vec<Column> = columns(ColumnKind::Pod, true)
-        .into_iter()
-        .map(Column::known)
-        .collect();
+    let cols: Vec<Column> = view_columns(None, ColumnKind::Pod, true, false);
     yew::Renderer::<Rows>::with_root_and_props(
         root.clone(),
         RowsProps {
@@ -658,10 +655,7 @@ async fn a_status_cannot_add_a_class_of_its_own() {
     };
     let o = Arc::new(Object::parse(json.as_bytes(), &opts).unwrap());
     let root = mount();
-    let cols: Vec<Column> = columns(ColumnKind::Pod, true)
-        .into_iter()
-        .map(Column::known)
-        .collect();
+    let cols: Vec<Column> = view_columns(None, ColumnKind::Pod, true, false);
     yew::Renderer::<Rows>::with_root_and_props(
         root.clone(),
         RowsProps {
@@ -1208,12 +1202,7 @@ async fn scrolling_reuses_the_row_elements_and_row_states_follow_their_objects()
             Arc::new(Object::parse(json.as_bytes(), &opts).unwrap())
         })
         .collect();
-    let cols: Rc<Vec<Column>> = Rc::new(
-        columns(ColumnKind::Pod, true)
-            .into_iter()
-            .map(Column::known)
-            .collect(),
-    );
+    let cols: Rc<Vec<Column>> = Rc::new(view_columns(None, ColumnKind::Pod, true, false));
     let looks = Rc::new(cell_looks(&cols, &cols, &Rooms::default()));
     let now = kubelive_web::time::now_ms();
     // pod-10 changed 500 ms ago, pod-30 changed 300 ms ago, pod-12 is being deleted.

@@ -5,9 +5,9 @@
 //! Here: [`Object`] and its accessors. Beside it: `storage` (the layout of its one
 //! allocation), `parse` (the walk over one object's JSON), `copy` (the compacting
 //! copier that makes the stored copy), `row` (table rows), `bookmark` (BOOKMARK
-//! events), `printer` (the pod and deployment columns for servers that print no
-//! tables) and `extract` (what a walk collects, below all of them). A Table's row
-//! holds an object, so `parse` and `row` call each other.
+//! events), `printer` (the fallback printer: the columns and cells of objects for
+//! servers that print no tables) and `extract` (what a walk collects, below all of
+//! them). A Table's row holds an object, so `parse` and `row` call each other.
 
 mod bookmark;
 mod copy;
@@ -20,7 +20,7 @@ mod storage;
 #[cfg(test)]
 mod tests;
 
-pub use printer::{ColumnKind, Columns, DeploymentColumns, PodColumns};
+pub use printer::{ColumnKind, FallbackCells, PrintedCells};
 
 pub(crate) use bookmark::parse_bookmark;
 pub(crate) use extract::{key, utf8};
@@ -29,7 +29,7 @@ pub(crate) use row::parse_row;
 
 use storage::{
     ColData, Span, Wrap, CREATION_TIMESTAMP, DELETION_TIMESTAMP, IDENTITY_KEYS, NAME, NAMESPACE,
-    NODE, RESOURCE_VERSION, SPANS, STATUS, UID,
+    RESOURCE_VERSION, SPANS, UID,
 };
 
 use crate::compact;
@@ -110,7 +110,10 @@ impl fmt::Debug for Object {
             .field("resource_version", &self.resource_version())
             .field("creation_timestamp", &self.creation_timestamp())
             .field("deletion_timestamp", &self.deletion_timestamp())
-            .field("columns", &self.columns())
+            .field(
+                "fallback_cells",
+                &self.fallback_cells().map(Iterator::collect::<Vec<_>>),
+            )
             .field("cells", &self.cells_json())
             .field("json_bytes", &self.raw_len)
             .field("stored_bytes", &self.json_len)
@@ -300,31 +303,6 @@ impl Object {
     /// Length of [`Object::json`] in bytes.
     pub fn json_len(&self) -> usize {
         self.raw_len as usize
-    }
-
-    /// The fallback printer's columns of this object, as decoded.
-    pub fn columns(&self) -> Columns<'_> {
-        match self.cols {
-            ColData::Generic => Columns::Generic,
-            ColData::Pod {
-                ready,
-                containers,
-                restarts,
-                terminating,
-            } => Columns::Pod(PodColumns {
-                ready,
-                containers,
-                restarts,
-                status: if terminating {
-                    "Terminating"
-                } else {
-                    self.span(self.spans[STATUS]).unwrap_or("")
-                },
-                node: self.span(self.spans[NODE]).unwrap_or(""),
-            }),
-            ColData::Deployment(d) => Columns::Deployment(d),
-            ColData::Cells { .. } => Columns::Generic,
-        }
     }
 
     /// Whether this is a table row (decoded from a `meta.k8s.io` Table): it has cells.

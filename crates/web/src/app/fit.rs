@@ -186,9 +186,9 @@ mod tests {
         let cols = view_columns(Some(&defs), ColumnKind::Deployment, false, false);
         let shown = fit_columns(&cols, &FLOORS, 10.0, 40.0);
         assert_eq!(titles(&cols, &shown), ["Name", "Ready"]);
-        // The app's own columns (no table from the server) have none: the name stays.
+        // The fallback printer's columns (no table from the server) fit the same way.
         let cols = view_columns(None, ColumnKind::Deployment, false, false);
         let shown = fit_columns(&cols, &FLOORS, 10.0, 40.0);
-        assert_eq!(titles(&cols, &shown), ["Name"]);
+        assert_eq!(titles(&cols, &shown), ["Name", "Ready"]);
     }
 }

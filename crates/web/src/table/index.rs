@@ -265,13 +265,6 @@ pub fn ordered_number_prefix(rank: u8, bits: u64) -> (Primary, bool) {
     ([(rank as u64) << 56, bits, 0], true)
 }
 
-pub fn pair_prefix(rank: u8, a: u32, b: u32) -> (Primary, bool) {
-    (
-        [(rank as u64) << 56, ((a as u64) << 32) | b as u64, 0],
-        true,
-    )
-}
-
 /// A key of `rank` alone (a missing cell).
 pub fn kind_prefix(rank: u8) -> (Primary, bool) {
     ([(rank as u64) << 56, 0, 0], true)

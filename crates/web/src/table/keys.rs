@@ -15,8 +15,8 @@
 //! such as an IP, are not prepared: a click on one sorts by reading the cells).
 
 use super::index::{
-    f64_bits, kind_prefix, ordered_number_prefix, pair_prefix, text_prefix, tie_prefix, Entry,
-    Index, Key, Primary as Words, Progress, Tie, NO_SLOT,
+    f64_bits, kind_prefix, ordered_number_prefix, text_prefix, tie_prefix, Entry, Index, Key,
+    Primary as Words, Progress, Tie, NO_SLOT,
 };
 use super::Sort;
 use super::{natural_cmp, Column, Primary, SortAs, SortKey};
@@ -122,8 +122,6 @@ enum Mode {
     Text,
     /// Ordered bits of a number of this rank (`Primary::Num` or `Older`).
     Number(u8),
-    /// `(a << 32) | b`.
-    Pair,
 }
 
 /// One column's words by slot.
@@ -178,7 +176,6 @@ impl ColumnKeys {
             Primary::None => return Some(MISSING),
             Primary::Str(_) => Mode::Text,
             Primary::Num(_) | Primary::Older(_) => Mode::Number(p.rank()),
-            Primary::Nums(..) => Mode::Pair,
         };
         if self.mode == Mode::Unknown {
             self.mode = mode;
@@ -204,7 +201,6 @@ impl ColumnKeys {
                 Some(f64_bits(*x)).filter(|&b| b < NO_NUMBER)
             }
             Primary::Num(None) | Primary::Older(None) => Some(NO_NUMBER),
-            Primary::Nums(a, b) => Some(((*a as u64) << 32) | *b as u64).filter(|&w| w != MISSING),
             Primary::None => Some(MISSING),
         }
     }
@@ -727,7 +723,6 @@ impl Prepared {
                                 ([((rank as u64) << 56) | 1, 0, 0], true)
                             }
                             (w, Mode::Number(rank)) => ordered_number_prefix(rank, w),
-                            (w, Mode::Pair) => pair_prefix(3, (w >> 32) as u32, w as u32),
                             (_, Mode::Unknown) => kind_prefix(4),
                         };
                         let key = Key::from_parts(

@@ -13,16 +13,17 @@ fn pod(ns: &str, name: &str, rv: u32, restarts: u32, app: &str) -> Arc<Object> {
     Arc::new(Object::parse(json.as_bytes(), &opts).expect("test pod parses"))
 }
 
-/// Pod columns the app computes (object mode).
+/// Pod columns of the fallback printer (object mode), across namespaces.
 fn pod_cols() -> Vec<Column> {
-    columns(ColumnKind::Pod, true)
-        .into_iter()
-        .map(Column::known)
-        .collect()
+    view_columns(None, ColumnKind::Pod, true, false)
 }
 
-fn known(col: Col) -> Column {
-    Column::known(col)
+/// The fallback pod column with id `id`.
+fn known(id: &str) -> Column {
+    pod_cols()
+        .into_iter()
+        .find(|c| c.id == id)
+        .expect("a fallback pod column")
 }
 
 fn sort(s: &str) -> Sort {
@@ -81,40 +82,60 @@ fn names(m: &TableModel) -> Vec<String> {
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn columns_fit_the_resource() {
-    let ids = |c: Vec<Col>| c.into_iter().map(Col::id).collect::<Vec<_>>().join(",");
+    // The fallback printer's columns (kubectl's), as a server's are shown.
+    let ids = |kind, ns| ids(&view_columns(None, kind, ns, true));
     assert_eq!(
-        ids(columns(ColumnKind::Pod, true)),
-        "name,namespace,ready,status,restarts,node,age"
+        ids(ColumnKind::Pod, true),
+        "namespace,name,ready,status,restarts,age,node"
     );
     assert_eq!(
-        ids(columns(ColumnKind::Deployment, true)),
-        "name,namespace,ready,uptodate,available,age"
+        ids(ColumnKind::Deployment, true),
+        "namespace,name,ready,up-to-date,available,age"
     );
-    assert_eq!(ids(columns(ColumnKind::Generic, false)), "name,age");
+    assert_eq!(ids(ColumnKind::Generic, false), "name,age");
+    let cols = view_columns(None, ColumnKind::Pod, false, false);
+    assert_eq!(cols[1].source, Source::Fallback(1));
+    assert!(cols[0].is_name && cols[2].status_like && cols[4].sort_as == SortAs::Age);
+    assert!(!has_wide(None));
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn cells_read_like_kubectl() {
     let p = pod("default", "web-1", 5, 3, "web");
-    assert_eq!(cell(&known(Col::Ready), &p, 0.0), "1/1");
-    assert_eq!(cell(&known(Col::Status), &p, 0.0), "Running");
-    assert_eq!(cell(&known(Col::Restarts), &p, 0.0), "3");
-    assert_eq!(cell(&known(Col::Node), &p, 0.0), "node-web");
-    assert_eq!(cell(&known(Col::Age), &p, 1_704_067_200.0 + 90.0), "90s");
+    assert_eq!(cell(&known("ready"), &p, 0.0), "1/1");
+    assert_eq!(cell(&known("status"), &p, 0.0), "Running");
+    assert_eq!(cell(&known("restarts"), &p, 0.0), "3");
+    assert_eq!(cell(&known("node"), &p, 0.0), "node-web");
+    assert_eq!(cell(&known("age"), &p, 1_704_067_200.0 + 90.0), "90s");
+    assert_eq!(cell(&known("namespace"), &p, 0.0), "default");
+    assert_eq!(
+        row_texts(&pod_cols(), &p, 1_704_067_200.0 + 90.0),
+        ["default", "web-1", "1/1", "Running", "3", "90s", "node-web"]
+    );
+    // A table row under the fallback's columns (the server stopped printing, and the
+    // rows are being replaced): its name, and nothing made up.
+    let (_, rows) = table_rows(
+        POD_COLUMNS,
+        &[(
+            "a",
+            "r",
+            "2024-01-01T00:00:00Z",
+            r#"["r","0/1","Pending","0","1m",null,null]"#,
+        )],
+    );
+    assert_eq!(cell(&known("name"), &rows[0], 0.0), "r");
+    assert_eq!(cell(&known("status"), &rows[0], 0.0), "");
 }
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn sort_params_round_trip() {
     let s = sort("-restarts");
-    assert_eq!(
-        (s.col.source.clone(), s.desc),
-        (Source::Known(Col::Restarts), true)
-    );
+    assert_eq!((s.col.source.clone(), s.desc), (Source::Fallback(3), true));
     assert_eq!(s.to_param(), "-restarts");
-    assert_eq!(s.toggled(&known(Col::Restarts)).to_param(), "restarts");
-    assert_eq!(s.toggled(&known(Col::Name)).to_param(), "name");
+    assert_eq!(s.toggled(&known("restarts")).to_param(), "restarts");
+    assert_eq!(s.toggled(&known("name")).to_param(), "name");
     assert!(Sort::parse("bogus", &pod_cols()).is_none());
     // Server columns are named by their names.
     let (defs, _) = table_rows(POD_COLUMNS, &[]);
@@ -315,10 +336,10 @@ fn the_rebuild_sorts_like_sort_compare() {
         let name = format!("p{}", (i * 37) % 23);
         rows.push(pod(ns, &name, i, (i * 7) % 5, "x"));
     }
-    for col in Col::ALL {
+    for col in pod_cols() {
         for desc in [false, true] {
             let sort = Sort {
-                col: known(col),
+                col: col.clone(),
                 desc,
             };
             let mut want = rows.clone();
@@ -508,10 +529,10 @@ fn the_server_columns_show_priority_0_unless_wide_and_namespace_first_across_nam
         ids(&view_columns(Some(&defs), ColumnKind::Pod, true, true)),
         "namespace,name,ready,status,restarts,age,ip,node"
     );
-    // No table: the app's own columns for the kind.
+    // No table: the fallback printer's columns for the kind, shown the same way.
     assert_eq!(
         ids(&view_columns(None, ColumnKind::Pod, true, true)),
-        "name,namespace,ready,status,restarts,node,age"
+        "namespace,name,ready,status,restarts,age,node"
     );
     let cols = view_columns(Some(&defs), ColumnKind::Pod, false, false);
     assert!(cols[0].is_name);
