@@ -49,9 +49,25 @@ pub struct WatchArgs {
     pub verbose: bool,
 }
 
+/// `kubelive tree <resource>/<name>`: an object and what it owns, live.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeArgs {
+    /// The root's resource as discovery resolves it (`deploy`, `cronjobs.batch`).
+    pub resource: String,
+    pub name: String,
+    pub server: String,
+    /// `-n`: the root's namespace (otherwise it is looked for in every namespace).
+    pub namespace: Option<String>,
+    /// Print the tree once every kind involved is synced, then exit.
+    pub once: bool,
+    pub duration: Option<Duration>,
+    pub verbose: bool,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
     Watch(WatchArgs),
+    Tree(TreeArgs),
     Help,
     Version,
 }
@@ -75,6 +91,7 @@ when the server says the version expired) and prints every change.
 
 USAGE:
     kubelive watch <RESOURCE> [OPTIONS]
+    kubelive tree <RESOURCE>/<NAME> [--server URL] [-n NS] [--once] [--duration SECS] [-v]
     kubelive version
     kubelive --help
 
@@ -130,6 +147,21 @@ OPTIONS:
                              with -o snapshot, every change).
     -h, --help               This help.
 
+TREE:
+    kubelive tree deploy/web -n shop   an object and what it owns, live, as `kubectl tree`
+                             prints it: its ReplicaSets and their Pods; a CronJob's Jobs
+                             and their Pods; a StatefulSet's Pods and claims. One LIST and
+                             WATCH per kind involved (the object's kind and the kinds its
+                             controller makes, in its namespace), joined by uid through
+                             ownerReferences. Each line: the node's Ready and Status as the
+                             server prints them, its HEALTH rolled up from what it owns
+                             (bad when a Pod below crash-loops, progressing while one is
+                             not ready), its age. A kind the user may not list shows as a
+                             line saying why. Redrawn in place on a terminal; into a pipe,
+                             the tree again each time it changes.
+    --once                   Print the tree once every kind is synced, then exit.
+    Without -n the object is looked for in every namespace (it must be in one).
+
 EXIT STATUS:
     0  stopped by --duration, SIGINT or SIGTERM
     1  a permanent failure (no such resource, forbidden after retries, bad selector);
@@ -145,6 +177,8 @@ EXAMPLES:
     kubelive watch /apis/apps/v1/namespaces/x/replicasets
     kubelive watch widgets.example.com --streaming-list
     kubelive watch pods --duration 60 -o snapshot > pods.jsonl
+    kubelive tree deploy/app-0 -n ns-0                # a Deployment, its ReplicaSets, Pods
+    kubelive tree cronjob/cron-0 --once               # print when synced, then exit
 ";
 
 fn usage(msg: impl Into<String>) -> UsageError {
@@ -160,9 +194,10 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         "-h" | "--help" | "help" => return Ok(Command::Help),
         "version" | "--version" | "-V" => return Ok(Command::Version),
         "watch" => {}
+        "tree" => return parse_tree(&args[1..]),
         other => {
             return Err(usage(format!(
-                "unknown command {other:?} (commands: watch, version)"
+                "unknown command {other:?} (commands: watch, tree, version)"
             )))
         }
     }
@@ -325,4 +360,99 @@ pub fn parse(args: &[String]) -> Result<Command, UsageError> {
         (None, false) => Namespaces::Default,
     };
     Ok(Command::Watch(w))
+}
+
+/// Parses `tree`'s arguments (after the command).
+fn parse_tree(args: &[String]) -> Result<Command, UsageError> {
+    let mut t = TreeArgs {
+        resource: String::new(),
+        name: String::new(),
+        server: DEFAULT_SERVER.to_string(),
+        namespace: None,
+        once: false,
+        duration: None,
+        verbose: false,
+    };
+    let mut target: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with('-') => (f, Some(v.to_string())),
+            _ => (arg, None),
+        };
+        let mut value = |name: &str| -> Result<String, UsageError> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            match args.get(i) {
+                Some(v) => {
+                    i += 1;
+                    Ok(v.clone())
+                }
+                None => Err(usage(format!("{name} needs a value"))),
+            }
+        };
+        let no_value = |inline: &Option<String>| -> Result<(), UsageError> {
+            match inline {
+                Some(_) => Err(usage(format!("{flag} takes no value"))),
+                None => Ok(()),
+            }
+        };
+        match flag {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--server" | "-s" => t.server = value(flag)?,
+            "-n" | "--namespace" => {
+                let ns = value(flag)?;
+                if ns.is_empty() || ns.contains(['/', '?', '#', ' ']) {
+                    return Err(usage(format!("{ns:?} is not a namespace name")));
+                }
+                t.namespace = Some(ns);
+            }
+            "--once" => {
+                no_value(&inline)?;
+                t.once = true;
+            }
+            "--duration" => {
+                let v = value(flag)?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0 && *s < 1e9)
+                    .ok_or_else(|| {
+                        usage(format!("--duration: {v:?} is not a number of seconds"))
+                    })?;
+                t.duration = Some(Duration::from_secs_f64(secs));
+            }
+            "-v" | "--verbose" => {
+                no_value(&inline)?;
+                t.verbose = true;
+            }
+            _ if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(usage(format!("unknown option {flag}")))
+            }
+            _ => {
+                if target.is_some() {
+                    return Err(usage(format!(
+                        "unexpected argument {arg:?}: tree takes one RESOURCE/NAME"
+                    )));
+                }
+                target = Some(arg.to_string());
+            }
+        }
+    }
+    let target = target.ok_or_else(|| usage("tree needs a RESOURCE/NAME (e.g. deploy/web)"))?;
+    match target.split_once('/') {
+        Some((r, n)) if !r.is_empty() && !n.is_empty() && !n.contains('/') => {
+            t.resource = r.to_string();
+            t.name = n.to_string();
+        }
+        _ => {
+            return Err(usage(format!(
+                "{target:?} is not RESOURCE/NAME (e.g. deploy/web, cronjobs.batch/nightly)"
+            )))
+        }
+    }
+    Ok(Command::Tree(t))
 }

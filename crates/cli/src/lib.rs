@@ -3,13 +3,15 @@
 //! `kubelive watch pods` is `kubectl get -w` that never loses its place. The engine
 //! (crates/core) makes every protocol decision; this crate only moves bytes and time:
 //! [`http`] speaks HTTP/1.1 over `std::net`, [`run`] owns the engine and its I/O
-//! threads, [`discovery`] turns `po` into `/api/v1/pods`, [`output`] prints.
+//! threads, [`discovery`] turns `po` into `/api/v1/pods`, [`output`] prints, [`tree`]
+//! runs `kubelive tree` (one engine per kind, joined by owner).
 
 pub mod args;
 pub mod discovery;
 pub mod http;
 pub mod output;
 pub mod run;
+pub mod tree;
 
 use args::Command;
 
@@ -29,5 +31,6 @@ pub fn main_with_args(args: &[String]) -> i32 {
             0
         }
         Ok(Command::Watch(w)) => run::watch(w),
+        Ok(Command::Tree(t)) => tree::tree(t),
     }
 }

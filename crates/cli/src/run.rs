@@ -15,7 +15,7 @@ use kubelive_core::{
     ApiErrorKind, Collection, Config, Engine, Event, IncludeObject, Instant, Mode, Request,
     RequestId, TransportError,
 };
-use serde::de::IgnoredAny;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -25,9 +25,9 @@ use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Consecutive `Failed` events (401/403) before giving up.
-const MAX_FAILED: u32 = 3;
+pub(crate) const MAX_FAILED: u32 = 3;
 /// A live table is redrawn at most 4 times a second while it changes (each redraw
 /// selects a screenful from the whole store: O(objects)), and every second for ages.
 const TABLE_MIN_INTERVAL: Duration = Duration::from_millis(250);
@@ -61,13 +61,13 @@ pub enum Msg {
 
 /// The main loop's handle on an in-flight request.
 #[derive(Default)]
-struct Conn {
+pub(crate) struct Conn {
     stream: Mutex<Option<TcpStream>>,
     cancelled: AtomicBool,
 }
 
 impl Conn {
-    fn cancel(&self) {
+    pub(crate) fn cancel(&self) {
         let slot = self.stream.lock().unwrap_or_else(|e| e.into_inner());
         self.cancelled.store(true, Ordering::SeqCst);
         if let Some(s) = slot.as_ref() {
@@ -86,14 +86,14 @@ enum Outcome {
 }
 
 /// One request the driver hands to an I/O thread.
-struct Job {
-    base: BaseUrl,
-    pool: Arc<Pool>,
-    id: RequestId,
-    path: String,
-    accept: &'static str,
-    conn: Arc<Conn>,
-    tx: SyncSender<Msg>,
+pub(crate) struct Job {
+    pub(crate) base: BaseUrl,
+    pub(crate) pool: Arc<Pool>,
+    pub(crate) id: RequestId,
+    pub(crate) path: String,
+    pub(crate) accept: &'static str,
+    pub(crate) conn: Arc<Conn>,
+    pub(crate) tx: SyncSender<Msg>,
 }
 
 impl Job {
@@ -110,7 +110,7 @@ impl Job {
         }
     }
 
-    fn run(self) {
+    pub(crate) fn run(self) {
         loop {
             let pooled = self.pool.take();
             let reused = pooled.is_some();
@@ -258,21 +258,21 @@ impl Job {
 }
 
 /// Milliseconds since the driver started, as the engine's clock.
-struct Clock(std::time::Instant);
+pub(crate) struct Clock(pub(crate) std::time::Instant);
 
 impl Clock {
-    fn now(&self) -> Instant {
+    pub(crate) fn now(&self) -> Instant {
         Instant::from_millis(self.0.elapsed().as_millis() as u64)
     }
 }
 
-fn wall_now() -> i64 {
+pub(crate) fn wall_now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-fn seed() -> u64 {
+pub(crate) fn seed() -> u64 {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
@@ -280,23 +280,14 @@ fn seed() -> u64 {
 }
 
 /// Reports progress on stderr, prefixed with the time since start.
-fn note(clock: &Clock, msg: &str) {
+pub(crate) fn note(clock: &Clock, msg: &str) {
     let ms = clock.now().as_millis();
     eprintln!("[{:>4}.{:03}s] {msg}", ms / 1000, ms % 1000);
 }
 
 /// Builds the collection path from RESOURCE and the namespace options; discovery
 /// when RESOURCE is a name. `Err((code, message))` to exit with.
-/// A discovery answer that is not JSON, said with what the server sent.
-fn not_discovery(base: &BaseUrl, path: &str, body: &[u8]) -> DiscoveryError {
-    let e = kubelive_core::ApiError::from_http(502, None, body);
-    DiscoveryError::Permanent(format!(
-        "GET {base}{path}: not a discovery document: {}",
-        e.message
-    ))
-}
-
-fn collection(
+pub(crate) fn collection(
     w: &WatchArgs,
     base: &BaseUrl,
     pool: &Pool,
@@ -325,7 +316,7 @@ fn collection(
     let mut told = false;
     let left = || end_at.map(|t| t.saturating_duration_since(std::time::Instant::now()));
     loop {
-        let mut fetch = |path: &str| -> Result<Option<String>, DiscoveryError> {
+        let mut fetch = |path: &str| -> Result<Option<Value>, DiscoveryError> {
             if w.verbose {
                 note(clock, &format!("> GET {path} (discovery)"));
             }
@@ -343,12 +334,13 @@ fn collection(
                 note(clock, &format!("< {} GET {path}", r.status));
             }
             match r.status {
-                // Not JSON at all (a proxy's HTML page): say what came instead.
-                200..=299 => match String::from_utf8(r.body) {
-                    Ok(text) if serde_json::from_str::<IgnoredAny>(&text).is_ok() => Ok(Some(text)),
-                    Ok(text) => Err(not_discovery(base, path, text.as_bytes())),
-                    Err(e) => Err(not_discovery(base, path, e.as_bytes())),
-                },
+                200..=299 => serde_json::from_slice(&r.body).map(Some).map_err(|_| {
+                    let e = kubelive_core::ApiError::from_http(502, None, &r.body);
+                    DiscoveryError::Permanent(format!(
+                        "GET {base}{path}: not a discovery document: {}",
+                        e.message
+                    ))
+                }),
                 404 => Ok(None),
                 status => {
                     let headers: Vec<(&str, &str)> = r
@@ -423,7 +415,7 @@ fn collection(
     }
 }
 
-fn start_signals(tx: SyncSender<Msg>) {
+pub(crate) fn start_signals(tx: SyncSender<Msg>) {
     use signal_hook::consts::{SIGINT, SIGTERM};
     match signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) {
         Ok(mut signals) => {
@@ -822,14 +814,18 @@ impl Driver {
         }
     }
 
-    /// The table: the server's columns while it prints, else the fallback printer's.
+    /// The table: the server's columns while it prints, else kubelive's own.
     /// NAMESPACE shows when the view spans namespaces and the kind has them (kubectl
     /// prints none for nodes, even with -A).
     fn table(&self, shown: output::Shown) -> String {
         let store = self.engine.store();
         let with_namespace = self.with_namespace && store.iter().any(|o| !o.namespace().is_empty());
-        let columns = self.engine.columns().map(|c| &c[..]);
-        output::table(store, columns, wall_now(), with_namespace, self.wide, shown)
+        match self.engine.columns() {
+            Some(columns) => {
+                output::server_table(store, columns, wall_now(), with_namespace, self.wide, shown)
+            }
+            None => output::table(store, wall_now(), with_namespace, shown),
+        }
     }
 
     fn next_draw(&self) -> Option<Instant> {
@@ -872,7 +868,7 @@ impl Driver {
 /// (the workspace has no unsafe `ioctl`), at most every 2 s so that a resized window is
 /// followed; `LINES` if that fails; `None` if neither says.
 #[derive(Default)]
-struct Terminal {
+pub(crate) struct Terminal {
     rows: Option<usize>,
     asked: Option<Instant>,
 }
@@ -880,7 +876,7 @@ struct Terminal {
 impl Terminal {
     const EVERY: Duration = Duration::from_secs(2);
 
-    fn rows(&mut self, now: Instant) -> Option<usize> {
+    pub(crate) fn rows(&mut self, now: Instant) -> Option<usize> {
         if self.asked.is_none_or(|t| now >= t + Self::EVERY) {
             self.asked = Some(now);
             self.rows = stty_rows().or_else(|| std::env::var("LINES").ok()?.parse().ok());
