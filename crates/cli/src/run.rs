@@ -15,7 +15,7 @@ use kubelive_core::{
     ApiErrorKind, Collection, Config, Engine, Event, IncludeObject, Instant, Mode, Request,
     RequestId, TransportError,
 };
-use serde_json::Value;
+use serde::de::IgnoredAny;
 use std::collections::HashMap;
 use std::io::{IsTerminal, Read, Write};
 use std::net::{Shutdown, TcpStream};
@@ -287,6 +287,15 @@ pub(crate) fn note(clock: &Clock, msg: &str) {
 
 /// Builds the collection path from RESOURCE and the namespace options; discovery
 /// when RESOURCE is a name. `Err((code, message))` to exit with.
+/// A discovery answer that is not JSON, said with what the server sent.
+fn not_discovery(base: &BaseUrl, path: &str, body: &[u8]) -> DiscoveryError {
+    let e = kubelive_core::ApiError::from_http(502, None, body);
+    DiscoveryError::Permanent(format!(
+        "GET {base}{path}: not a discovery document: {}",
+        e.message
+    ))
+}
+
 pub(crate) fn collection(
     w: &WatchArgs,
     base: &BaseUrl,
@@ -316,7 +325,7 @@ pub(crate) fn collection(
     let mut told = false;
     let left = || end_at.map(|t| t.saturating_duration_since(std::time::Instant::now()));
     loop {
-        let mut fetch = |path: &str| -> Result<Option<Value>, DiscoveryError> {
+        let mut fetch = |path: &str| -> Result<Option<String>, DiscoveryError> {
             if w.verbose {
                 note(clock, &format!("> GET {path} (discovery)"));
             }
@@ -334,13 +343,12 @@ pub(crate) fn collection(
                 note(clock, &format!("< {} GET {path}", r.status));
             }
             match r.status {
-                200..=299 => serde_json::from_slice(&r.body).map(Some).map_err(|_| {
-                    let e = kubelive_core::ApiError::from_http(502, None, &r.body);
-                    DiscoveryError::Permanent(format!(
-                        "GET {base}{path}: not a discovery document: {}",
-                        e.message
-                    ))
-                }),
+                // Not JSON at all (a proxy's HTML page): say what came instead.
+                200..=299 => match String::from_utf8(r.body) {
+                    Ok(text) if serde_json::from_str::<IgnoredAny>(&text).is_ok() => Ok(Some(text)),
+                    Ok(text) => Err(not_discovery(base, path, text.as_bytes())),
+                    Err(e) => Err(not_discovery(base, path, e.as_bytes())),
+                },
                 404 => Ok(None),
                 status => {
                     let headers: Vec<(&str, &str)> = r
@@ -814,18 +822,14 @@ impl Driver {
         }
     }
 
-    /// The table: the server's columns while it prints, else kubelive's own.
+    /// The table: the server's columns while it prints, else the fallback printer's.
     /// NAMESPACE shows when the view spans namespaces and the kind has them (kubectl
     /// prints none for nodes, even with -A).
     fn table(&self, shown: output::Shown) -> String {
         let store = self.engine.store();
         let with_namespace = self.with_namespace && store.iter().any(|o| !o.namespace().is_empty());
-        match self.engine.columns() {
-            Some(columns) => {
-                output::server_table(store, columns, wall_now(), with_namespace, self.wide, shown)
-            }
-            None => output::table(store, wall_now(), with_namespace, shown),
-        }
+        let columns = self.engine.columns().map(|c| &c[..]);
+        output::table(store, columns, wall_now(), with_namespace, self.wide, shown)
     }
 
     fn next_draw(&self) -> Option<Instant> {
