@@ -4,10 +4,11 @@
 #![cfg(target_arch = "wasm32")]
 
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
-use kubelive_web::app::parts::{
-    cell_looks, Detail, DetailProps, EventLog, EventLogProps, Fetched, LogEntry, NamespaceField,
-    NamespaceFieldProps, NsOption, Rooms, Rows, RowsProps, ShownRow, StatusBar, StatusBarProps,
-};
+use kubelive_web::app::detail::{Detail, DetailProps, Fetched};
+use kubelive_web::app::grid::{cell_looks, Rooms, Rows, RowsProps, ShownRow};
+use kubelive_web::app::log::{EventLog, EventLogProps, LogEntry};
+use kubelive_web::app::namespaces::{NamespaceField, NamespaceFieldProps, NsOption};
+use kubelive_web::app::status_bar::{StatusBar, StatusBarProps};
 use kubelive_web::app::App;
 use kubelive_web::driver::{Driver, DriverRef};
 use kubelive_web::status::StatusView;

@@ -15,6 +15,8 @@
 //! known (and a view of pods can start) without waiting for slow aggregated APIs.
 
 use crate::app::fetch::{fetch, Reply};
+use crate::app::problem::Blocked;
+use crate::app::url::{check_resource, ViewState};
 use kubelive_kube::discovery::{self as docs, ApiResource, ACCEPT_AGGREGATED};
 
 /// How long a discovery document may take.
@@ -50,8 +52,8 @@ impl ResourceType {
         }
     }
 
-    pub fn target(&self) -> crate::app::access::Target {
-        crate::app::access::Target {
+    pub fn target(&self) -> crate::app::namespaces::access::Target {
+        crate::app::namespaces::access::Target {
             group: self.group.clone(),
             plural: self.plural.clone(),
         }
@@ -243,6 +245,150 @@ pub fn sort(types: &mut [ResourceType]) {
         _ => 3,
     };
     types.sort_by(|a, b| (rank(a), &a.group, &a.plural).cmp(&(rank(b), &b.group, &b.plural)));
+}
+
+/// One half of discovery (`/api` or `/apis`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Half {
+    Pending,
+    Done,
+    Failed(String),
+}
+
+pub enum Msg {
+    /// Discovery of the core group (`/api`) answered.
+    CoreFound(Result<Found, String>),
+    /// Discovery of the named groups (`/apis`) answered.
+    GroupsFound(Result<Found, String>),
+    /// The problem panel's button: ask again.
+    Retry,
+}
+
+/// What discovery has found so far.
+pub struct Discovery {
+    core: Half,
+    groups: Half,
+    pub found: Found,
+    send: yew::Callback<Msg>,
+}
+
+impl Discovery {
+    pub fn new(send: yew::Callback<Msg>) -> Discovery {
+        Discovery {
+            core: Half::Pending,
+            groups: Half::Pending,
+            found: Found::default(),
+            send,
+        }
+    }
+
+    /// Asks for the halves not found yet.
+    pub fn discover(&mut self) {
+        if self.core != Half::Done {
+            self.core = Half::Pending;
+            let send = self.send.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                send.emit(Msg::CoreFound(discover_core().await));
+            });
+        }
+        if self.groups != Half::Done {
+            self.groups = Half::Pending;
+            let send = self.send.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                send.emit(Msg::GroupsFound(discover_groups().await));
+            });
+        }
+    }
+
+    /// One half answered (`core`: `/api`).
+    pub fn answered(&mut self, core: bool, result: Result<Found, String>) {
+        let half = match result {
+            Ok(found) => {
+                self.found.merge(found);
+                Half::Done
+            }
+            Err(e) => Half::Failed(e),
+        };
+        if core {
+            self.core = half;
+        } else {
+            self.groups = half;
+        }
+    }
+
+    /// The half that knows about `id` (`v1/pods`: core; `apps/v1/deployments`: groups).
+    fn half_of(&self, id: &str) -> &Half {
+        if id.split('/').count() == 2 {
+            &self.core
+        } else {
+            &self.groups
+        }
+    }
+
+    /// The resource type `id` (`v1/pods`), once found.
+    pub fn find(&self, id: &str) -> Option<&ResourceType> {
+        self.found.resources.iter().find(|r| r.id() == id)
+    }
+
+    /// Whether `id` has namespaces (taken to until it is found).
+    pub fn namespaced(&self, id: &str) -> bool {
+        self.find(id).map(|r| r.namespaced).unwrap_or(true)
+    }
+
+    /// The namespace `view` is in (None: all namespaces, or a cluster-scoped resource).
+    pub fn scope(&self, view: &ViewState) -> Option<String> {
+        if self.namespaced(&view.resource) {
+            view.namespace.clone()
+        } else {
+            None
+        }
+    }
+
+    /// What failed, for the picker's note.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (what, half) in [("/api", &self.core), ("/apis", &self.groups)] {
+            if let Half::Failed(e) = half {
+                out.push(format!("{what}: {e}"));
+            }
+        }
+        for (gv, why) in &self.found.failed {
+            out.push(format!("{gv}: {why}"));
+        }
+        out
+    }
+
+    /// Whether `view` can run, and what it runs on: a view starts only once its
+    /// resource is found here (a link cannot make the app request an arbitrary path).
+    pub fn check(&self, view: &ViewState) -> Result<ResourceType, Blocked> {
+        check_resource(&view.resource).map_err(Blocked::BadLink)?;
+        if let Some(why) = view.namespace_problem() {
+            return Err(Blocked::BadLink(why));
+        }
+        view.query
+            .check()
+            .map_err(|e| Blocked::BadSelector(e.to_string()))?;
+        if let Some(rt) = self.find(&view.resource) {
+            return Ok(rt.clone());
+        }
+        let id = &view.resource;
+        match self.half_of(id) {
+            Half::Pending => Err(Blocked::Discovering),
+            Half::Failed(e) => Err(Blocked::DiscoveryFailed(e.clone())),
+            Half::Done => {
+                let gv = id.rsplit_once('/').map(|(gv, _)| gv).unwrap_or(id);
+                let failed = self.found.failed.iter().find(|(g, _)| g == gv);
+                Err(Blocked::NotOffered(match failed {
+                    Some((_, why)) => format!(
+                        "The server could not describe {gv} ({why}): {id} cannot be checked."
+                    ),
+                    None => format!(
+                        "The server offers no resource {id} that can be listed and watched."
+                    ),
+                }))
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,17 @@
 //! Why a view shows no rows, in words a user acts on: a link that names nothing the
 //! server offers, a selector that is not valid, a failed discovery, or the server's
-//! refusal (403, 404, 401, a rejected selector). Pure: the app renders it in the
-//! table area with `parts::Problem`.
+//! refusal (403, 404, 401, a rejected selector), with the namespaces the user may use
+//! instead. The words are pure functions; [`view`] renders them in the table area.
 
+use super::discovery::Discovery;
+use super::namespaces::access::Verdict;
+use super::namespaces::Namespaces;
+use super::url::ViewState;
+use super::{App, Msg};
 use kubelive_core::{ApiError, ApiErrorKind};
+use std::rc::Rc;
+use yew::html::Scope;
+use yew::prelude::*;
 
 /// Why the view is not running (nothing was asked of the server for it).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +144,137 @@ pub fn choice_hint(allowed: usize, others: usize, checking: bool) -> String {
         "Try a namespace (type another in the Namespace field):".into()
     } else {
         "Type the name of a namespace you can use in the Namespace field.".into()
+    }
+}
+
+/// What the table area says instead of (or above) rows, if anything.
+pub fn view(
+    link: &Scope<App>,
+    blocked: Option<&Blocked>,
+    failure: Option<&ApiError>,
+    view: &ViewState,
+    discovery: &Discovery,
+    namespaces: &Namespaces,
+) -> Option<Html> {
+    let explained = match (blocked, failure) {
+        (Some(b), _) => explain_block(b)?,
+        (None, Some(f)) => {
+            let plural = discovery
+                .find(&view.resource)
+                .map(|r| r.plural.clone())
+                .unwrap_or_default();
+            explain_failure(
+                f,
+                &plural,
+                discovery.namespaced(&view.resource),
+                discovery.scope(view).as_deref(),
+                view.query.has_selectors(),
+            )
+        }
+        (None, None) => return None,
+    };
+    let choices = if explained.offer_namespaces {
+        namespaces.choices(view, discovery)
+    } else {
+        Vec::new()
+    };
+    let hint = if explained.offer_namespaces {
+        let allowed = choices
+            .iter()
+            .filter(|c| c.verdict == Verdict::Allowed)
+            .count();
+        let others = choices.iter().filter(|c| !c.verdict.is_denied()).count() - allowed;
+        Some(choice_hint(
+            allowed,
+            others,
+            namespaces.access.in_flight() > 0,
+        ))
+    } else {
+        explained.hint
+    };
+    let action = explained.retry.then(|| {
+        (
+            AttrValue::from("Retry discovery"),
+            link.callback(|_| Msg::Discovery(super::discovery::Msg::Retry)),
+        )
+    });
+    Some(html! {
+        <Problem title={explained.title} message={explained.message.map(AttrValue::from)}
+            hint={hint.map(AttrValue::from)} choices={Rc::new(choices)}
+            on_choose={link.callback(Msg::SetNamespace)} {action} />
+    })
+}
+
+/// A namespace to offer, with what is known of the user's access to the view's
+/// resource there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub name: String,
+    pub verdict: Verdict,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ProblemProps {
+    /// What happened, in words a user acts on.
+    pub title: AttrValue,
+    /// The server's own message.
+    #[prop_or_default]
+    pub message: Option<AttrValue>,
+    /// What to do next.
+    #[prop_or_default]
+    pub hint: Option<AttrValue>,
+    /// Namespaces to switch to (a button each).
+    #[prop_or_default]
+    pub choices: Rc<Vec<Choice>>,
+    #[prop_or_default]
+    pub on_choose: Callback<String>,
+    /// A button with its label (retry, say).
+    #[prop_or_default]
+    pub action: Option<(AttrValue, Callback<()>)>,
+    /// `error` or `note`.
+    #[prop_or(AttrValue::Static("error"))]
+    pub tone: AttrValue,
+}
+
+/// Why the table is empty when it is not just loading: a failed view, a link that
+/// names no resource, a selector the server refused.
+#[function_component(Problem)]
+pub fn problem(p: &ProblemProps) -> Html {
+    let (usable, denied): (Vec<&Choice>, Vec<&Choice>) =
+        p.choices.iter().partition(|c| !c.verdict.is_denied());
+    html! {
+        <div class={classes!("problem", p.tone.to_string())} id="problem" role="alert">
+            <div class="problem-title" id="problem-title">{ p.title.clone() }</div>
+            if let Some(m) = &p.message {
+                <div class="problem-message" id="problem-message">{ m.clone() }</div>
+            }
+            if let Some(h) = &p.hint {
+                <div class="problem-hint">{ h.clone() }</div>
+            }
+            if !usable.is_empty() {
+                <div class="choices" id="choices">
+                    { for usable.iter().map(|c| {
+                        let name = c.name.clone();
+                        let onclick = p.on_choose.reform(move |_: MouseEvent| name.clone());
+                        let (class, title) = match c.verdict {
+                            Verdict::Allowed => ("choice allowed", "you may list here"),
+                            _ => ("choice unknown", "not checked: try it"),
+                        };
+                        html! {
+                            <button class={class} data-ns={c.name.clone()} {title} {onclick}>{ c.name.clone() }</button>
+                        }
+                    }) }
+                </div>
+            }
+            if !denied.is_empty() {
+                <div class="problem-denied" id="denied">
+                    { format!("Not allowed: {}", denied.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")) }
+                </div>
+            }
+            if let Some((label, cb)) = &p.action {
+                <button class="btn" id="problem-action" onclick={cb.reform(|_: MouseEvent| ())}>{ label.clone() }</button>
+            }
+        </div>
     }
 }
 

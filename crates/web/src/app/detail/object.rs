@@ -2,12 +2,14 @@
 //! GETs the whole object through the proxy when it opens on a row, and again when
 //! the row's resourceVersion moves (the last answer stays shown meanwhile).
 
-use super::discovery::ResourceType;
-use super::parts::Fetched;
-use super::{App, Msg};
+use super::view::Fetched;
+use super::Msg;
+use crate::app::discovery::ResourceType;
 use crate::table::key_of;
 use gloo_net::http::Request;
+use kubelive_core::Object;
 use std::rc::Rc;
+use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 use yew::prelude::*;
@@ -16,11 +18,19 @@ use yew::prelude::*;
 const TIMEOUT_MS: i32 = 15_000;
 
 /// The object the panel shows and the version last asked for.
-pub(super) struct DetailFetch {
+struct DetailFetch {
     key: String,
     rv: String,
     generation: u64,
-    pub(super) shown: Fetched,
+    shown: Fetched,
+}
+
+/// The panel's object, fetched or being fetched.
+#[derive(Default)]
+pub(super) struct ObjectFetch {
+    current: Option<DetailFetch>,
+    /// Bumped by every GET: an answer to an older one is dropped.
+    generation: u64,
 }
 
 /// `/api/v1/namespaces/<ns>/pods/<name>`, `/apis/<group>/<version>/<plural>/<name>`.
@@ -90,58 +100,71 @@ async fn get_object(path: String) -> Result<serde_json::Value, String> {
     result
 }
 
-impl App {
-    /// Fetches the open panel's object when it opens on another row or the row's
-    /// version moves; forgets it when the panel closes.
-    pub(super) fn sync_detail(&mut self, ctx: &Context<Self>) {
-        let want = self
-            .view
-            .open
-            .then_some(self.selected_obj.as_ref())
-            .flatten();
+impl ObjectFetch {
+    /// Forgets the object (a new view, or the app goes).
+    pub(super) fn clear(&mut self) {
+        self.current = None;
+    }
+
+    /// What the panel shows of the object.
+    pub(super) fn shown(&self) -> Fetched {
+        self.current
+            .as_ref()
+            .map(|d| d.shown.clone())
+            .unwrap_or(Fetched::Loading)
+    }
+
+    /// Fetches the open panel's object (`want`, a resource `rt`) when it opens on
+    /// another row or the row's version moves; forgets it when the panel closes.
+    pub(super) fn sync(
+        &mut self,
+        want: Option<&Arc<Object>>,
+        rt: Option<&ResourceType>,
+        send: &Callback<Msg>,
+    ) {
         let Some(o) = want else {
-            self.detail = None;
+            self.current = None;
             return;
         };
         let key = key_of(o);
         let rv = o.resource_version().to_string();
         if self
-            .detail
+            .current
             .as_ref()
             .is_some_and(|d| d.key == key && d.rv == rv)
         {
             return;
         }
-        let Some(rt) = self.resource() else {
+        let Some(rt) = rt else {
             return;
         };
         let path = object_path(rt, o.namespace(), o.name());
-        self.detail_generation += 1;
-        let generation = self.detail_generation;
-        let shown = match self.detail.take() {
+        self.generation += 1;
+        let generation = self.generation;
+        let shown = match self.current.take() {
             Some(d) if d.key == key => d.shown,
             _ => Fetched::Loading,
         };
-        self.detail = Some(DetailFetch {
+        self.current = Some(DetailFetch {
             key,
             rv,
             generation,
             shown,
         });
-        let link = ctx.link().clone();
+        let send = send.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let result = get_object(path).await;
-            link.send_message(Msg::DetailFetched(generation, result));
+            send.emit(Msg::Fetched(generation, result));
         });
     }
 
     /// The GET answered: shown if it is still the one wanted.
-    pub(super) fn detail_fetched(
+    pub(super) fn fetched(
         &mut self,
         generation: u64,
         result: Result<serde_json::Value, String>,
     ) -> bool {
-        let Some(d) = self.detail.as_mut().filter(|d| d.generation == generation) else {
+        let Some(d) = self.current.as_mut().filter(|d| d.generation == generation) else {
             return false;
         };
         d.shown = match result {

@@ -3,69 +3,76 @@
 //! namespaces for a cluster-scoped object), started when the panel opens on an object
 //! and stopped when it closes or shows another.
 
-use super::parts::{RelatedState, RelatedView};
-use super::{App, Msg};
+use super::view::{RelatedState, RelatedView};
+use super::Msg;
+use crate::app::detail::events::{newest_first, selector_for, EventRow};
 use crate::driver::{Driver, DriverRef};
-use crate::app::events::{newest_first, selector_for, EventRow};
 use kubelive_core::{Collection, Config, Event as CoreEvent};
 use std::rc::Rc;
 use yew::prelude::*;
 
 /// The running events engine and the object it is about.
-pub(super) struct RelatedFeed {
+struct RelatedFeed {
     driver: Driver,
     uid: String,
     generation: u64,
 }
 
-impl App {
-    /// Starts, restarts or stops the events engine to follow the open panel (and
-    /// fetches the panel's object: see `detail`).
-    pub(super) fn sync_related(&mut self, ctx: &Context<Self>) {
-        self.sync_detail(ctx);
-        let want = self
-            .view
-            .open
-            .then_some(self.selected_obj.as_ref())
-            .flatten()
-            .filter(|o| !o.uid().is_empty())
-            .map(|o| (o.uid().to_string(), o.namespace().to_string()));
+/// The panel's related events: the engine that watches them and what it shows.
+#[derive(Default)]
+pub(super) struct Related {
+    feed: Option<RelatedFeed>,
+    /// Bumped by every engine started: news of an older one is dropped.
+    generation: u64,
+    pub(super) view: Rc<RelatedView>,
+}
+
+impl Related {
+    /// Stops the engine (a new view, or the app goes).
+    pub(super) fn clear(&mut self) {
+        self.feed = None;
+        self.view = Rc::default();
+    }
+
+    /// Starts, restarts or stops the events engine to follow the open panel's
+    /// object (`want`: its uid and namespace).
+    pub(super) fn sync(&mut self, want: Option<(String, String)>, send: &Callback<Msg>) {
         let Some((uid, ns)) = want else {
-            if self.related.take().is_some() {
-                self.related_view = Rc::default();
+            if self.feed.take().is_some() {
+                self.view = Rc::default();
             }
             return;
         };
-        if self.related.as_ref().is_some_and(|f| f.uid == uid) {
+        if self.feed.as_ref().is_some_and(|f| f.uid == uid) {
             return;
         }
-        self.related = None;
-        self.related_generation += 1;
-        let generation = self.related_generation;
+        self.feed = None;
+        self.generation += 1;
+        let generation = self.generation;
         let ns = (!ns.is_empty()).then_some(ns);
         let mut config = Config::new(Collection::new("/api/v1", ns.as_deref(), "events"));
         config.field_selector = Some(selector_for(&uid));
         config.strip_managed_fields = true;
-        let link = ctx.link().clone();
+        let send = send.clone();
         let sink = Box::new(move |_: &DriverRef<'_>, events: Vec<CoreEvent>| {
             if !events.is_empty() {
-                link.send_message(Msg::Related(generation));
+                send.emit(Msg::Related(generation));
             }
         });
-        self.related = Some(RelatedFeed {
+        self.feed = Some(RelatedFeed {
             driver: Driver::start(config, "", sink),
             uid,
             generation,
         });
-        self.related_view = Rc::new(RelatedView {
+        self.view = Rc::new(RelatedView {
             rows: Vec::new(),
             state: RelatedState::Loading,
         });
     }
 
     /// Reads the events engine's store into the panel's rows, newest first.
-    pub(super) fn read_related(&mut self, generation: u64) -> bool {
-        let Some(feed) = self.related.as_ref().filter(|f| f.generation == generation) else {
+    pub(super) fn read(&mut self, generation: u64) -> bool {
+        let Some(feed) = self.feed.as_ref().filter(|f| f.generation == generation) else {
             return false;
         };
         let mut rows: Vec<EventRow> = feed.driver.with_store(|s| {
@@ -80,7 +87,7 @@ impl App {
             None if status.synced => RelatedState::Live,
             None => RelatedState::Loading,
         };
-        self.related_view = Rc::new(RelatedView { rows, state });
+        self.view = Rc::new(RelatedView { rows, state });
         true
     }
 }

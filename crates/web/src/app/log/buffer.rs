@@ -4,7 +4,7 @@
 //! every line new, so each shown line costs a layout. While the pointer is over the
 //! log it holds still and shows all it kept, to be read and scrolled back.
 
-use super::parts::LogEntry;
+use super::LogEntry;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -16,7 +16,7 @@ const SHOWN: usize = 16;
 pub const REFRESH_MS: f64 = 250.0;
 
 #[derive(Default)]
-pub struct Log {
+pub struct Lines {
     entries: VecDeque<LogEntry>,
     seq: u64,
     /// What the view shows: replaced (never mutated) on refresh, so an unchanged
@@ -27,7 +27,7 @@ pub struct Log {
     held: bool,
 }
 
-impl Log {
+impl Lines {
     pub fn push(
         &mut self,
         kind: &'static str,
@@ -105,7 +105,7 @@ impl Log {
 mod tests {
     use super::*;
 
-    fn push(log: &mut Log, n: usize) {
+    fn push(log: &mut Lines, n: usize) {
         for i in 0..n {
             log.push(
                 "MODIFIED",
@@ -119,7 +119,7 @@ mod tests {
 
     #[test]
     fn a_quiet_log_shows_each_change_at_once() {
-        let mut log = Log::default();
+        let mut log = Lines::default();
         push(&mut log, 1);
         assert!(log.refresh(0.0));
         assert_eq!(log.shown().len(), 1);
@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_busy_log_refreshes_at_most_every_refresh_period_and_catches_up() {
-        let mut log = Log::default();
+        let mut log = Lines::default();
         push(&mut log, 1);
         assert!(log.refresh(1000.0));
         let before = log.shown();
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn shows_the_newest_entries_only() {
-        let mut log = Log::default();
+        let mut log = Lines::default();
         push(&mut log, KEEP + 10);
         assert!(log.refresh(0.0));
         assert_eq!(log.shown().len(), SHOWN);
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn a_held_log_stays_still_and_shows_all_it_kept_until_let_go() {
-        let mut log = Log::default();
+        let mut log = Lines::default();
         push(&mut log, 40);
         assert!(log.refresh(0.0));
         assert_eq!(log.shown().len(), SHOWN);

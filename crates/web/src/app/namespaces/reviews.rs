@@ -1,4 +1,4 @@
-//! Asking the server what the user may list (access reviews, `crate::app::access`), and
+//! Asking the server what the user may list (access reviews, `access`), and
 //! what the pickers and the problem panel make of the answers.
 //!
 //! What is asked, in this order, each question once a session and a few at a time:
@@ -8,11 +8,13 @@
 //! offering; when the resource picker gets the focus, every resource in the scope
 //! it would be opened in (within the session's budget).
 
-use super::parts::{Choice, NsOption};
-use super::{App, Marks, Msg};
-use crate::app::access::{candidates, Question, Verdict};
+use super::access::{candidates, Question, Verdict};
+use super::field::NsOption;
+use super::{Marks, Msg, Namespaces};
+use crate::app::discovery::Discovery;
 use crate::app::fetch::fetch;
-use kubelive_core::ApiErrorKind;
+use crate::app::problem::Choice;
+use crate::app::url::ViewState;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -21,33 +23,23 @@ const REVIEW_TIMEOUT_MS: i32 = 8000;
 /// Namespaces offered in the problem panel.
 const CHOICES: usize = 24;
 
-impl App {
-    /// The view was refused for lack of permission.
-    fn forbidden(&self) -> bool {
-        self.failure
-            .as_ref()
-            .is_some_and(|f| f.kind == ApiErrorKind::Forbidden)
+impl Namespaces {
+    /// Namespaces worth offering or asking about, for a view in `namespace`.
+    fn candidates(&self, namespace: Option<&str>) -> Vec<String> {
+        candidates(namespace, &self.remembered, &self.names)
     }
 
-    /// Namespaces worth offering or asking about.
-    fn namespace_candidates(&self) -> Vec<String> {
-        candidates(
-            self.view.namespace.as_deref(),
-            &self.remembered,
-            &self.namespaces,
-        )
-    }
-
-    /// Sends the questions worth asking now.
-    pub(super) fn plan_reviews(&mut self, ctx: &Context<Self>) {
+    /// Sends the questions worth asking now about `view`; `forbidden`: the server
+    /// refused it for lack of permission.
+    pub fn plan_reviews(&mut self, view: &ViewState, discovery: &Discovery, forbidden: bool) {
         if !self.access.supported() {
             return;
         }
-        let Some(rt) = self.resource().cloned() else {
+        let Some(rt) = discovery.find(&view.resource).cloned() else {
             return;
         };
         let target = rt.target();
-        let scope = self.scope();
+        let scope = discovery.scope(view);
         let mut wanted = vec![Question::CanList {
             target: target.clone(),
             scope: scope.clone(),
@@ -57,10 +49,10 @@ impl App {
                 namespace: ns.clone(),
             });
         }
-        let refused = self.forbidden() || self.access.verdict(&target, &scope).is_denied();
+        let refused = forbidden || self.access.verdict(&target, &scope).is_denied();
         if rt.namespaced && refused {
             wanted.extend(
-                self.namespace_candidates()
+                self.candidates(view.namespace.as_deref())
                     .into_iter()
                     .map(|namespace| Question::Rules { namespace }),
             );
@@ -68,8 +60,8 @@ impl App {
         if self.picker_focused {
             // Each resource in the scope the picker would open it in: one rules
             // review covers every namespaced resource of a namespace.
-            wanted.extend(self.discovery.found.resources.iter().map(|r| {
-                match self.view.namespace.clone().filter(|_| r.namespaced) {
+            wanted.extend(discovery.found.resources.iter().map(|r| {
+                match view.namespace.clone().filter(|_| r.namespaced) {
                     Some(namespace) => Question::Rules { namespace },
                     None => Question::CanList {
                         target: r.target(),
@@ -79,13 +71,13 @@ impl App {
             }));
         }
         for q in self.access.next(&wanted, &self.typed) {
-            let link = ctx.link().clone();
+            let send = self.send.clone();
             wasm_bindgen_futures::spawn_local(async move {
                 let body = q.body();
                 let reply = fetch(q.path(), "application/json", Some(&body), REVIEW_TIMEOUT_MS)
                     .await
                     .map(|r| (r.status, r.body));
-                link.send_message(Msg::Reviewed(q, reply));
+                send.emit(Msg::Reviewed(q, reply));
             });
         }
     }
@@ -93,14 +85,14 @@ impl App {
     /// The namespaces the problem panel offers for the view's resource: those the
     /// user may use first, then those not known either way (denied ones are listed
     /// apart). The namespace that failed is not offered again.
-    pub(super) fn choices(&self) -> Vec<Choice> {
-        let Some(rt) = self.resource() else {
+    pub fn choices(&self, view: &ViewState, discovery: &Discovery) -> Vec<Choice> {
+        let Some(rt) = discovery.find(&view.resource) else {
             return Vec::new();
         };
         let target = rt.target();
-        let failed = self.scope();
+        let failed = discovery.scope(view);
         let mut out: Vec<Choice> = self
-            .namespace_candidates()
+            .candidates(view.namespace.as_deref())
             .into_iter()
             .filter(|ns| Some(ns) != failed.as_ref())
             .map(|ns| Choice {
@@ -119,10 +111,9 @@ impl App {
     }
 
     /// Recomputes what the pickers mark (after anything was learnt).
-    pub(super) fn refresh_marks(&mut self) {
-        let ns = self.view.namespace.clone();
-        let denied = self
-            .discovery
+    pub fn refresh_marks(&mut self, view: &ViewState, discovery: &Discovery) {
+        let ns = view.namespace.clone();
+        let denied = discovery
             .found
             .resources
             .iter()
@@ -132,12 +123,13 @@ impl App {
             })
             .map(|r| r.id())
             .collect();
-        let (plural, target) = match self.resource() {
+        let (plural, target) = match discovery.find(&view.resource) {
             Some(rt) if rt.namespaced => (rt.plural.clone(), Some(rt.target())),
             Some(rt) => (rt.plural.clone(), None),
             None => (String::new(), None),
         };
-        let ns_options = candidates(None, &self.remembered, &self.namespaces)
+        let ns_options = self
+            .candidates(None)
             .into_iter()
             .map(|name| {
                 let denied = target

@@ -1,0 +1,174 @@
+//! The view's engine: the `Driver` that lists and watches the view's resource, the
+//! events it produced since the last frame, why the view is not running (`Blocked`)
+//! and the server's last refusal.
+
+use super::discovery::ResourceType;
+use super::frames::{is_urgent, Wake};
+use super::problem::Blocked;
+use super::url::ViewState;
+use crate::driver::{Driver, DriverRef};
+use crate::status::StatusView;
+use kubelive_core::{
+    ApiError, ApiErrorKind, Collection, Config, Event as CoreEvent, IncludeObject, KeptMetadata,
+    Object,
+};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use yew::prelude::*;
+
+/// Items the first LIST page asks for (later pages double, up to the engine's
+/// `max_page_size`): a few screens of rows, which arrive and are decoded sooner than
+/// kubectl's 500 (a fifth of the bytes before the first rows are shown), for a few
+/// more requests while the pages grow.
+const FIRST_PAGE_ITEMS: u32 = 100;
+
+/// A running engine and the events it produced since the last frame.
+struct Feed {
+    driver: Driver,
+    pending: Rc<RefCell<Vec<CoreEvent>>>,
+}
+
+#[derive(Default)]
+pub struct Engine {
+    main: Option<Feed>,
+    /// Bumped by every engine started: a wake from an older one is dropped.
+    generation: u64,
+    /// Why the view is not running, if it is not.
+    pub blocked: Option<Blocked>,
+    /// The main engine's last refusal, until it syncs again.
+    pub failure: Option<ApiError>,
+}
+
+/// The engine's configuration for a view of `rt` in namespace `ns`.
+pub fn config(rt: &ResourceType, ns: Option<&str>, view: &ViewState) -> Config {
+    let prefix = if rt.group.is_empty() {
+        format!("/api/{}", rt.version)
+    } else {
+        format!("/apis/{}/{}", rt.group, rt.version)
+    };
+    // The server prints the rows (kubectl's columns for any resource); a server
+    // that does not is served as objects, with the app's own columns.
+    let mut config =
+        Config::new(Collection::new(&prefix, ns, &rt.plural)).tables(IncludeObject::Metadata);
+    config.strip_managed_fields = true;
+    // A row shows the server's cells; the detail panel GETs the whole object, so
+    // labels, annotations and owners need not be held for every row.
+    config.metadata = KeptMetadata::Identity;
+    let q = &view.query;
+    config.label_selector = (!q.label.is_empty()).then(|| q.label.clone());
+    config.field_selector = (!q.field.is_empty()).then(|| q.field.clone());
+    if view.streaming {
+        config.mode = kubelive_core::Mode::StreamingList;
+    }
+    config.pipeline_pages = view.pipeline;
+    config.page_size = FIRST_PAGE_ITEMS;
+    config
+}
+
+impl Engine {
+    /// Stops the engine (a new view starts, or the app goes); its wakes are dropped.
+    pub fn stop(&mut self) {
+        self.main = None;
+        self.generation += 1;
+        self.failure = None;
+    }
+
+    /// Starts an engine on `config`; it wakes the app through `wake` at most once
+    /// per frame's worth of batches. Its first status.
+    pub fn start(&mut self, config: Config, wake: Callback<Wake>) -> StatusView {
+        let pending: Rc<RefCell<Vec<CoreEvent>>> = Rc::default();
+        let generation = self.generation;
+        let sink_pending = pending.clone();
+        let sink = Box::new(move |_: &DriverRef<'_>, events: Vec<CoreEvent>| {
+            let urgent = events.iter().any(is_urgent);
+            let mut pending = sink_pending.borrow_mut();
+            // Pending events not yet taken: a wake is already on its way (one Yew
+            // message per frame, not per chunk), unless this batch cannot wait.
+            let woken = !pending.is_empty();
+            pending.extend(events);
+            drop(pending);
+            if !woken || urgent {
+                wake.emit(Wake { generation, urgent });
+            }
+        });
+        let driver = Driver::start(config, "", sink);
+        let status = driver.status();
+        self.main = Some(Feed { driver, pending });
+        status
+    }
+
+    /// Whether a wake comes from the running engine.
+    pub fn is_current(&self, generation: u64) -> bool {
+        generation == self.generation
+    }
+
+    pub fn driver(&self) -> Option<&Driver> {
+        self.main.as_ref().map(|f| &f.driver)
+    }
+
+    /// Whether events wait for a frame; None when no engine runs.
+    pub fn pending(&self) -> Option<bool> {
+        self.main.as_ref().map(|f| !f.pending.borrow().is_empty())
+    }
+
+    /// The events since the last frame.
+    pub fn take_events(&self) -> Vec<CoreEvent> {
+        self.main
+            .as_ref()
+            .map(|f| std::mem::take(&mut *f.pending.borrow_mut()))
+            .unwrap_or_default()
+    }
+
+    /// The object `key` (`namespace/name`) as the engine's store has it.
+    pub fn get(&self, key: &str) -> Option<Arc<Object>> {
+        let feed = self.main.as_ref()?;
+        let (ns, name) = key.split_once('/')?;
+        feed.driver.with_store(|s| s.get(ns, name).cloned())
+    }
+
+    /// Whether `o` is no longer in the store (or no engine runs).
+    pub fn deleted(&self, o: &Object) -> bool {
+        self.main
+            .as_ref()
+            .map(|f| {
+                f.driver
+                    .with_store(|s| s.get(o.namespace(), o.name()).is_none())
+            })
+            .unwrap_or(true)
+    }
+
+    /// Keeps the main engine's last refusal until it gets something again. Returns
+    /// whether a refusal arrived.
+    pub fn note_failures(&mut self, events: &[CoreEvent]) -> bool {
+        let mut failed = false;
+        for e in events {
+            match e {
+                CoreEvent::Failed { error } => {
+                    self.failure = Some(error.clone());
+                    failed = true;
+                }
+                CoreEvent::PageListed { .. }
+                | CoreEvent::Synced { .. }
+                | CoreEvent::Resumed { .. } => self.failure = None,
+                _ => {}
+            }
+        }
+        failed
+    }
+
+    /// The view was refused for lack of permission.
+    pub fn forbidden(&self) -> bool {
+        self.failure
+            .as_ref()
+            .is_some_and(|f| f.kind == ApiErrorKind::Forbidden)
+    }
+
+    /// The server refused the selector (400/422 with `selectors` set): its words, to
+    /// show next to the box.
+    pub fn rejected_selector(&self, selectors: bool) -> Option<String> {
+        let f = self.failure.as_ref()?;
+        (f.kind == ApiErrorKind::Invalid && selectors)
+            .then(|| format!("The server rejected the selector: {}", f.message))
+    }
+}
