@@ -769,8 +769,19 @@ fn walk<'a>(
     let name = format!("{lead}{branch}{}/{}", n.kind(), n.name());
     match (n.object(), n.absence()) {
         (Some(o), _) => {
-            let cols = columns(n.source_id()).unwrap_or(&[]);
-            let cells: Vec<Cell<'_>> = o.cells().map(|c| c.collect()).unwrap_or_default();
+            // The server's cells, or for an object (a server that prints no tables)
+            // the fallback printer's.
+            let fallback_columns;
+            let (cols, cells): (&[TableColumn], Vec<Cell<'_>>) = match o.cells() {
+                Some(c) => (columns(n.source_id()).unwrap_or(&[]), c.collect()),
+                None => match o.fallback_cells() {
+                    Some(c) => {
+                        fallback_columns = c.kind().columns();
+                        (&fallback_columns, c.collect())
+                    }
+                    None => (&[], Vec::new()),
+                },
+            };
             let age = o
                 .creation_timestamp()
                 .and_then(parse_rfc3339_ms)

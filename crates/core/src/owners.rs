@@ -21,7 +21,8 @@
 //!   `ownerReferences` (an object adopted, orphaned or moved) move the edges. An object
 //!   without a uid cannot be joined and is left out.
 //! * **Health** ([`Health`]): each node's own, read from its printed cells (the
-//!   server's table row, or the fallback printer's), and its roll-up: the worst of its
+//!   server's table row, or for an object the fallback printer's,
+//!   [`Object::fallback_cells`]), and its roll-up: the worst of its
 //!   own and its dependents' roll-ups, so a Deployment whose pods crash-loop rolls up
 //!   `Bad` through its ReplicaSet. Kept incrementally: each node counts its dependents
 //!   by roll-up, and a change walks up only while a roll-up changes.
@@ -37,7 +38,7 @@
 
 use crate::engine::Event;
 use crate::json::{unescape, JResult, Scanner};
-use crate::object::{key, Object};
+use crate::object::{key, ColumnKind, Object};
 use crate::store::key_hash;
 use crate::table::{Cell, TableColumn};
 use hashbrown::HashTable;
@@ -564,16 +565,22 @@ impl Owners {
         let Body::Seen { object, source } = &self.nodes[id as usize].body else {
             return Health::Unknown;
         };
-        let Some(columns) = self
-            .sources
-            .get(usize::from(*source))
-            .and_then(|s| s.columns.as_ref())
-        else {
-            return Health::Unknown;
-        };
-        match object.cells() {
-            Some(cells) => Health::of_cells(columns, cells),
-            None => Health::Unknown,
+        if let Some(cells) = object.cells() {
+            return match self
+                .sources
+                .get(usize::from(*source))
+                .and_then(|s| s.columns.as_ref())
+            {
+                Some(columns) => Health::of_cells(columns, cells),
+                None => Health::Unknown,
+            };
+        }
+        // An object (a server that prints no tables): the fallback printer's cells.
+        match object.fallback_cells() {
+            Some(cells) if cells.kind() != ColumnKind::Generic => {
+                Health::of_cells(&cells.kind().columns(), cells)
+            }
+            _ => Health::Unknown,
         }
     }
 

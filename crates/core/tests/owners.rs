@@ -648,3 +648,39 @@ fn bytes_per_object() {
     );
     assert!(per_object < 160, "{per_object} bytes per object");
 }
+
+/// Objects (a server that prints no tables): health from the fallback printer's
+/// cells, so a crash-looping pod still rolls its owner up `Bad`.
+#[test]
+fn objects_have_fallback_health() {
+    let mut owners = Owners::new();
+    let rs = owners.add_source("apps", "ReplicaSet");
+    let pods = owners.add_source("", "Pod");
+    let pod_opts = kubelive_core::ParseOptions {
+        columns: kubelive_core::ColumnKind::Pod,
+        ..Default::default()
+    };
+    let parse = |json: String, opts: &kubelive_core::ParseOptions| {
+        std::sync::Arc::new(kubelive_core::Object::parse(json.as_bytes(), opts).unwrap())
+    };
+    owners.apply(
+        rs,
+        &Event::Added(parse(
+            replica_set("web-1", "rs-1", 1, ("web", "d-1"), 1, 0),
+            &Default::default(),
+        )),
+    );
+    owners.apply(
+        pods,
+        &Event::Added(parse(
+            pod("web-1-a", "p-a", 2, RS_OWNER, "crash"),
+            &pod_opts,
+        )),
+    );
+    let p = owners.get("p-a").unwrap();
+    assert_eq!(p.health(), kubelive_core::Health::Bad);
+    assert_eq!(
+        owners.get("rs-1").unwrap().rolled_health(),
+        kubelive_core::Health::Bad
+    );
+}
