@@ -12,7 +12,8 @@
 use crate::status::{DriverNotes, StatusView};
 use crate::time;
 use kubelive_core::{
-    Config, Engine, Event, Request, RequestId, RequestKind, Restart, Store, TransportError,
+    Config, Engine, Event, Request, RequestId, RequestKind, Restart, RestoreError, SaveError,
+    SavedView, Store, TransportError,
 };
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -28,6 +29,30 @@ use web_sys::{
 /// or the store while it runs.
 pub type Sink = Box<dyn FnMut(&DriverRef<'_>, Vec<Event>)>;
 
+/// Receives each saved view ([`Driver::save_views`]) to store (e.g.
+/// [`crate::persist::Persist::save`]).
+pub type SaveSink = Box<dyn FnMut(Vec<u8>)>;
+
+/// When a running view is saved: when it syncs, then at most every `every_ms` while
+/// its version moves, and when the page is hidden or left (`pagehide`,
+/// `visibilitychange` to hidden: the last moment a page is sure to run).
+struct Saver {
+    every_ms: f64,
+    sink: SaveSink,
+    /// When the last save was made (`performance.now()`), and at which version.
+    last_at: f64,
+    last_rv: Option<String>,
+    /// The page listeners, removed when the driver stops.
+    listeners: Vec<Listener>,
+}
+
+/// A page event listener the driver added.
+struct Listener {
+    target: web_sys::EventTarget,
+    event: &'static str,
+    callback: Closure<dyn FnMut()>,
+}
+
 struct Inner {
     engine: Engine,
     base_url: String,
@@ -36,6 +61,7 @@ struct Inner {
     timer: Option<(i32, u64)>,
     stopped: bool,
     notes: DriverNotes,
+    saver: Option<Saver>,
 }
 
 struct Shared {
@@ -76,13 +102,37 @@ fn status_of(shared: &Shared) -> StatusView {
 impl Driver {
     /// Starts an engine for `config` against `base_url` (`""` for same origin: API
     /// paths are absolute, `/api/...`).
-    pub fn start(mut config: Config, base_url: &str, sink: Sink) -> Driver {
-        // Jitter and watch timeouts differ between tabs; simulations fix the seed.
-        config.seed = (js_sys::Math::random() * 9_007_199_254_740_991.0) as u64;
-        // fetch keeps only a gzip body's first member: every engine in the browser (the
-        // app's views, the JS Watcher, <kubelive-table>) starts here.
-        config.reads_first_gzip_member_only = true;
-        let engine = Engine::new(config, time::now());
+    pub fn start(config: Config, base_url: &str, sink: Sink) -> Driver {
+        let config = browser_config(config);
+        Driver::run(Engine::new(config, time::now()), base_url, sink)
+    }
+
+    /// Starts from a saved view ([`crate::persist::Persist::load`]): the sink's first
+    /// batch holds the saved rows (`Columns`, an `Added` per row, then
+    /// `Event::Restored`), and the engine watches from their version instead of
+    /// listing; a 410 relists with the rows diffed, as any resume does. Bytes that do
+    /// not restore into `config` (damaged, another format version, another view) start
+    /// the engine as [`Driver::start`] does, and the error says why: forget that saved
+    /// view then ([`crate::persist::Persist::forget`]).
+    pub fn restore(
+        config: Config,
+        saved: &[u8],
+        base_url: &str,
+        sink: Sink,
+    ) -> (Driver, Option<RestoreError>) {
+        let config = browser_config(config);
+        let restored = SavedView::decode(saved)
+            .and_then(|view| Engine::restore(config.clone(), view, time::now()));
+        match restored {
+            Ok(engine) => (Driver::run(engine, base_url, sink), None),
+            Err(e) => (
+                Driver::run(Engine::new(config, time::now()), base_url, sink),
+                Some(e),
+            ),
+        }
+    }
+
+    fn run(engine: Engine, base_url: &str, sink: Sink) -> Driver {
         let shared = Rc::new(Shared {
             inner: RefCell::new(Inner {
                 engine,
@@ -91,6 +141,7 @@ impl Driver {
                 timer: None,
                 stopped: false,
                 notes: DriverNotes::default(),
+                saver: None,
             }),
             sink: RefCell::new(sink),
         });
@@ -128,6 +179,62 @@ impl Driver {
         f(self.shared.inner.borrow().engine.store())
     }
 
+    /// The running view as [`Engine::save_view`] writes it: `Err` says why it cannot
+    /// be saved now (not a table view of identity rows, or not at one version yet).
+    pub fn save_view(&self) -> Result<Vec<u8>, SaveError> {
+        self.shared.inner.borrow().engine.save_view()
+    }
+
+    /// Saves the view through `sink` from now on: at each `Synced`, then at most
+    /// every `every_ms` milliseconds while its version moves, and when the page is
+    /// hidden or left. Views that cannot be saved (see [`Driver::save_view`]) are
+    /// not; the engine's work is unchanged. Replaces an earlier saver. In a worker
+    /// (no window) only the first two apply.
+    pub fn save_views(&self, every_ms: f64, sink: SaveSink) {
+        let mut listeners = Vec::new();
+        let weak = Rc::downgrade(&self.shared);
+        let page: Option<(web_sys::EventTarget, web_sys::EventTarget)> =
+            web_sys::window().and_then(|w| Some((w.clone().into(), w.document()?.into())));
+        if let Some((window, document)) = page {
+            for (target, event) in [(window, "pagehide"), (document, "visibilitychange")] {
+                let weak = weak.clone();
+                let hidden = event == "visibilitychange";
+                let callback = Closure::<dyn FnMut()>::new(move || {
+                    let leaving = !hidden
+                        || web_sys::window()
+                            .and_then(|w| w.document())
+                            .is_some_and(|d| d.hidden());
+                    if let Some(shared) = weak.upgrade().filter(|_| leaving) {
+                        save_now(&shared, true);
+                    }
+                });
+                if target
+                    .add_event_listener_with_callback(event, callback.as_ref().unchecked_ref())
+                    .is_ok()
+                {
+                    listeners.push(Listener {
+                        target,
+                        event,
+                        callback,
+                    });
+                }
+            }
+        }
+        let old = self.shared.inner.borrow_mut().saver.replace(Saver {
+            every_ms,
+            sink,
+            last_at: f64::NEG_INFINITY,
+            last_rv: None,
+            listeners,
+        });
+        if let Some(old) = old {
+            remove_listeners(old);
+        }
+        // A view that is already at a version is saved at once (a restored one is
+        // that version already, and is skipped).
+        save_now(&self.shared, false);
+    }
+
     /// Requests currently in flight (for tests and the status bar).
     pub fn in_flight(&self) -> usize {
         self.shared.inner.borrow().inflight.len()
@@ -140,10 +247,104 @@ impl Drop for Driver {
     }
 }
 
+/// What every browser engine is started with.
+fn browser_config(mut config: Config) -> Config {
+    // Jitter and watch timeouts differ between tabs; simulations fix the seed.
+    config.seed = (js_sys::Math::random() * 9_007_199_254_740_991.0) as u64;
+    // fetch keeps only a gzip body's first member: every engine in the browser (the
+    // app's views, the JS Watcher, <kubelive-table>) starts here.
+    config.reads_first_gzip_member_only = true;
+    config
+}
+
+fn remove_listeners(saver: Saver) {
+    for l in saver.listeners {
+        let _ = l
+            .target
+            .remove_event_listener_with_callback(l.event, l.callback.as_ref().unchecked_ref());
+    }
+}
+
+/// Saves the view if a saver is set, the engine holds the state at a version other
+/// than the last saved one, and (unless `force`) `every_ms` has passed since.
+fn save_now(shared: &Shared, force: bool) {
+    let saved = {
+        let mut inner = shared.inner.borrow_mut();
+        let inner = &mut *inner;
+        let Some(saver) = inner.saver.as_mut() else {
+            return;
+        };
+        let now = time::now_ms();
+        if !force && now - saver.last_at < saver.every_ms {
+            return;
+        }
+        let rv = inner
+            .engine
+            .status()
+            .resource_version
+            .map(|rv| rv.to_string());
+        if rv.is_none() || rv == saver.last_rv {
+            return;
+        }
+        match inner.engine.save_view() {
+            Ok(bytes) => {
+                saver.last_at = now;
+                saver.last_rv = rv;
+                Some(bytes)
+            }
+            Err(_) => None,
+        }
+    };
+    if let Some(bytes) = saved {
+        // Outside the borrow: the sink may call back into the driver. A saver
+        // replaced meanwhile gets nothing: its sink is gone with it.
+        let sink = shared
+            .inner
+            .borrow_mut()
+            .saver
+            .as_mut()
+            .map(|s| std::mem::replace(&mut s.sink, Box::new(|_| {})));
+        if let Some(mut sink) = sink {
+            sink(bytes);
+            if let Some(saver) = shared.inner.borrow_mut().saver.as_mut() {
+                saver.sink = sink;
+            }
+        }
+    }
+}
+
+/// After a batch: a `Synced` saves at once (the moment a fresh view is whole); a
+/// `Restored` counts as saved; anything else saves when `every_ms` has passed.
+fn after_batch(shared: &Shared, events: &[Event]) {
+    let mut force = false;
+    {
+        let mut inner = shared.inner.borrow_mut();
+        let Some(saver) = inner.saver.as_mut() else {
+            return;
+        };
+        for e in events {
+            match e {
+                Event::Synced { .. } => force = true,
+                Event::Restored {
+                    resource_version, ..
+                } => {
+                    saver.last_at = time::now_ms();
+                    saver.last_rv = Some(resource_version.to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    save_now(shared, force);
+}
+
 fn stop(shared: &Shared) {
     let mut inner = shared.inner.borrow_mut();
     if inner.stopped {
         return;
+    }
+    if let Some(saver) = inner.saver.take() {
+        remove_listeners(saver);
     }
     inner.engine.stop();
     while inner.engine.poll_cancel().is_some() {}
@@ -186,6 +387,7 @@ fn feed_and_tell(
         f(&mut inner.engine, time::now());
         drain(shared, inner)
     };
+    after_batch(shared, &events);
     if always || !events.is_empty() {
         let mut sink = shared.sink.borrow_mut();
         (*sink)(&DriverRef { shared }, events);

@@ -2,6 +2,7 @@
 //!
 //! * [`driver`]: the wasm driver of the sans-io engine (fetch + `ReadableStream`,
 //!   `setTimeout`, `AbortController`);
+//! * [`persist`]: saved views in IndexedDB, so a reload shows a view at once;
 //! * [`api`]: the JS API's wasm half (the npm package's `Watcher` wraps it);
 //! * [`app`]: the Yew app (`startApp(element)`), served by `kubectl proxy --www`;
 //! * [`bench`]: what the bench page (`web/bench/`) times.
@@ -13,6 +14,7 @@
 #[cfg(feature = "watcher")]
 pub mod api;
 pub mod driver;
+pub mod persist;
 pub mod status;
 pub mod time;
 

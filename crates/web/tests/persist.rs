@@ -1,0 +1,402 @@
+//! In the browser (wasm-bindgen-test, headless Chromium): saved views in IndexedDB
+//! (`persist`), bounded by age and size, dropped when the server's identity changes or
+//! the user turns saving off; and the driver started from a saved view (a WATCH from
+//! its version, no LIST) or saving the view it runs, against a scripted `fetch`.
+#![cfg(target_arch = "wasm32")]
+
+use kubelive_core::{
+    Collection, Config, Engine, Event, IncludeObject, Instant, KeptMetadata, SavedView, ViewKey,
+};
+use kubelive_web::driver::{Driver, DriverRef};
+use kubelive_web::persist::{view_id, Limits, Persist, ServerIdentity};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen(inline_js = r#"
+const urls = [];
+// LISTs answer `list` (a Table); watches stay open and silent.
+export function fetch_install(list) {
+  urls.length = 0;
+  window.fetch = (url, init) => {
+    urls.push(String(url));
+    if (String(url).includes('watch=true')) return new Promise(() => {});
+    return Promise.resolve(new Response(list, { status: 200, headers: { 'content-type': 'application/json' } }));
+  };
+}
+export function fetch_urls() { return urls.join('\n'); }
+export function tick(ms) { return new Promise(r => setTimeout(r, ms)); }
+"#)]
+extern "C" {
+    fn fetch_install(list: &str);
+    fn fetch_urls() -> String;
+    fn tick(ms: u32) -> js_sys::Promise;
+}
+
+async fn sleep(ms: u32) {
+    let _ = wasm_bindgen_futures::JsFuture::from(tick(ms)).await;
+}
+
+fn config() -> Config {
+    let mut c =
+        Config::new(Collection::parse("/api/v1/pods").unwrap()).tables(IncludeObject::Metadata);
+    c.metadata = KeptMetadata::Identity;
+    c
+}
+
+fn key(path: &str) -> ViewKey {
+    let mut c = config();
+    c.collection = Collection::parse(path).unwrap();
+    ViewKey::of(&c)
+}
+
+fn strong(value: &str) -> ServerIdentity {
+    ServerIdentity {
+        value: value.into(),
+        strong: true,
+    }
+}
+
+async fn open(name: &str, limits: Limits) -> Persist {
+    let p = Persist::open_named(name, limits).await.expect("IndexedDB");
+    p.set_enabled(true).await.unwrap();
+    p.clear().await.unwrap();
+    p
+}
+
+const SERVER: &str = "http://127.0.0.1:8001";
+const HOUR: f64 = 3600.0 * 1000.0;
+
+#[wasm_bindgen_test]
+async fn a_saved_view_loads_back_by_server_view_and_identity() {
+    let p = open("test-roundtrip", Limits::default()).await;
+    let id = strong("uid:1");
+    let pods = key("/api/v1/pods");
+    p.save_at(SERVER, &id, &pods, b"saved", 1000.0)
+        .await
+        .unwrap();
+    assert_eq!(
+        p.load_at(SERVER, &id, &pods, 2000.0).await.unwrap(),
+        Some(b"saved".to_vec())
+    );
+    // A trailing slash is the same server; another server, view or selector is not.
+    assert!(p
+        .load_at("http://127.0.0.1:8001/", &id, &pods, 2000.0)
+        .await
+        .unwrap()
+        .is_some());
+    assert_eq!(
+        p.load_at("http://other:8001", &id, &pods, 2000.0)
+            .await
+            .unwrap(),
+        None
+    );
+    let ns = key("/api/v1/namespaces/a/pods");
+    assert_eq!(p.load_at(SERVER, &id, &ns, 2000.0).await.unwrap(), None);
+    let mut selected = config();
+    selected.label_selector = Some("app=web".into());
+    let selected = ViewKey::of(&selected);
+    assert_eq!(
+        p.load_at(SERVER, &id, &selected, 2000.0).await.unwrap(),
+        None
+    );
+    assert_ne!(view_id(SERVER, &pods), view_id(SERVER, &selected));
+    // Saved again: replaced, not added.
+    p.save_at(SERVER, &id, &pods, b"newer", 3000.0)
+        .await
+        .unwrap();
+    assert_eq!(p.usage().await.unwrap(), (1, 5.0));
+    assert_eq!(
+        p.load_at(SERVER, &id, &pods, 3000.0).await.unwrap(),
+        Some(b"newer".to_vec())
+    );
+    p.forget(SERVER, &pods).await.unwrap();
+    assert_eq!(p.usage().await.unwrap(), (0, 0.0));
+}
+
+#[wasm_bindgen_test]
+async fn a_view_older_than_the_age_bound_is_not_restored_and_is_dropped() {
+    let p = open("test-age", Limits::default()).await;
+    let id = strong("uid:1");
+    let pods = key("/api/v1/pods");
+    p.save_at(SERVER, &id, &pods, b"old", 0.0).await.unwrap();
+    assert!(p
+        .load_at(SERVER, &id, &pods, 23.0 * HOUR)
+        .await
+        .unwrap()
+        .is_some());
+    assert_eq!(
+        p.load_at(SERVER, &id, &pods, 25.0 * HOUR).await.unwrap(),
+        None
+    );
+    assert_eq!(p.usage().await.unwrap(), (0, 0.0));
+    // A clock set back past the save does not make a view from the future valid.
+    p.save_at(SERVER, &id, &pods, b"future", 10.0 * HOUR)
+        .await
+        .unwrap();
+    assert_eq!(
+        p.load_at(SERVER, &id, &pods, 1.0 * HOUR).await.unwrap(),
+        None
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_oldest_views_are_evicted_to_fit_the_size_bound() {
+    let limits = Limits {
+        max_bytes: 100.0,
+        ..Limits::default()
+    };
+    let p = open("test-size", limits).await;
+    let id = strong("uid:1");
+    let views = ["/api/v1/pods", "/api/v1/nodes", "/api/v1/services"].map(key);
+    for (i, view) in views.iter().enumerate() {
+        p.save_at(SERVER, &id, view, &[b'x'; 40], 1000.0 * (i + 1) as f64)
+            .await
+            .unwrap();
+    }
+    assert_eq!(p.usage().await.unwrap(), (2, 80.0));
+    assert_eq!(
+        p.load_at(SERVER, &id, &views[0], 5000.0).await.unwrap(),
+        None
+    );
+    assert!(p
+        .load_at(SERVER, &id, &views[2], 5000.0)
+        .await
+        .unwrap()
+        .is_some());
+    // A view larger than the bound alone is not saved (and evicts nothing).
+    p.save_at(SERVER, &id, &views[0], &[b'x'; 101], 6000.0)
+        .await
+        .unwrap();
+    assert_eq!(p.usage().await.unwrap(), (2, 80.0));
+}
+
+#[wasm_bindgen_test]
+async fn another_cluster_at_the_same_url_drops_that_servers_views_only() {
+    let p = open("test-identity", Limits::default()).await;
+    let pods = key("/api/v1/pods");
+    let nodes = key("/api/v1/nodes");
+    p.save_at(SERVER, &strong("uid:A"), &pods, b"a", 1.0)
+        .await
+        .unwrap();
+    p.save_at(SERVER, &strong("uid:A"), &nodes, b"a", 1.0)
+        .await
+        .unwrap();
+    p.save_at("http://elsewhere", &strong("uid:C"), &pods, b"c", 1.0)
+        .await
+        .unwrap();
+    // The proxy now serves cluster B: none of A's views, and they are gone.
+    assert_eq!(
+        p.load_at(SERVER, &strong("uid:B"), &pods, 2.0)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        p.load_at(SERVER, &strong("uid:A"), &nodes, 2.0)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(p.usage().await.unwrap(), (1, 1.0));
+    assert!(p
+        .load_at("http://elsewhere", &strong("uid:C"), &pods, 2.0)
+        .await
+        .unwrap()
+        .is_some());
+    // Saving under B keeps B's from then on.
+    p.save_at(SERVER, &strong("uid:B"), &pods, b"b", 3.0)
+        .await
+        .unwrap();
+    assert_eq!(
+        p.load_at(SERVER, &strong("uid:B"), &pods, 4.0)
+            .await
+            .unwrap(),
+        Some(b"b".to_vec())
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_weak_identity_saves_nothing_unless_allowed() {
+    let weak = ServerIdentity {
+        value: "version:v1.32.0 abc 2026-01-01 linux/amd64".into(),
+        strong: false,
+    };
+    let pods = key("/api/v1/pods");
+    let p = open("test-weak", Limits::default()).await;
+    p.save_at(SERVER, &weak, &pods, b"w", 1.0).await.unwrap();
+    assert_eq!(p.usage().await.unwrap(), (0, 0.0));
+    drop(p);
+    let allowed = Limits {
+        allow_weak_identity: true,
+        ..Limits::default()
+    };
+    let p = open("test-weak", allowed).await;
+    p.save_at(SERVER, &weak, &pods, b"w", 1.0).await.unwrap();
+    assert_eq!(
+        p.load_at(SERVER, &weak, &pods, 2.0).await.unwrap(),
+        Some(b"w".to_vec())
+    );
+}
+
+#[wasm_bindgen_test]
+async fn turned_off_nothing_is_kept_or_restored() {
+    let p = open("test-off", Limits::default()).await;
+    let id = strong("uid:1");
+    let pods = key("/api/v1/pods");
+    p.save_at(SERVER, &id, &pods, b"kept", 1.0).await.unwrap();
+    assert!(p.enabled().await.unwrap());
+    p.set_enabled(false).await.unwrap();
+    assert!(!p.enabled().await.unwrap());
+    assert_eq!(
+        p.usage().await.unwrap(),
+        (0, 0.0),
+        "turning off drops every view"
+    );
+    p.save_at(SERVER, &id, &pods, b"kept", 2.0).await.unwrap();
+    assert_eq!(p.load_at(SERVER, &id, &pods, 3.0).await.unwrap(), None);
+    assert_eq!(p.usage().await.unwrap(), (0, 0.0));
+    // The setting is the origin's: another handle sees it.
+    let other = Persist::open_named("test-off", Limits::default())
+        .await
+        .unwrap();
+    assert!(!other.enabled().await.unwrap());
+    p.set_enabled(true).await.unwrap();
+    p.save_at(SERVER, &id, &pods, b"kept", 4.0).await.unwrap();
+    assert_eq!(p.usage().await.unwrap(), (1, 4.0));
+}
+
+fn table(rv: u64, names: &[&str]) -> String {
+    let rows: Vec<String> = names
+        .iter()
+        .map(|n| {
+            format!(
+                r#"{{"cells":["{n}","Running"],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"{n}","namespace":"a","uid":"u-{n}","resourceVersion":"{rv}","creationTimestamp":"2026-01-01T00:00:00Z"}}}}}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rv}"}},"columnDefinitions":[{{"name":"Name","type":"string","format":"name","description":"","priority":0}},{{"name":"Status","type":"string","format":"","description":"","priority":0}}],"rows":[{}]}}"#,
+        rows.join(",")
+    )
+}
+
+/// A saved view of p1 and p2 at version 42, made by an engine in this page.
+fn saved_view() -> Vec<u8> {
+    let mut engine = Engine::new(config(), Instant::ZERO);
+    let list = engine.poll_request().unwrap();
+    engine.handle_response(list.id, 200, &[], Instant::ZERO);
+    engine.handle_body(list.id, table(42, &["p1", "p2"]).as_bytes(), Instant::ZERO);
+    engine.handle_end(list.id, Instant::ZERO);
+    let watch = engine.poll_request().unwrap();
+    engine.handle_response(watch.id, 200, &[], Instant::ZERO);
+    engine.save_view().unwrap()
+}
+
+type Log = Rc<RefCell<Vec<String>>>;
+
+fn sink(log: &Log) -> kubelive_web::driver::Sink {
+    let log = log.clone();
+    Box::new(move |_: &DriverRef<'_>, events: Vec<Event>| {
+        for e in events {
+            log.borrow_mut().push(match e {
+                Event::Added(o) => format!("Added {}", o.name()),
+                Event::Restored {
+                    objects,
+                    resource_version,
+                } => format!("Restored {objects} at {resource_version}"),
+                Event::Synced {
+                    objects,
+                    resource_version,
+                } => format!("Synced {objects} at {resource_version}"),
+                Event::Columns { columns } => format!("Columns {}", columns.len()),
+                other => format!("{other:?}"),
+            });
+        }
+    })
+}
+
+#[wasm_bindgen_test]
+async fn a_driver_restored_from_a_saved_view_shows_it_and_watches_without_listing() {
+    fetch_install(&table(90, &[]));
+    let log: Log = Rc::default();
+    let (driver, error) = Driver::restore(config(), &saved_view(), "", sink(&log));
+    assert_eq!(error, None);
+    let mut events = log.borrow().clone();
+    events.sort();
+    assert_eq!(
+        events,
+        ["Added p1", "Added p2", "Columns 2", "Restored 2 at 42"]
+    );
+    assert_eq!(driver.with_store(|s| s.len()), 2);
+    sleep(0).await;
+    assert_eq!(
+        fetch_urls().split("&timeoutSeconds").next().unwrap(),
+        "/api/v1/pods?watch=true&resourceVersion=42&allowWatchBookmarks=true"
+    );
+    driver.stop();
+}
+
+#[wasm_bindgen_test]
+async fn a_saved_view_that_does_not_restore_lists_and_says_why() {
+    fetch_install(&table(90, &[]));
+    let log: Log = Rc::default();
+    let mut damaged = saved_view();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    let (driver, error) = Driver::restore(config(), &damaged, "", sink(&log));
+    assert_eq!(error, Some(kubelive_core::RestoreError::Damaged));
+    let mut other = config();
+    other.collection = Collection::parse("/api/v1/namespaces/a/pods").unwrap();
+    let (driver2, error) = Driver::restore(other, &saved_view(), "", sink(&log));
+    assert!(
+        matches!(
+            error,
+            Some(kubelive_core::RestoreError::OtherView {
+                what: "collection",
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+    sleep(0).await;
+    let urls = fetch_urls();
+    assert!(urls.starts_with("/api/v1/pods?limit="), "{urls}");
+    assert!(urls.contains("/api/v1/namespaces/a/pods?limit="), "{urls}");
+    driver.stop();
+    driver2.stop();
+}
+
+#[wasm_bindgen_test]
+async fn a_running_view_is_saved_when_it_syncs() {
+    fetch_install(&table(77, &["p1", "p2", "p3"]));
+    let log: Log = Rc::default();
+    let mut c = config();
+    c.page_size = 100;
+    let driver = Driver::start(c, "", sink(&log));
+    let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
+    let into = saved.clone();
+    driver.save_views(30_000.0, Box::new(move |b| into.borrow_mut().push(b)));
+    assert!(saved.borrow().is_empty(), "nothing to save before the sync");
+    for _ in 0..100 {
+        if !saved.borrow().is_empty() {
+            break;
+        }
+        sleep(10).await;
+    }
+    assert!(
+        log.borrow().iter().any(|e| e == "Synced 3 at 77"),
+        "{:?}",
+        log.borrow()
+    );
+    let saved = saved.borrow();
+    assert_eq!(saved.len(), 1, "saved once, at the sync");
+    let view = SavedView::decode(&saved[0]).unwrap();
+    assert_eq!(view.resource_version().as_str(), "77");
+    assert_eq!(view.rows().len(), 3);
+    assert_eq!(driver.save_view().unwrap(), saved[0]);
+    driver.stop();
+}
