@@ -489,7 +489,7 @@ async function rowsFloorPage(page, base) {
     template.removeAttribute('style');
     win.replaceChildren();
     win.style.transform = '';
-    const height = Number(getComputedStyle(document.documentElement).getPropertyValue('--row').replace('px', '')) || 28;
+    const height = Number(getComputedStyle(document.querySelector('.app')).getPropertyValue('--row-height').replace('px', '')) || 28;
     scroller.querySelector('.spacer').style.height = `${rows * height}px`;
     const pool = 2 * Math.ceil((Math.ceil(scroller.clientHeight / height) + 16) / 2);
     const els = Array.from({ length: pool }, () => { const e = template.cloneNode(true); win.append(e); e.dataset.index = '-1'; return e; });
