@@ -1,6 +1,6 @@
 // Types of `kubelive/table`: the <kubelive-table> element (hand-written; checked with
 // `tsc --strict` under lib es2022 + dom by `cargo xtask test`).
-import type { TableColumn, TableRow, Watcher, WatcherError, WatcherStatus, WatcherSynced } from './index.js';
+import type { TableColumn, TableRow, View, Watcher, WatcherError, WatcherStatus, WatcherSynced } from './index.js';
 
 /** `detail` of `kubelive-change`: a batch of changes landed. */
 export interface KubeliveChange {
@@ -35,13 +35,19 @@ export interface KubeliveTableEventMap extends HTMLElementEventMap {
 /**
  * `<kubelive-table resource="/api/v1/pods" namespace="web" label-selector="app=web">`:
  * the collection as the server prints it, live. Attributes: `resource`, `namespace`,
- * `label-selector`, `field-selector`, `base-url` (a change restarts the watch), `wide`.
+ * `label-selector`, `field-selector`, `base-url` (a change restarts the watch), `wide`,
+ * `filter`.
  * Removed from the document, it stops its watcher.
  */
 export declare class KubeliveTable extends HTMLElement {
   static readonly observedAttributes: string[];
   /** The watcher of the current attributes; null before it started (or when the attributes were refused). */
   get watcher(): Watcher<TableRow> | null;
+  /** The view of the watcher it shows (kubelive's table model sorts, filters and prints the rows); null while no watcher runs. */
+  get view(): View | null;
+  /** Free text: only rows with every word in one of their shown cells (not ages); reflected by the `filter` attribute. */
+  get filter(): string;
+  set filter(text: string);
   /** Every column (as `-o wide`), reflected by the `wide` attribute. */
   get wide(): boolean;
   set wide(on: boolean);
@@ -69,7 +75,7 @@ export declare class KubeliveTable extends HTMLElement {
   ): void;
 }
 
-/** kubectl's human duration (`45s`, `5m2s`, `3h10m`, `2d4h`), from seconds. */
+/** kubectl's human duration (`45s`, `5m2s`, `3h10m`, `2d4h`), from seconds (the package's, after `init()`). */
 export declare function humanDuration(seconds: number): string;
 
 declare global {

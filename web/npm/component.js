@@ -2,15 +2,22 @@
 // printed by the server as `kubectl get` prints it. Importing this module defines the
 // element; every element on the page shares the one wasm instance `init()` loads.
 //
-// Attributes (a change restarts the watch, except `wide`): `resource` (a collection
-// path such as `/api/v1/pods`, or a common plural such as `pods`), `namespace`,
-// `label-selector`, `field-selector`, `base-url`, `wide` (every column, as `-o wide`).
+// Attributes (a change restarts the watch, except `wide` and `filter`): `resource` (a
+// collection path such as `/api/v1/pods`, or a common plural such as `pods`),
+// `namespace`, `label-selector`, `field-selector`, `base-url`, `wide` (every column, as
+// `-o wide`), `filter` (free text: rows with every word in one of their shown cells).
 // DOM events (bubbling, composed): `kubelive-change`, `kubelive-status`,
 // `kubelive-synced`, `kubelive-error`, `kubelive-select` (a row clicked; unless the
 // page cancels it, the element shows the object below the table, fetched then, its
 // Secret values masked). Cells are text (textContent), never markup.
+//
+// The rows are a view of the watcher (`watcher.view()`): kubelive's table model, the
+// app's, sorts, filters and prints them (ages counted on, changed rows marked) in
+// wasm; this element asks for the window it shows and draws it.
 
-import init, { Watcher } from './index.js';
+import init, { Watcher, humanDuration } from './index.js';
+
+export { humanDuration };
 
 /** Plurals a user types, and where they live (anything else: give the path). */
 const PATHS = {
@@ -62,6 +69,8 @@ const STYLE = `
 [part~=rows] { position: absolute; left: 0; right: 0; top: 0; }
 [part~=row] { display: grid; height: var(--kubelive-row-height, 28px); line-height: var(--kubelive-row-height, 28px); border-bottom: 1px solid var(--_border); box-sizing: border-box; cursor: default; }
 [part~=row]:hover { background: var(--_hover); }
+[part~=row][data-state=added], [part~=row][data-state=changed] { box-shadow: inset 3px 0 var(--kubelive-changed-color, var(--_accent)); }
+[part~=row][data-state=deleted] { color: var(--_muted); text-decoration: line-through; }
 [part~=cell] { padding: 0 8px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 [part~=empty] { padding: 8px; color: var(--_muted); }
 [part~=detail] { position: relative; border-top: 1px solid var(--_border); background: var(--_header-bg); }
@@ -71,79 +80,11 @@ const STYLE = `
 [part~=detail-body] { margin: 0; padding: 4px 8px 8px; max-height: var(--kubelive-detail-height, 300px); overflow: auto; white-space: pre; }
 `;
 
-/** kubectl's `HumanDuration` (k8s.io/apimachinery/pkg/util/duration), from seconds. */
-export function humanDuration(seconds) {
-  // Up to a second in the future is clock skew ("0s"); more is "<invalid>".
-  if (Math.trunc(seconds) < -1) return '<invalid>';
-  const s = Math.max(0, Math.trunc(seconds));
-  if (s < 60 * 2) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
-  if (m < 60 * 3) return `${m}m`;
-  const h = Math.floor(s / 3600);
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  if (h < 24 * 8) return h % 24 === 0 ? `${Math.floor(h / 24)}d` : `${Math.floor(h / 24)}d${h % 24}h`;
-  if (h < 24 * 365 * 2) return `${Math.floor(h / 24)}d`;
-  if (h < 24 * 365 * 8) {
-    const days = Math.floor(h / 24) % 365;
-    return days === 0 ? `${Math.floor(h / 24 / 365)}y` : `${Math.floor(h / 24 / 365)}y${days}d`;
-  }
-  return `${Math.floor(h / 24 / 365)}y`;
-}
-
-/** Seconds of a printed duration (`5m`, `2d3h`, `45s`), or NaN. */
-function parseDuration(text) {
-  const m = /^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(text);
-  if (!m || text === '') return NaN;
-  const [y, d, h, min, s] = m.slice(1).map((v) => Number(v ?? 0));
-  return (((y * 365 + d) * 24 + h) * 60 + min) * 60 + s;
-}
-
-/** A cell as kubectl prints it: strings as they are, null as `<none>`. */
-function cellText(cell) {
-  if (cell === null || cell === undefined) return '<none>';
-  if (typeof cell === 'object') return JSON.stringify(cell);
-  return String(cell);
-}
-
-function isAge(column) {
-  return column.name === 'Age';
-}
-
 /** The NAMESPACE column kubectl adds across namespaces (`-A`): index -1. */
 const NAMESPACE = Object.freeze({ name: 'Namespace', type: 'string', format: '', description: 'The namespace of the object', priority: 0 });
 
-/** A sort key of `row` in `column` (index `i`): numbers numerically, times by timestamp. */
-function sortKey(row, column, i) {
-  if (i === -1) return row.metadata.namespace ?? '';
-  const cell = row.cells[i];
-  if (isAge(column)) {
-    // Older first when ascending by Age means the smallest creation time last: sort
-    // by age, i.e. by minus the creation timestamp.
-    const t = Date.parse(row.metadata.creationTimestamp ?? '');
-    return Number.isNaN(t) ? Infinity : -t;
-  }
-  // Numbers numerically, whatever type the column declares (the built-in printers
-  // declare some integer columns `string`, e.g. a deployment's Available).
-  if (typeof cell === 'number') return cell;
-  if (column.type === 'integer' || column.type === 'number') {
-    const n = typeof cell === 'number' ? cell : Number.parseFloat(cell);
-    return Number.isNaN(n) ? -Infinity : n;
-  }
-  if (column.type === 'date') {
-    const t = Date.parse(cell ?? '');
-    if (!Number.isNaN(t)) return t;
-    const ago = parseDuration(String(cell ?? ''));
-    return Number.isNaN(ago) ? -Infinity : -ago;
-  }
-  return cellText(cell);
-}
-
-function compare(a, b) {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  return String(a).localeCompare(String(b), undefined, { numeric: true });
-}
+/** An answer before there is a view. */
+const NO_WINDOW = Object.freeze({ first: 0, length: 0, columns: [], sort: null, rows: [], pending: false });
 
 let shared = null;
 function sheet() {
@@ -167,22 +108,24 @@ function fire(element, type, detail) {
 }
 
 export class KubeliveTable extends HTMLElement {
-  static observedAttributes = ['resource', 'namespace', 'label-selector', 'field-selector', 'base-url', 'wide'];
+  static observedAttributes = ['resource', 'namespace', 'label-selector', 'field-selector', 'base-url', 'wide', 'filter'];
 
   #watcher = null;
+  /** The watcher's view this element draws (sorted, filtered, printed in wasm). */
+  #view = null;
   #unsubscribe = [];
   /** A restart is scheduled (attribute changes in one task restart once). */
   #pending = false;
   /** Bumped by each (re)start: a start awaiting init() that is no longer current gives up. */
   #generation = 0;
-  #sort = null; // { index, descending }
-  #rows = [];
-  #columns = [];
-  #sortedFor = null; // [snapshot, columns, sort] the rows were sorted for
+  /** `{ id, descending }` of the column clicked, kept across restarts; null: the rows' own order. */
+  #sort = null;
+  /** The last window drawn. */
+  #window = NO_WINDOW;
   #frame = 0;
   #ageTimer = null;
   #lastStatus = null;
-  /** The shown columns the header was drawn for. */
+  /** The columns and sort the header was drawn for. */
   #headerFor = '';
   /** The row elements in view, by key (see `#render`). */
   #live = new Map();
@@ -214,8 +157,8 @@ export class KubeliveTable extends HTMLElement {
     this.#els = { status, header, body, spacer, rows, detail };
     body.addEventListener('scroll', () => this.#schedule(), { passive: true });
     header.addEventListener('click', (e) => {
-      const cell = e.target.closest('[data-index]');
-      if (cell) this.#sortBy(Number(cell.dataset.index));
+      const cell = e.target.closest('[data-id]');
+      if (cell) this.#sortBy(cell.dataset.id);
     });
     // Delegated on the scrolling body, resolved by data-key when the click comes: a row
     // element stays while its object is in view, whatever changes around it.
@@ -237,6 +180,11 @@ export class KubeliveTable extends HTMLElement {
     return this.#watcher;
   }
 
+  /** The view of the watcher the element shows (null while none runs). */
+  get view() {
+    return this.#view;
+  }
+
   get wide() {
     return this.hasAttribute('wide');
   }
@@ -245,9 +193,20 @@ export class KubeliveTable extends HTMLElement {
     this.toggleAttribute('wide', Boolean(on));
   }
 
-  /** The columns shown (the server's, priority 0 unless `wide`). */
+  /** Free text: only rows with every word in one of their shown cells (not ages). */
+  get filter() {
+    return this.getAttribute('filter') ?? '';
+  }
+
+  set filter(text) {
+    if (text) this.setAttribute('filter', String(text));
+    else this.removeAttribute('filter');
+  }
+
+  /** The columns shown (the server's, priority 0 unless `wide`; NAMESPACE first across namespaces). */
   get shownColumns() {
-    return this.#shown().map((i) => this.#column(i));
+    const all = this.#watcher?.columns() ?? [];
+    return this.#window.columns.map((c) => (c.index === -1 ? NAMESPACE : all[c.index] ?? c));
   }
 
   connectedCallback() {
@@ -260,12 +219,17 @@ export class KubeliveTable extends HTMLElement {
 
   attributeChangedCallback(name, before, after) {
     if (before === after || !this.isConnected) return;
-    if (name === 'wide') {
-      this.#renderHeader();
+    if (name === 'wide' || name === 'filter') {
+      this.#view?.set(this.#viewOptions());
       this.#render();
     } else {
       this.#restartSoon();
     }
+  }
+
+  #viewOptions() {
+    const sort = this.#sort ? `${this.#sort.descending ? '-' : ''}${this.#sort.id}` : '';
+    return { sort, filter: this.filter, wide: this.wide };
   }
 
   #restartSoon() {
@@ -281,6 +245,8 @@ export class KubeliveTable extends HTMLElement {
     this.#generation += 1;
     for (const off of this.#unsubscribe) off();
     this.#unsubscribe = [];
+    this.#view?.free();
+    this.#view = null;
     this.#watcher?.free();
     this.#watcher = null;
     clearInterval(this.#ageTimer);
@@ -293,11 +259,8 @@ export class KubeliveTable extends HTMLElement {
     this.#stop();
     this.#closeDetail();
     const generation = this.#generation;
-    this.#rows = [];
-    this.#columns = [];
-    this.#sortedFor = null;
+    this.#window = NO_WINDOW;
     this.#showStatus({ phase: 'loading', synced: false, objects: 0, error: null });
-    this.#renderHeader();
     this.#render();
     try {
       await init();
@@ -322,17 +285,10 @@ export class KubeliveTable extends HTMLElement {
       return;
     }
     this.#watcher = watcher;
+    this.#view = watcher.view(this.#viewOptions());
     this.#unsubscribe = [
-      watcher.onUpdate((version) => {
-        this.#schedule();
-        fire(this, 'kubelive-change', { version, size: watcher.size });
-      }),
-      watcher.onColumns((columns) => {
-        this.#columns = columns;
-        this.#sortedFor = null;
-        this.#renderHeader();
-        this.#schedule();
-      }),
+      this.#view.onChange(() => this.#schedule()),
+      watcher.onUpdate((version) => fire(this, 'kubelive-change', { version, size: watcher.size })),
       watcher.onStatus((status) => {
         this.#showStatus(status);
         fire(this, 'kubelive-status', status);
@@ -341,9 +297,9 @@ export class KubeliveTable extends HTMLElement {
       watcher.onError((error) => fire(this, 'kubelive-error', error)),
     ];
     watcher.start();
-    // Age counts on between changes.
+    // Ages count on between changes.
     this.#ageTimer = setInterval(() => {
-      if (this.#columns.some(isAge)) this.#render();
+      if (this.#window.columns.some((c) => c.name === 'Age')) this.#schedule();
     }, 1000);
   }
 
@@ -356,7 +312,9 @@ export class KubeliveTable extends HTMLElement {
     // row. A click where the press was means the row the user pressed.
     const still = pressed && e.detail > 0 && Math.hypot(e.clientX - pressed.x, e.clientY - pressed.y) < 4;
     const which = still ? pressed.key : e.target.closest('[data-key]')?.dataset.key;
-    const found = which !== undefined && this.#ordered().find((r) => key(r) === which);
+    const shown = which !== undefined && this.#live.get(which);
+    // The row as the watcher holds it now (a deleted one opens nothing).
+    const found = shown && this.#watcher?.get(shown.namespace, shown.name);
     if (!found) return;
     const select = new CustomEvent('kubelive-select', { detail: { row: found }, bubbles: true, composed: true, cancelable: true });
     if (this.dispatchEvent(select)) this.#showDetail(found);
@@ -365,7 +323,7 @@ export class KubeliveTable extends HTMLElement {
   /** The object of `row`, as the server has it now (a GET), below the table. */
   async #showDetail(row) {
     const { detail } = this.#els;
-    const which = key(row);
+    const which = `${row.metadata.namespace ?? ''}/${row.metadata.name}`;
     const title = div('detail-title');
     title.textContent = which;
     const close = document.createElement('button');
@@ -435,76 +393,33 @@ export class KubeliveTable extends HTMLElement {
     return Boolean(s?.synced && !s.error && (this.#watcher?.size ?? 0) === 0);
   }
 
-  /** Whether rows span namespaces (no namespace asked for, and namespaced rows). */
-  #acrossNamespaces() {
-    if (this.getAttribute('namespace') || (this.getAttribute('resource') ?? '').includes('/namespaces/')) return false;
-    const first = this.#watcher?.snapshot()[0];
-    return first !== undefined && first.metadata.namespace !== undefined;
-  }
-
-  #column(i) {
-    return i === -1 ? NAMESPACE : this.#columns[i];
-  }
-
-  #shown() {
-    const wide = this.wide;
-    const shown = this.#columns.length > 0 && this.#acrossNamespaces() ? [-1] : [];
-    this.#columns.forEach((c, i) => {
-      if (wide || c.priority === 0) shown.push(i);
-    });
-    return shown;
-  }
-
-  #template() {
-    return this.#shown()
-      .map((i) => (this.#column(i).format === 'name' ? 'minmax(12ch, 3fr)' : 'minmax(6ch, 1fr)'))
-      .join(' ');
-  }
-
-  #renderHeader() {
+  #renderHeader(w) {
     const header = this.#els.header;
+    const sort = w.sort ? `${w.sort.descending ? '-' : ''}${w.sort.column}` : '';
+    const drawn = `${w.columns.map((c) => c.id).join(',')} ${sort}`;
+    if (drawn === this.#headerFor) return;
+    this.#headerFor = drawn;
     header.replaceChildren();
-    header.style.gridTemplateColumns = this.#template();
-    this.#headerFor = this.#shown().join(',');
-    for (const i of this.#shown()) {
-      const c = this.#column(i);
+    header.style.gridTemplateColumns = template(w.columns);
+    for (const c of w.columns) {
       const cell = div('header-cell', 'columnheader');
-      cell.dataset.index = String(i);
+      cell.dataset.id = c.id;
       cell.textContent = c.name;
       if (c.description) cell.title = c.description;
-      if (this.#sort?.index === i) {
-        cell.setAttribute('aria-sort', this.#sort.descending ? 'descending' : 'ascending');
+      if (w.sort?.column === c.id) {
+        cell.setAttribute('aria-sort', w.sort.descending ? 'descending' : 'ascending');
       }
       header.append(cell);
     }
   }
 
-  #sortBy(index) {
-    this.#sort = this.#sort?.index === index && !this.#sort.descending
-      ? { index, descending: true }
-      : { index, descending: false };
-    this.#sortedFor = null;
-    this.#renderHeader();
+  /** A header click: the same column flips (ascending, then descending), another starts ascending. */
+  #sortBy(id) {
+    this.#sort = this.#sort?.id === id && !this.#sort.descending
+      ? { id, descending: true }
+      : { id, descending: false };
+    this.#view?.set(this.#viewOptions());
     this.#render();
-  }
-
-  /** The rows in display order (re-sorted only when the snapshot, columns or sort moved). */
-  #ordered() {
-    const snapshot = this.#watcher?.snapshot() ?? [];
-    const f = this.#sortedFor;
-    if (f && f[0] === snapshot && f[1] === this.#columns && f[2] === this.#sort) return this.#rows;
-    let rows = snapshot;
-    const sort = this.#sort;
-    const column = sort && this.#column(sort.index);
-    if (column) {
-      const keyed = snapshot.map((row) => [sortKey(row, column, sort.index), row]);
-      // Stable: equal keys keep namespace/name order.
-      keyed.sort((a, b) => compare(a[0], b[0]) * (sort.descending ? -1 : 1));
-      rows = keyed.map(([, row]) => row);
-    }
-    this.#rows = rows;
-    this.#sortedFor = [snapshot, this.#columns, sort];
-    return rows;
   }
 
   #schedule() {
@@ -521,46 +436,44 @@ export class KubeliveTable extends HTMLElement {
   }
 
   /**
-   * Draws the rows in view, keyed: a row whose object stays in view keeps its element
-   * and only its changed cells' text is set; elements of rows leaving the view are
-   * reused for rows entering it; elements move only where the order changed.
+   * Draws the window of rows in view, keyed: a row whose object stays in view keeps
+   * its element and only its changed cells' text is set; elements of rows leaving the
+   * view are reused for rows entering it; elements move only where the order changed.
    */
   #render() {
-    const rows = this.#ordered();
-    const template = this.#template();
-    if (this.#headerFor !== this.#shown().join(',')) this.#renderHeader();
     const { body, spacer, rows: box } = this.#els;
     const height = this.#rowHeight();
-    spacer.style.height = `${rows.length * height}px`;
     const first = Math.max(0, Math.floor(body.scrollTop / height) - OVERSCAN);
     const visible = Math.ceil((body.clientHeight || 400) / height) + 2 * OVERSCAN;
-    const last = Math.min(rows.length, first + visible);
-    box.style.transform = `translateY(${first * height}px)`;
-    const inView = new Set();
-    for (let r = first; r < last; r++) inView.add(key(rows[r]));
+    const w = this.#view && !this.#view.freed ? this.#view.window(first, visible) : NO_WINDOW;
+    this.#window = w;
+    if (w.pending) this.#schedule();
+    this.#renderHeader(w);
+    const grid = template(w.columns);
+    spacer.style.height = `${w.length * height}px`;
+    box.style.transform = `translateY(${w.first * height}px)`;
+    const inView = new Set(w.rows.map((r) => r.key));
     for (const [k, view] of this.#live) {
       if (inView.has(k)) continue;
       this.#live.delete(k);
       view.el.remove();
       this.#spare.push(view);
     }
-    const shown = this.#shown();
-    const now = Date.now();
     let at = box.firstChild;
-    for (let r = first; r < last; r++) {
-      const row = rows[r];
-      const k = key(row);
-      let view = this.#live.get(k);
+    for (const row of w.rows) {
+      let view = this.#live.get(row.key);
       if (!view) {
         view = this.#spare.pop() ?? { el: div('row', 'row'), texts: [], template: '' };
-        view.el.dataset.key = k;
-        this.#live.set(k, view);
+        view.el.dataset.key = row.key;
+        this.#live.set(row.key, view);
       }
-      fill(view, row, shown.map((i) => this.#column(i)), shown, template, now);
+      view.namespace = row.namespace;
+      view.name = row.name;
+      fill(view, row, grid);
       if (view.el === at) at = at.nextSibling;
       else box.insertBefore(view.el, at);
     }
-    if (rows.length === 0 && this.#isEmpty()) {
+    if (w.length === 0 && this.#isEmpty()) {
       if (!this.#empty) {
         this.#empty = div('empty');
         this.#empty.textContent = 'No resources found.';
@@ -576,31 +489,30 @@ export class KubeliveTable extends HTMLElement {
   }
 }
 
+/** The grid's columns: the name wider than the rest. */
+function template(columns) {
+  return columns.map((c) => (c.format === 'name' ? 'minmax(12ch, 3fr)' : 'minmax(6ch, 1fr)')).join(' ');
+}
+
 /** Sets `view`'s cells to `row`'s, touching only the cells whose text changed. */
-function fill(view, row, columns, shown, template, now) {
+function fill(view, row, template) {
   const { el, texts } = view;
   if (view.template !== template) {
     el.style.gridTemplateColumns = template;
     view.template = template;
   }
-  while (el.children.length > shown.length) el.lastChild.remove();
-  while (el.children.length < shown.length) el.append(div('cell', 'cell'));
-  texts.length = shown.length;
-  shown.forEach((i, n) => {
-    const column = columns[n];
-    let text;
-    if (i === -1) {
-      text = row.metadata.namespace ?? '';
-    } else if (isAge(column) && row.metadata.creationTimestamp) {
-      text = humanDuration((now - Date.parse(row.metadata.creationTimestamp)) / 1000);
-    } else {
-      text = cellText(row.cells[i]);
-    }
+  const cells = row.cells;
+  while (el.children.length > cells.length) el.lastChild.remove();
+  while (el.children.length < cells.length) el.append(div('cell', 'cell'));
+  texts.length = cells.length;
+  cells.forEach((text, n) => {
     if (texts[n] !== text) {
       el.children[n].textContent = text; // text, never markup
       texts[n] = text;
     }
   });
+  if (row.state) el.dataset.state = row.state;
+  else delete el.dataset.state;
 }
 
 /** The object's own path: its collection's, with its namespace, then its name. */
@@ -617,10 +529,6 @@ function masked(object) {
   if (object?.kind !== 'Secret') return object;
   const hide = (m) => (m ? Object.fromEntries(Object.keys(m).map((k) => [k, '••••••'])) : m);
   return { ...object, data: hide(object.data), stringData: hide(object.stringData) };
-}
-
-function key(row) {
-  return `${row.metadata.namespace ?? ''}/${row.metadata.name}`;
 }
 
 if (!customElements.get('kubelive-table')) {

@@ -290,6 +290,8 @@ export interface Watcher<T = KubeObject> extends EventTarget {
   /** One object (namespace `''` for cluster-scoped ones). */
   get(namespace: string, name: string): T | undefined;
   status(): WatcherStatus;
+  /** A view of the rows for a table that shows a window of them, sorted and filtered by kubelive's table model; `free()` it when done. */
+  view(options?: ViewOptions): View;
   /** Objects held. */
   get size(): number;
   /** Moves with every batch of changes: the snapshot changed when it did. */
@@ -326,3 +328,79 @@ export interface Watcher<T = KubeObject> extends EventTarget {
     options?: boolean | EventListenerOptions,
   ): void;
 }
+
+/** What a `View` shows (`watcher.view(options)`, `view.set(options)`: absent members stay). */
+export interface ViewOptions {
+  /** A column's id (`name`, `restarts`, `nominated-node`), `-` first for descending; `''` (the default): the rows' own order, by namespace and name. */
+  sort?: string | null;
+  /** Free text: rows with every word (case-insensitive) in one of their shown cells, time cells aside. */
+  filter?: string | null;
+  /** Every column (kubectl's `-o wide`), not only those of priority 0. */
+  wide?: boolean | null;
+}
+
+/** A column a view shows. */
+export interface ViewColumn {
+  /** What `sort` names it by: the name in `[a-z0-9-]`. */
+  id: string;
+  /** As the server (or kubelive's fallback printer) names it; kubectl prints it upper-cased. */
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date' | (string & {});
+  /** `name` for the object's name. */
+  format: string;
+  description: string;
+  priority: number;
+  /** The cell's index in the watcher's `columns()`; -1 for the NAMESPACE column a view across namespaces adds (as kubectl does). */
+  index: number;
+  /** Numbers and ages, aligned right. */
+  numeric: boolean;
+}
+
+/** One row of a window: plain data. */
+export interface ViewRow {
+  /** `namespace/name` (`/name` when cluster-scoped). */
+  key: string;
+  namespace: string;
+  name: string;
+  /** The shown columns' text, as kubectl prints them (ages counted to now). */
+  cells: string[];
+  /** A change lately (`added`, `changed`), a deletion (`deleted`: shown a moment, fading), or none. */
+  state: '' | 'added' | 'changed' | 'deleted';
+  /** Milliseconds since that change (0 with no state). */
+  elapsed: number;
+}
+
+/** An answer of `view.window(first, count)`: plain data (structured-cloneable). */
+export interface ViewWindow {
+  /** The index of `rows[0]`. */
+  first: number;
+  /** Rows in the view (deleted ones still fading included; a filter's matches found so far while it is applied). */
+  length: number;
+  columns: ViewColumn[];
+  /** The sort, or null for the rows' own order. */
+  sort: { column: string; descending: boolean } | null;
+  rows: ViewRow[];
+  /** Ask again on the next frame: work is left, or rows are flashing or fading. */
+  pending: boolean;
+}
+
+/**
+ * The rows of a watcher as a table shows them: sorted and filtered by kubelive's table
+ * model (the app's), read a window at a time. Requests and answers are plain data.
+ * A `change` event (`onChange`) says the window's rows may have changed.
+ */
+export declare class View extends EventTarget {
+  private constructor();
+  /** Rows `first .. first + count` (at most 1000). A RangeError unless both are whole numbers from 0. */
+  window(first: number, count: number): ViewWindow;
+  /** Rows in the view. */
+  get length(): number;
+  set(options: ViewOptions): void;
+  onChange(callback: () => void): () => void;
+  /** Forgets the view; any later call throws. */
+  free(): void;
+  get freed(): boolean;
+}
+
+/** kubectl's human duration (`45s`, `5m2s`, `3h10m`, `2d4h`; `<invalid>` over a second in the future), from seconds. After `init()`. */
+export declare function humanDuration(seconds: number): string;

@@ -8,11 +8,15 @@
 // * events: the core's hooks become `change`, `update`, `status`, `synced`, `reset`,
 //   `error` and (table mode) `columns` and `tablesUnavailable` events; `status` events
 //   for counters alone are throttled;
-// * calls after free() fail with an error naming the method.
+// * calls after free() fail with an error naming the method;
+// * views (`watcher.view(options)`): the rows sorted and filtered by kubelive's table
+//   model, read a window at a time, as plain data (see `View`).
 // The hooks hold the watcher weakly: a stopped watcher nobody references is collected
 // (and its wasm memory freed) as any object is.
 
-import initWasm, { WatcherCore } from './kubelive_watcher.js';
+import initWasm, { WatcherCore, humanDuration } from './kubelive_watcher.js';
+
+export { humanDuration };
 
 let loading = null;
 let loaded = false;
@@ -123,6 +127,16 @@ export class Watcher extends EventTarget {
     return this.#core.columns();
   }
 
+  /**
+   * A view of the rows for a table that shows a window of them: sorted and filtered by
+   * kubelive's table model (the app's), read with `view.window(first, count)`.
+   * `options`: `{ sort, filter, wide }` (see `View.set`). `free()` it when done.
+   */
+  view(options) {
+    this.#live('view()');
+    return new View(this, this.#core, this.#core.createView(options));
+  }
+
   get size() {
     this.#live('size');
     return this.#core.size;
@@ -202,5 +216,96 @@ export class Watcher extends EventTarget {
       this.#statusTimer = null;
     }
     if (!this.#freed) this.#emit('status', this.#core.status());
+  }
+}
+
+/**
+ * The rows of a `Watcher` as a table shows them, sorted and filtered by kubelive's table
+ * model (the app's: a sorted, filtered index kept up to date change by change), read a
+ * window at a time. What it takes and gives is plain data (structured-cloneable, no
+ * functions, no identity), so the same requests can cross a `postMessage`.
+ *
+ * A `change` event (or `onChange`) says the window's rows may have changed: ask for
+ * the window again (in the next animation frame); an answer with `pending: true` asks
+ * to be asked again on the next frame too (work left, rows flashing or fading).
+ */
+export class View extends EventTarget {
+  #watcher;
+  #core;
+  #id;
+  #freed = false;
+  #off;
+
+  constructor(watcher, core, id) {
+    super();
+    this.#watcher = watcher;
+    this.#core = core;
+    this.#id = id;
+    const changed = () => this.#changed();
+    for (const type of ['update', 'columns', 'tablesUnavailable', 'reset']) watcher.addEventListener(type, changed);
+    this.#off = () => {
+      for (const type of ['update', 'columns', 'tablesUnavailable', 'reset']) watcher.removeEventListener(type, changed);
+    };
+  }
+
+  /**
+   * Rows `first .. first + count` (at most 1000): `{ first, length, columns, sort, rows,
+   * pending }`; each row `{ key, namespace, name, cells, state, elapsed }`, its cells
+   * the shown columns' text as kubectl prints them (ages counted to now), `state`
+   * `'added'`, `'changed'`, `'deleted'` (a moment, fading) or `''`, `elapsed` the ms
+   * since that change.
+   */
+  window(first, count) {
+    this.#live('window()');
+    return this.#core.window(this.#id, first, count);
+  }
+
+  /** Rows in the view (a filter's matches so far while it is being applied). */
+  get length() {
+    return this.window(0, 0).length;
+  }
+
+  /**
+   * Changes what the view shows; absent options stay. `sort`: a column's id (`name`,
+   * `restarts`, `nominated-node`), `-` first for descending, `''` for the rows' own
+   * order (namespace, name); `filter`: words that must each appear in one of a row's
+   * shown cells (case-insensitive; not time cells); `wide`: every column (`-o wide`).
+   */
+  set(options) {
+    this.#live('set()');
+    this.#core.setView(this.#id, options);
+    this.#changed();
+  }
+
+  /** Calls `fn` when the window's rows may have changed; returns an unsubscribe function. */
+  onChange(fn) {
+    this.#live('onChange()');
+    if (typeof fn !== 'function') {
+      throw new TypeError(`View.onChange(callback): callback must be a function, got ${fn === null ? 'null' : typeof fn}`);
+    }
+    const listener = () => fn();
+    this.addEventListener('change', listener);
+    return () => this.removeEventListener('change', listener);
+  }
+
+  /** Forgets the view (its watcher goes on). */
+  free() {
+    if (this.#freed) return;
+    this.#freed = true;
+    this.#off();
+    if (!this.#watcher.freed) this.#core.dropView(this.#id);
+  }
+
+  get freed() {
+    return this.#freed || this.#watcher.freed;
+  }
+
+  #changed() {
+    if (!this.freed) this.dispatchEvent(new Event('change'));
+  }
+
+  #live(method) {
+    if (this.#freed) throw new Error(`View.${method}: this view was freed (free() was called)`);
+    if (this.#watcher.freed) throw new Error(`View.${method}: its watcher was freed`);
   }
 }

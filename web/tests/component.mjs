@@ -5,7 +5,8 @@
 // kubectl's headers (NAMESPACE first across namespaces); only visible rows are in the
 // DOM, keyed (a row in view keeps its element across changes, rows scrolled into view
 // reuse elements, a held click under churn opens the row pressed); headers sort by
-// type; an attribute change restarts and converges; removing an
+// type and the filter attribute filters, both through the watcher's view (the table
+// model); an attribute change restarts and converges; removing an
 // element stops its watcher and aborts its requests; the DOM events bubble out of the
 // shadow root; a selector the server rejects is a kubelive-error with its code; cells
 // are text; the CSS custom properties style it.
@@ -407,6 +408,56 @@ try {
   const ages = ageSort.cells.map(seconds);
   check(ageSort.sort === 'ascending' && ages.length > 30 && nondecreasing(ages),
     `Age sorts by creationTimestamp, youngest first (${ageSort.cells.slice(0, 4).join(' ')} … ${ageSort.cells.slice(-2).join(' ')})`);
+
+  // Sort and filter go through the table model (the watcher's view): the element draws
+  // the view's window. Restarts sort by their leading number; the filter keeps the rows
+  // with the word (any case) in a shown cell but Age, in the same order.
+  await click('all', 'Restarts');
+  const restarts = await read('all', 'Restarts');
+  const leading = restarts.cells.map((t) => Number.parseInt(t, 10));
+  const viewSort = await page.evaluate(() => document.getElementById('all').view.window(0, 0).sort);
+  check(restarts.sort === 'ascending' && viewSort?.column === 'restarts' && !viewSort.descending && leading.length > 30 && nondecreasing(leading),
+    `Restarts sorts through the view by their leading number (${restarts.cells.slice(0, 3).join(' | ')} … ${restarts.cells.slice(-2).join(' | ')})`);
+  const filtered = await page.evaluate(async () => {
+    const el = document.getElementById('all');
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const held = el.watcher.size;
+    // A word some rows hold and others do not: the stem of a pod's name (its
+    // deployment's), typed in capitals.
+    const stems = el.watcher.snapshot().map((r) => r.metadata.name.split('-').slice(0, -2).join('-')).filter(Boolean);
+    const counts = new Map();
+    for (const stem of stems) counts.set(stem, (counts.get(stem) ?? 0) + 1);
+    const word = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
+    el.filter = word.toUpperCase();
+    await frames();
+    const root = el.shadowRoot;
+    const cols = el.shownColumns;
+    const age = cols.findIndex((c) => c.name === 'Age');
+    const restartsAt = cols.findIndex((c) => c.name === 'Restarts');
+    const dom = [...root.querySelectorAll('[part~=row]')].map((r) => [...r.children].map((c) => c.textContent));
+    const win = el.view.window(0, 1000);
+    const matches = (cells) => cells.some((t, i) => i !== age && t.toLowerCase().includes(word));
+    const result = {
+      word,
+      held,
+      length: el.view.length,
+      dom: dom.length,
+      domMatch: dom.every(matches),
+      windowMatch: win.rows.every((r) => matches(r.cells)),
+      // The DOM shows the window's first rows, in its order.
+      same: JSON.stringify(dom.map((r) => r.filter((_, i) => i !== age))) === JSON.stringify(win.rows.slice(0, dom.length).map((r) => r.cells.filter((_, i) => i !== age))),
+      sorted: win.rows.map((r) => Number.parseInt(r.cells[restartsAt], 10)),
+      attribute: el.getAttribute('filter'),
+    };
+    el.filter = '';
+    await frames();
+    result.after = el.view.length;
+    return result;
+  });
+  check(filtered.word.length > 0 && filtered.length > 0 && filtered.length < filtered.held && filtered.dom > 0
+    && filtered.domMatch && filtered.windowMatch && filtered.same && nondecreasing(filtered.sorted) && filtered.attribute === filtered.word.toUpperCase(),
+    `filter="${filtered.word.toUpperCase()}" keeps ${filtered.length} of ${filtered.held} rows, each with the word in a shown cell, still sorted by Restarts; the DOM is the view's window (${filtered.dom} drawn)`);
+  check(filtered.after >= filtered.held - 5, `an empty filter shows every row again (${filtered.after} of ~${filtered.held})`);
 
   // An attribute change restarts the watch, and it converges to the new collection.
   const old = await page.evaluate(() => {

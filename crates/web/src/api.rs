@@ -22,6 +22,7 @@
 pub mod options;
 pub mod order;
 pub mod report;
+pub mod view;
 
 use crate::driver::{Driver, DriverRef};
 use crate::status::StatusView;
@@ -35,6 +36,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
+use view::{View, ViewOptions};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -298,6 +300,9 @@ struct Shared {
     columns: RefCell<Option<(Arc<[TableColumn]>, js_sys::Array)>>,
     /// Table mode: why the server prints no tables, once it said so.
     tables_unavailable: RefCell<Option<String>>,
+    /// The views made by `view()`, by id.
+    views: RefCell<HashMap<u32, View>>,
+    next_view: Cell<u32>,
 }
 
 impl Shared {
@@ -355,6 +360,7 @@ impl Shared {
                 }
             }
         }
+        self.feed_views(&events);
         let wants = self.wants_changes.get();
         let mut give_up = false;
         for event in &events {
@@ -431,6 +437,39 @@ impl Shared {
             self.tracker.borrow_mut().failed = true;
         }
         self.tell_status(&d.status());
+    }
+}
+
+impl Shared {
+    /// The definitions rows are printed with now: the server's, or None (the fallback
+    /// printer's: object mode, a server that prints no tables, or before it said).
+    fn definitions(&self) -> Option<Arc<[TableColumn]>> {
+        if self.tables_unavailable.borrow().is_some() {
+            return None;
+        }
+        self.columns.borrow().as_ref().map(|(c, _)| c.clone())
+    }
+
+    /// A batch for the views: the columns it declares, then its changes.
+    fn feed_views(&self, events: &[Event]) {
+        let mut views = self.views.borrow_mut();
+        if views.is_empty() {
+            return;
+        }
+        for event in events {
+            let defs = match event {
+                Event::Columns { columns } => Some(columns.clone()),
+                Event::TablesUnavailable { .. } => None,
+                _ => continue,
+            };
+            for view in views.values_mut() {
+                view.set_definitions(defs.clone());
+            }
+        }
+        let now = crate::time::now_ms();
+        for view in views.values_mut() {
+            view.apply(events, now);
+        }
     }
 }
 
@@ -530,6 +569,8 @@ impl WatcherCore {
                 cache: RefCell::new(cache),
                 columns: RefCell::default(),
                 tables_unavailable: RefCell::default(),
+                views: RefCell::default(),
+                next_view: Cell::new(1),
                 tracker: RefCell::default(),
                 told: RefCell::default(),
                 starting: Cell::new(false),
@@ -655,6 +696,100 @@ impl WatcherCore {
             None => JsValue::NULL,
         }
     }
+}
+
+#[wasm_bindgen]
+impl WatcherCore {
+    /// A view of the rows, sorted and filtered by the table model (see [`view`]):
+    /// its id, for `window`, `setView` and `dropView`. `options`: `{ sort, filter,
+    /// wide }`, each optional.
+    #[wasm_bindgen(js_name = createView)]
+    pub fn create_view(&self, options: JsValue) -> Result<u32, JsValue> {
+        let options = view_options(&options, "view")?;
+        let s = &self.shared.settings;
+        let kind = ColumnKind::for_resource(s.config.collection.resource());
+        let across = s.config.collection.namespace().is_none();
+        let mut view = View::new(kind, across, self.shared.definitions(), options);
+        if self.view().synced {
+            view.synced(crate::time::now_ms());
+        }
+        let id = self.shared.next_view.get();
+        self.shared.next_view.set(id.wrapping_add(1).max(1));
+        self.shared.views.borrow_mut().insert(id, view);
+        Ok(id)
+    }
+
+    /// Changes view `id`'s sort, filter or wide (absent ones stay).
+    #[wasm_bindgen(js_name = setView)]
+    pub fn set_view(&self, id: u32, options: JsValue) -> Result<(), JsValue> {
+        let options = view_options(&options, "set")?;
+        match self.shared.views.borrow_mut().get_mut(&id) {
+            Some(view) => {
+                view.set(options);
+                Ok(())
+            }
+            None => Err(gone_view(id)),
+        }
+    }
+
+    /// Rows `first..first + count` of view `id` (plain data: [`view::Window`]).
+    pub fn window(&self, id: u32, first: f64, count: f64) -> Result<JsValue, JsValue> {
+        let index = |n: f64, what: &str| -> Result<usize, JsValue> {
+            if n.is_finite() && n >= 0.0 && n.fract() == 0.0 {
+                Ok(n as usize)
+            } else {
+                Err(js_sys::RangeError::new(&format!(
+                    "View.window(first, count): {what} must be a whole number from 0, got {n}"
+                ))
+                .into())
+            }
+        };
+        let (first, count) = (index(first, "first")?, index(count, "count")?);
+        let mut views = self.shared.views.borrow_mut();
+        let view = views.get_mut(&id).ok_or_else(|| gone_view(id))?;
+        let now = crate::time::now_ms();
+        let wall = crate::time::unix_now();
+        let window = match self.driver.borrow().as_ref() {
+            Some(d) => d.with_store(|store| {
+                view.window(store, first, count, now, wall, &crate::time::now_ms)
+            }),
+            None => view.window(&Store::new(), first, count, now, wall, &crate::time::now_ms),
+        };
+        Ok(to_js(&window))
+    }
+
+    /// Forgets view `id`.
+    #[wasm_bindgen(js_name = dropView)]
+    pub fn drop_view(&self, id: u32) {
+        self.shared.views.borrow_mut().remove(&id);
+    }
+}
+
+/// kubectl's human duration of `seconds` (`45s`, `5m2s`, `3h10m`, `2d4h`; `<invalid>`
+/// more than a second in the future), as every Age cell is printed.
+#[wasm_bindgen(js_name = humanDuration, skip_typescript)]
+pub fn human_duration(seconds: f64) -> String {
+    kubelive_core::time::human_duration((seconds * 1000.0) as i64)
+}
+
+/// View options from JS, checked (a `TypeError` naming what is wrong).
+fn view_options(options: &JsValue, method: &str) -> Result<ViewOptions, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(ViewOptions::default());
+    }
+    serde_wasm_bindgen::from_value(options.clone()).map_err(|e| {
+        js_sys::TypeError::new(&format!(
+            "Watcher.{method}(options): {e} (options are {{ sort, filter, wide }})"
+        ))
+        .into()
+    })
+}
+
+fn gone_view(id: u32) -> JsValue {
+    js_sys::Error::new(&format!(
+        "View {id}: this view was freed (free() was called)"
+    ))
+    .into()
 }
 
 impl WatcherCore {

@@ -4,6 +4,8 @@
 //!   `setTimeout`, `AbortController`);
 //! * [`persist`]: saved views in IndexedDB, so a reload shows a view at once;
 //! * [`api`]: the JS API's wasm half (the npm package's `Watcher` wraps it);
+//! * [`table`]: the table model (columns, sorted and filtered index, row states) the
+//!   app and the JS API's views (`<kubelive-table>`) both show;
 //! * [`app`]: the Yew app (`startApp(element)`), served by `kubectl proxy --www`;
 //! * [`bench`]: what the bench page (`web/bench/`) times.
 //!
@@ -16,14 +18,13 @@ pub mod api;
 pub mod driver;
 pub mod persist;
 pub mod status;
+pub mod table;
 pub mod time;
 
 #[cfg(feature = "app")]
 pub mod app;
 #[cfg(feature = "app")]
 pub mod bench;
-#[cfg(feature = "app")]
-pub mod table;
 
 #[cfg(feature = "app")]
 use wasm_bindgen::prelude::*;

@@ -52,6 +52,9 @@ pub enum Source {
     /// Cell `index` of the fallback printer's cells of an object (the server prints
     /// no tables: [`ColumnKind::columns`]).
     Fallback(usize),
+    /// No cell: every row ties, so a sort by it is the rows' own order, by namespace
+    /// and name ([`Sort::by_key`]: a view sorted by no column).
+    Key,
 }
 
 /// One column of the table: as the server, or the fallback printer, defines it.
@@ -133,6 +136,21 @@ impl Column {
                 priority: 0,
             },
         )
+    }
+
+    /// The column of no cell ([`Source::Key`]).
+    pub fn key() -> Column {
+        Column {
+            id: String::new(),
+            title: String::new(),
+            description: String::new(),
+            source: Source::Key,
+            sort_as: SortAs::Text,
+            is_name: false,
+            status_like: false,
+            numeric: false,
+            priority: 0,
+        }
     }
 
     /// Cell `index` of the fallback printer's cells, as `def` declares it.
@@ -277,6 +295,15 @@ impl Sort {
         };
         let col = cols.iter().find(|c| c.id == id)?.clone();
         Some(Sort { col, desc })
+    }
+
+    /// The rows' own order, by namespace and name (as the store and a snapshot
+    /// list them): a view sorted by no column.
+    pub fn by_key() -> Sort {
+        Sort {
+            col: Column::key(),
+            desc: false,
+        }
     }
 
     /// The name column of `cols`, ascending.
@@ -457,6 +484,7 @@ impl<'a> SortKey<'a> {
     fn of(col: &Column, o: &'a Object) -> SortKey<'a> {
         let primary = match &col.source {
             Source::Namespace => Primary::Str(Cow::Borrowed(o.namespace())),
+            Source::Key => Primary::None,
             _ if col.sort_as == SortAs::Age && o.creation_timestamp().is_some() => {
                 Primary::Older(older_of_timestamp(o.creation_timestamp()))
             }
@@ -520,7 +548,7 @@ impl<'a> SortKey<'a> {
 /// fallback printer's of an object (None: printed by the other printer).
 fn printed_cell<'o>(col: &Column, o: &'o Object) -> Option<Cell<'o>> {
     match col.source {
-        Source::Namespace => None,
+        Source::Namespace | Source::Key => None,
         Source::Cell(i) => o.cell(i),
         Source::Fallback(i) => o.fallback_cells()?.get(i),
     }
@@ -561,7 +589,7 @@ pub fn row_texts(cols: &[Column], o: &Object, now: f64) -> Vec<String> {
             let mut out = String::new();
             let given = match c.source {
                 Source::Cell(i) | Source::Fallback(i) => printed.get(i).cloned(),
-                Source::Namespace => None,
+                Source::Namespace | Source::Key => None,
             };
             write_cell_given(c, o, given, now, &mut out);
             out
@@ -585,6 +613,7 @@ fn write_cell_given(
 ) {
     match &col.source {
         Source::Namespace => out.push_str(o.namespace()),
+        Source::Key => {}
         Source::Cell(_) | Source::Fallback(_) => {
             if col.sort_as == SortAs::Age {
                 if let Some(t) = o.creation_timestamp().and_then(parse_rfc3339) {

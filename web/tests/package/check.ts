@@ -2,6 +2,7 @@
 // `tsc --strict --lib es2022,dom` (no skipLibCheck) under the bundler and nodenext
 // module resolutions: the package's types must describe what a dashboard writes.
 import init, {
+  View,
   Watcher,
   type KubeObject,
   type ObjectMeta,
@@ -14,6 +15,8 @@ import init, {
   type TableRow,
   type TableRowWithObject,
   type TableWatcherOptions,
+  type ViewRow,
+  type ViewWindow,
 } from 'kubelive';
 import { KubeliveTable, type KubeliveStatusEvent } from 'kubelive/table';
 // @ts-expect-error: the wasm half is internal
@@ -129,6 +132,19 @@ export async function dashboard(): Promise<void> {
   const held: number = element.watcher?.size ?? 0;
   const elementRows: readonly TableRow[] = element.watcher?.snapshot() ?? [];
   console.log(held, elementRows, element.wide);
+  // Views: the rows sorted and filtered by the table model, a window at a time.
+  const view = w.view({ sort: '-age', filter: 'web', wide: true });
+  const page: ViewWindow = view.window(0, 40);
+  const row: ViewRow | undefined = page.rows[0];
+  const shown: string = `${page.length} ${page.sort?.column ?? ''} ${row?.cells.join(' ')} ${row?.state}`;
+  view.set({ filter: 'db' });
+  const offView: () => void = view.onChange(() => console.log(view.length, shown));
+  offView();
+  view.free();
+  element.filter = 'web';
+  console.log(element.view?.window(0, 10).rows.length);
+  // @ts-expect-error: views are made by watcher.view()
+  new View();
   // @ts-expect-error: snapshots are read-only
   w.snapshot().push(snapshot[0]);
   console.log(WatcherCore, startApp, BenchStream);
