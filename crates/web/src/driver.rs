@@ -62,6 +62,9 @@ struct Inner {
     stopped: bool,
     notes: DriverNotes,
     saver: Option<Saver>,
+    /// The version a restored view started at: already saved, so not saved again
+    /// until the view moves past it (saving it again would only make it look newer).
+    restored_rv: Option<String>,
 }
 
 struct Shared {
@@ -124,7 +127,12 @@ impl Driver {
         let restored = SavedView::decode(saved)
             .and_then(|view| Engine::restore(config.clone(), view, time::now()));
         match restored {
-            Ok(engine) => (Driver::run(engine, base_url, sink), None),
+            Ok(engine) => {
+                let rv = engine.status().resource_version.map(|rv| rv.to_string());
+                let driver = Driver::run(engine, base_url, sink);
+                driver.shared.inner.borrow_mut().restored_rv = rv;
+                (driver, None)
+            }
             Err(e) => (
                 Driver::run(Engine::new(config, time::now()), base_url, sink),
                 Some(e),
@@ -142,6 +150,7 @@ impl Driver {
                 stopped: false,
                 notes: DriverNotes::default(),
                 saver: None,
+                restored_rv: None,
             }),
             sink: RefCell::new(sink),
         });
@@ -220,18 +229,21 @@ impl Driver {
                 }
             }
         }
-        let old = self.shared.inner.borrow_mut().saver.replace(Saver {
+        let mut inner = self.shared.inner.borrow_mut();
+        let last_rv = inner.restored_rv.clone();
+        let old = inner.saver.replace(Saver {
             every_ms,
             sink,
             last_at: f64::NEG_INFINITY,
-            last_rv: None,
+            last_rv,
             listeners,
         });
+        drop(inner);
         if let Some(old) = old {
             remove_listeners(old);
         }
-        // A view that is already at a version is saved at once (a restored one is
-        // that version already, and is skipped).
+        // A view already at a version is saved at once, unless it is the version it
+        // was restored at.
         save_now(&self.shared, false);
     }
 
