@@ -114,6 +114,8 @@ pub struct View {
     cols: Vec<Column>,
     /// `cols` as a window gives them.
     shown: Vec<ViewColumn>,
+    /// Where the last window ended.
+    shown_to: usize,
 }
 
 impl View {
@@ -137,6 +139,7 @@ impl View {
             with_namespace: false,
             cols: Vec::new(),
             shown: Vec::new(),
+            shown_to: 0,
         };
         view.set(options);
         view.columns_changed();
@@ -153,7 +156,10 @@ impl View {
         }
         if let Some(sort) = options.sort {
             self.sort = sort;
-            self.model.set_sort(self.resolved_sort());
+            // A large table shows the first rows of the new order at once and builds
+            // the rest in slices, a window at a time (as the app's header clicks).
+            self.model
+                .set_sort_showing(self.resolved_sort(), self.shown_to);
         }
         if let Some(filter) = options.filter {
             self.words = filter.split_whitespace().map(str::to_string).collect();
@@ -216,6 +222,7 @@ impl View {
         self.model.sweep(now);
         let count = count.min(WINDOW_MAX);
         let end = first.saturating_add(count);
+        self.shown_to = end;
         if self.model.is_filtering() {
             // The window's matches first; the rest in slices, a window at a time.
             self.model.advance_filter(end, clock() + SLICE_MS, clock);
@@ -243,7 +250,7 @@ impl View {
                 }
             })
             .collect();
-        // Sort keys for the next click, in what is left of the slice.
+        // A sort being built, changes that waited for it, sort keys for the next click.
         let preparing = self.model.prepare(&self.cols, clock() + SLICE_MS, clock);
         let sort = self.model.sort();
         Window {

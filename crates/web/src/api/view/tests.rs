@@ -309,3 +309,32 @@ fn a_window_is_at_most_window_max_rows() {
     let w = v.window(e.store(), 0, usize::MAX, 0.0, WALL, &|| 0.0);
     assert_eq!((w.rows.len(), w.length), (WINDOW_MAX, WINDOW_MAX + 5));
 }
+
+#[test]
+fn a_large_tables_sort_shows_its_first_window_at_once_and_the_rest_follows() {
+    // Past the model's slice threshold (64 rows in tests): the sort is built in slices,
+    // a window at a time, the window's rows first.
+    let items: Vec<String> = (0..100)
+        .map(|i| pod("a", &format!("p{i:03}"), i + 1, (i * 37) % 101, "n"))
+        .collect();
+    let (e, events) = pods(&items);
+    let mut v = view_of(&events, options(Some("name"), None, None));
+    // Sort keys are prepared while windows are read (the clock stands still here).
+    let w = v.window(e.store(), 0, 10, 0.0, WALL, &|| 0.0);
+    assert_eq!(w.rows[0].key, "a/p000");
+    v.set(options(Some("-restarts"), None, None));
+    let restarts = |w: &Window| -> Vec<u32> {
+        w.rows
+            .iter()
+            .map(|r| r.cells[4].parse().expect("a count"))
+            .collect()
+    };
+    let mut want: Vec<u32> = (0..100).map(|i| (i * 37) % 101).collect();
+    want.sort_unstable_by(|a, b| b.cmp(a));
+    let first = v.window(e.store(), 0, 10, 0.0, WALL, &|| 0.0);
+    assert_eq!(restarts(&first), want[..10]);
+    assert_eq!(first.length, 100);
+    let all = v.window(e.store(), 0, 100, 0.0, WALL, &|| 0.0);
+    assert_eq!(restarts(&all), want);
+    assert!(!all.pending);
+}
