@@ -906,6 +906,13 @@ fn deployment_columns() {
         .map(|c| c.name)
         .collect();
     assert_eq!(names, ["Name", "Ready", "Up-to-date", "Available", "Age"]);
+    for kind in [ColumnKind::Pod, ColumnKind::Deployment, ColumnKind::Generic] {
+        let columns = kind.columns();
+        assert_eq!(columns.len(), kind.column_count());
+        assert!(columns[kind.age_index()].is_age());
+        assert_eq!(columns.iter().filter(|c| c.is_age()).count(), 1);
+        assert!(columns[0].is_name() && columns.iter().all(|c| c.priority == 0));
+    }
 }
 
 // ---------------------------------------------------------------- properties

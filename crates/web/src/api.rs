@@ -142,12 +142,11 @@ fn fallback_cells_js(o: &Object) -> js_sys::Array {
     let Some(cells) = o.fallback_cells() else {
         return js_sys::Array::of1(&JsValue::from_str(o.name()));
     };
-    let columns = cells.kind().columns();
-    columns
-        .iter()
-        .zip(cells)
-        .map(|(column, cell)| match cell {
-            _ if column.is_age() => JsValue::from_str(&match o
+    let age = cells.kind().age_index();
+    cells
+        .enumerate()
+        .map(|(i, cell)| match cell {
+            _ if i == age => JsValue::from_str(&match o
                 .creation_timestamp()
                 .and_then(crate::time::parse_rfc3339)
             {

@@ -144,6 +144,14 @@ impl ColumnKind {
             .collect()
     }
 
+    /// The index of the Age column in [`ColumnKind::columns`].
+    pub fn age_index(self) -> usize {
+        match self {
+            ColumnKind::Pod | ColumnKind::Deployment => 4,
+            ColumnKind::Generic => 1,
+        }
+    }
+
     /// How many columns [`ColumnKind::columns`] has.
     pub fn column_count(self) -> usize {
         match self {
