@@ -428,24 +428,33 @@ try {
     const counts = new Map();
     for (const stem of stems) counts.set(stem, (counts.get(stem) ?? 0) + 1);
     const word = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? '';
-    el.filter = word.toUpperCase();
-    await frames();
     const root = el.shadowRoot;
+    root.querySelector('[part~=body]').scrollTop = 0;
+    el.filter = word.toUpperCase();
     const cols = el.shownColumns;
     const age = cols.findIndex((c) => c.name === 'Age');
     const restartsAt = cols.findIndex((c) => c.name === 'Restarts');
-    const dom = [...root.querySelectorAll('[part~=row]')].map((r) => [...r.children].map((c) => c.textContent));
-    const win = el.view.window(0, 1000);
     const matches = (cells) => cells.some((t, i) => i !== age && t.toLowerCase().includes(word));
+    const butAge = (cells) => cells.filter((_, i) => i !== age);
+    // The DOM shows the window's first rows, in its order (read after a frame; a batch
+    // of changes landing in between is waited out).
+    let dom = [];
+    let win = null;
+    let same = false;
+    for (let i = 0; i < 20 && !same; i++) {
+      await frames();
+      dom = [...root.querySelectorAll('[part~=row]')].map((r) => [...r.children].map((c) => c.textContent));
+      win = el.view.window(0, 1000);
+      same = JSON.stringify(dom.map(butAge)) === JSON.stringify(win.rows.slice(0, dom.length).map((r) => butAge(r.cells)));
+    }
     const result = {
       word,
       held,
-      length: el.view.length,
+      length: win.length,
       dom: dom.length,
       domMatch: dom.every(matches),
       windowMatch: win.rows.every((r) => matches(r.cells)),
-      // The DOM shows the window's first rows, in its order.
-      same: JSON.stringify(dom.map((r) => r.filter((_, i) => i !== age))) === JSON.stringify(win.rows.slice(0, dom.length).map((r) => r.cells.filter((_, i) => i !== age))),
+      same,
       sorted: win.rows.map((r) => Number.parseInt(r.cells[restartsAt], 10)),
       attribute: el.getAttribute('filter'),
     };
