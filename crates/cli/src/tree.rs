@@ -19,8 +19,8 @@ use crate::run::{self, Clock, Conn, Job, Msg, Terminal, CONNECT_TIMEOUT, MAX_FAI
 use kubelive_core::owners::{api_group, dependent_kinds, Absence, NodeRef};
 use kubelive_core::time::parse_rfc3339_ms;
 use kubelive_core::{
-    ApiErrorKind, Cell, Collection, Config, Engine, Event, Health, IncludeObject, Instant, Owners,
-    Request, RequestId, SourceId, TableColumn, TransportError,
+    ApiErrorKind, Cell, Collection, Config, Engine, Event, Health, IncludeObject, Instant,
+    KeptMetadata, Owners, Request, RequestId, SourceId, TableColumn, TransportError,
 };
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -103,6 +103,8 @@ fn prefix_of(group: &str) -> String {
 fn config(collection: Collection, field_selector: Option<String>) -> Config {
     let mut c = Config::new(collection).tables(IncludeObject::Metadata);
     c.field_selector = field_selector;
+    // The join reads ownerReferences; the rest of a row's metadata is not shown.
+    c.metadata = KeptMetadata::Owners;
     c.strip_managed_fields = true;
     c.seed = run::seed();
     c.backoff.needs_user_floor = Duration::from_secs(2);

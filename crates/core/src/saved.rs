@@ -61,6 +61,7 @@ impl ViewKey {
         let format = match (self.format, self.metadata) {
             (Format::Table(IncludeObject::Metadata), KeptMetadata::Identity) => "rows",
             (Format::Table(IncludeObject::Metadata), KeptMetadata::All) => "rows+meta",
+            (Format::Table(IncludeObject::Metadata), KeptMetadata::Owners) => "rows+owners",
             (Format::Table(IncludeObject::Object), _) => "rows+objects",
             (Format::Objects, _) => "objects",
         };

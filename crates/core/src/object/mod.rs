@@ -60,6 +60,9 @@ pub enum KeptMetadata {
     /// server's cells and fetch the whole object when asked (the app's table): labels,
     /// annotations, ownerReferences and the rest are most of a row's bytes.
     Identity,
+    /// The identity members and `ownerReferences`: for views that join objects by
+    /// owner ([`crate::owners`]) and otherwise show the server's cells.
+    Owners,
 }
 
 impl KeptMetadata {
@@ -70,6 +73,7 @@ impl KeptMetadata {
         match self {
             KeptMetadata::All => strip_managed_fields && key == b"managedFields",
             KeptMetadata::Identity => !identity,
+            KeptMetadata::Owners => !identity && key != b"ownerReferences",
         }
     }
 }
