@@ -15,6 +15,8 @@
 
 #[cfg(feature = "watcher")]
 pub mod api;
+#[cfg(feature = "watcher")]
+pub mod hub;
 pub mod driver;
 pub mod persist;
 pub mod status;
