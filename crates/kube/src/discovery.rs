@@ -11,7 +11,7 @@
 //! or watches them. Fields are read as Go's `encoding/json` reads them: a missing one is
 //! its zero value, so an older server's shorter document reads the same.
 
-use serde::Deserialize;
+use serde_json::Value;
 
 /// What kubectl sends to ask for aggregated discovery, v2 before v2beta1, plain JSON
 /// (the legacy documents) from a server that has neither.
@@ -118,97 +118,138 @@ pub fn is_aggregated(content_type: &str) -> bool {
 /// Whether a JSON document says it is an `APIGroupDiscoveryList` (for a proxy that
 /// dropped the `Content-Type`'s parameters).
 pub fn is_aggregated_body(body: &str) -> bool {
-    #[derive(Deserialize)]
-    struct Kind {
-        kind: Option<String>,
+    serde_json::from_str::<Value>(body)
+        .is_ok_and(|doc| doc.get("kind").and_then(Value::as_str) == Some("APIGroupDiscoveryList"))
+}
+
+/// Reads the documents' JSON as Go's `encoding/json` fills a struct: a member that is
+/// missing or `null` is its zero value, one of another type an error naming the
+/// document. Walking a parsed [`Value`] (whose parser the app links anyway) keeps this
+/// one small function per document: a serde-derived struct per JSON type made 39 KB of
+/// the app's code (twiggy, before wasm-opt), this makes 9 KB.
+struct Reader {
+    /// `an APIResourceList`: what the document should have been, for errors.
+    what: &'static str,
+}
+
+impl Reader {
+    fn parse(&self, body: &str) -> Result<Value, String> {
+        let doc: Value = serde_json::from_str(body).map_err(|e| self.error(&e))?;
+        if doc.is_object() {
+            Ok(doc)
+        } else {
+            Err(self.error(&"not an object"))
+        }
     }
-    serde_json::from_str::<Kind>(body)
-        .ok()
-        .and_then(|k| k.kind)
-        .is_some_and(|k| k == "APIGroupDiscoveryList")
-}
 
-#[derive(Deserialize)]
-struct GroupDiscoveryList {
-    #[serde(default)]
-    items: Vec<GroupDiscovery>,
-}
+    fn error(&self, why: &dyn std::fmt::Display) -> String {
+        format!("not {}: {why}", self.what)
+    }
 
-#[derive(Deserialize)]
-struct GroupDiscovery {
-    #[serde(default)]
-    metadata: Meta,
-    #[serde(default)]
-    versions: Vec<VersionDiscovery>,
-}
+    fn wrong(&self, key: &str, want: &str) -> String {
+        self.error(&format_args!("{key} is not {want}"))
+    }
 
-#[derive(Deserialize, Default)]
-struct Meta {
-    #[serde(default)]
-    name: String,
-}
+    /// A list member (`[]` if missing).
+    fn list<'v>(&self, v: &'v Value, key: &str) -> Result<&'v [Value], String> {
+        match v.get(key) {
+            None | Some(Value::Null) => Ok(&[]),
+            Some(Value::Array(a)) => Ok(a),
+            Some(_) => Err(self.wrong(key, "a list")),
+        }
+    }
 
-#[derive(Deserialize)]
-struct VersionDiscovery {
-    version: String,
-    #[serde(default)]
-    resources: Vec<ResourceDiscovery>,
-    #[serde(default)]
-    freshness: String,
-}
+    /// An object member, `None` if missing.
+    fn object<'v>(&self, v: &'v Value, key: &str) -> Result<Option<&'v Value>, String> {
+        match v.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(o @ Value::Object(_)) => Ok(Some(o)),
+            Some(_) => Err(self.wrong(key, "an object")),
+        }
+    }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ResourceDiscovery {
-    resource: String,
-    response_kind: Option<Kind>,
-    #[serde(default)]
-    scope: String,
-    #[serde(default)]
-    singular_resource: String,
-    #[serde(default)]
-    verbs: Vec<String>,
-    #[serde(default)]
-    short_names: Vec<String>,
-}
+    /// A string member (`""` if missing).
+    fn string(&self, v: &Value, key: &str) -> Result<String, String> {
+        match v.get(key) {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(self.wrong(key, "a string")),
+        }
+    }
 
-#[derive(Deserialize)]
-struct Kind {
-    #[serde(default)]
-    kind: String,
+    /// A string member the document cannot do without.
+    fn required(&self, v: &Value, key: &str) -> Result<String, String> {
+        match v.get(key) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(_) => Err(self.wrong(key, "a string")),
+            None => Err(self.error(&format_args!("an entry has no {key}"))),
+        }
+    }
+
+    fn strings(&self, v: &Value, key: &str) -> Result<Vec<String>, String> {
+        self.list(v, key)?
+            .iter()
+            .map(|s| match s {
+                Value::String(s) => Ok(s.clone()),
+                _ => Err(self.wrong(key, "a list of strings")),
+            })
+            .collect()
+    }
+
+    fn boolean(&self, v: &Value, key: &str) -> Result<bool, String> {
+        match v.get(key) {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(self.wrong(key, "a boolean")),
+        }
+    }
 }
 
 /// Reads an `APIGroupDiscoveryList`: its group versions in the server's order (each
 /// group's preferred version first). A resource without a kind is left out: it only
 /// parents subresources (client-go's `convertAPIResource` drops it too).
 pub fn parse_aggregated(body: &str) -> Result<Vec<GroupVersion>, String> {
-    let list: GroupDiscoveryList =
-        serde_json::from_str(body).map_err(|e| format!("not an APIGroupDiscoveryList: {e}"))?;
+    let r = Reader {
+        what: "an APIGroupDiscoveryList",
+    };
+    let doc = r.parse(body)?;
     let mut out = Vec::new();
-    for g in list.items {
-        let group = g.metadata.name;
-        for v in g.versions {
-            let resources = v
-                .resources
-                .into_iter()
-                .filter_map(|r| {
-                    let kind = r.response_kind.map(|k| k.kind).filter(|k| !k.is_empty())?;
-                    Some(ApiResource {
-                        group: group.clone(),
-                        version: v.version.clone(),
-                        resource: r.resource,
-                        singular: r.singular_resource,
-                        kind,
-                        namespaced: r.scope == "Namespaced",
-                        verbs: r.verbs,
-                        short_names: r.short_names,
-                    })
-                })
-                .collect();
+    for g in r.list(&doc, "items")? {
+        let group = match r.object(g, "metadata")? {
+            Some(meta) => r.string(meta, "name")?,
+            None => String::new(),
+        };
+        for v in r.list(g, "versions")? {
+            let version = r.required(v, "version")?;
+            let mut resources = Vec::new();
+            for res in r.list(v, "resources")? {
+                let resource = r.required(res, "resource")?;
+                let kind = match r.object(res, "responseKind")? {
+                    Some(k) => r.string(k, "kind")?,
+                    None => String::new(),
+                };
+                let scope = r.string(res, "scope")?;
+                let singular = r.string(res, "singularResource")?;
+                let verbs = r.strings(res, "verbs")?;
+                let short_names = r.strings(res, "shortNames")?;
+                if kind.is_empty() {
+                    continue;
+                }
+                resources.push(ApiResource {
+                    group: group.clone(),
+                    version: version.clone(),
+                    resource,
+                    singular,
+                    kind,
+                    namespaced: scope == "Namespaced",
+                    verbs,
+                    short_names,
+                });
+            }
             out.push(GroupVersion {
                 group: group.clone(),
-                version: v.version,
-                stale: v.freshness == "Stale",
+                version,
+                stale: r.string(v, "freshness")? == "Stale",
                 resources,
             });
         }
@@ -216,83 +257,39 @@ pub fn parse_aggregated(body: &str) -> Result<Vec<GroupVersion>, String> {
     Ok(out)
 }
 
-#[derive(Deserialize)]
-struct ApiVersions {
-    #[serde(default)]
-    versions: Vec<String>,
-}
-
 /// Reads `/api` (`APIVersions`): the core group's versions, preferred first.
 pub fn parse_api_versions(body: &str) -> Result<Vec<String>, String> {
-    let v: ApiVersions =
-        serde_json::from_str(body).map_err(|e| format!("not an APIVersions document: {e}"))?;
-    Ok(v.versions)
-}
-
-#[derive(Deserialize)]
-struct GroupList {
-    #[serde(default)]
-    groups: Vec<ApiGroup>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ApiGroup {
-    name: String,
-    #[serde(default)]
-    versions: Vec<VersionForDiscovery>,
-    preferred_version: Option<VersionForDiscovery>,
-}
-
-#[derive(Deserialize)]
-struct VersionForDiscovery {
-    version: String,
+    let r = Reader {
+        what: "an APIVersions document",
+    };
+    r.strings(&r.parse(body)?, "versions")
 }
 
 /// Reads `/apis` (`APIGroupList`): each group with its versions, the preferred one
 /// first (a group without `preferredVersion` prefers its first).
 pub fn parse_group_list(body: &str) -> Result<Vec<Group>, String> {
-    let list: GroupList =
-        serde_json::from_str(body).map_err(|e| format!("not an APIGroupList: {e}"))?;
-    Ok(list
-        .groups
-        .into_iter()
-        .map(|g| {
-            let mut versions: Vec<String> =
-                g.preferred_version.map(|p| p.version).into_iter().collect();
-            for v in g.versions {
-                if !versions.contains(&v.version) {
-                    versions.push(v.version);
-                }
+    let r = Reader {
+        what: "an APIGroupList",
+    };
+    let doc = r.parse(body)?;
+    let mut out = Vec::new();
+    for g in r.list(&doc, "groups")? {
+        let mut versions = Vec::new();
+        if let Some(p) = r.object(g, "preferredVersion")? {
+            versions.push(r.required(p, "version")?);
+        }
+        for v in r.list(g, "versions")? {
+            let v = r.required(v, "version")?;
+            if !versions.contains(&v) {
+                versions.push(v);
             }
-            Group {
-                name: g.name,
-                versions,
-            }
-        })
-        .collect())
-}
-
-#[derive(Deserialize)]
-struct ResourceList {
-    #[serde(default)]
-    resources: Vec<LegacyResource>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct LegacyResource {
-    name: String,
-    #[serde(default)]
-    singular_name: String,
-    #[serde(default)]
-    namespaced: bool,
-    #[serde(default)]
-    kind: String,
-    #[serde(default)]
-    verbs: Vec<String>,
-    #[serde(default)]
-    short_names: Vec<String>,
+        }
+        out.push(Group {
+            name: r.required(g, "name")?,
+            versions,
+        });
+    }
+    Ok(out)
 }
 
 /// Reads one group version's `APIResourceList` (`/api/v1`, `/apis/<group>/<version>`),
@@ -302,23 +299,28 @@ pub fn parse_resource_list(
     group: &str,
     version: &str,
 ) -> Result<Vec<ApiResource>, String> {
-    let list: ResourceList =
-        serde_json::from_str(body).map_err(|e| format!("not an APIResourceList: {e}"))?;
-    Ok(list
-        .resources
-        .into_iter()
-        .filter(|r| !r.name.contains('/'))
-        .map(|r| ApiResource {
+    let r = Reader {
+        what: "an APIResourceList",
+    };
+    let doc = r.parse(body)?;
+    let mut out = Vec::new();
+    for res in r.list(&doc, "resources")? {
+        let name = r.required(res, "name")?;
+        let resource = ApiResource {
             group: group.to_string(),
             version: version.to_string(),
-            resource: r.name,
-            singular: r.singular_name,
-            kind: r.kind,
-            namespaced: r.namespaced,
-            verbs: r.verbs,
-            short_names: r.short_names,
-        })
-        .collect())
+            singular: r.string(res, "singularName")?,
+            kind: r.string(res, "kind")?,
+            namespaced: r.boolean(res, "namespaced")?,
+            verbs: r.strings(res, "verbs")?,
+            short_names: r.strings(res, "shortNames")?,
+            resource: name,
+        };
+        if !resource.resource.contains('/') {
+            out.push(resource);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -479,6 +481,29 @@ mod tests {
             parse_aggregated(r#"{"kind":"APIGroupDiscoveryList"}"#),
             Ok(vec![])
         );
+        // Go's zero values: a member missing or null reads as empty, one of another
+        // type is an error naming it.
+        let sparse = parse_aggregated(
+            r#"{"items":[{"metadata":null,"versions":[{"version":"v1","freshness":null,"resources":[{"resource":"pods","responseKind":{"kind":"Pod"},"verbs":null}]}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(sparse[0].id(), "v1");
+        assert!(!sparse[0].stale);
+        assert_eq!(sparse[0].resources[0].verbs, Vec::<String>::new());
+        assert!(
+            !sparse[0].resources[0].namespaced,
+            "no scope: not Namespaced"
+        );
+        assert_eq!(
+            parse_aggregated(
+                r#"{"items":[{"versions":[{"version":"v1","resources":[{"resource":"pods","responseKind":{"kind":"Pod"},"verbs":"list"}]}]}]}"#
+            ),
+            Err("not an APIGroupDiscoveryList: verbs is not a list".to_string())
+        );
+        assert_eq!(
+            parse_aggregated(r#"{"items":[{"versions":[{"resources":[]}]}]}"#),
+            Err("not an APIGroupDiscoveryList: an entry has no version".to_string())
+        );
     }
 
     #[test]
@@ -580,6 +605,18 @@ mod tests {
             .unwrap_err()
             .starts_with("not an APIResourceList: "));
         assert!(parse_resource_list(r#"{"resources":[{"kind":"Pod"}]}"#, "", "v1").is_err());
+        assert_eq!(
+            parse_resource_list(
+                r#"{"resources":[{"name":"pods","namespaced":"yes"}]}"#,
+                "",
+                "v1"
+            ),
+            Err("not an APIResourceList: namespaced is not a boolean".to_string())
+        );
+        assert!(
+            parse_resource_list("[]", "", "v1").is_err(),
+            "not an object"
+        );
     }
 
     #[test]

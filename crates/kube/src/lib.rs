@@ -10,8 +10,8 @@
 //!   `/apis` and resource lists) read into one model of resource types.
 //!
 //! Pure functions: no clock (time is always an argument), no I/O, so the sans-io core
-//! and the wasm build can use it as they are. serde and serde_json (which every user
-//! already links) read the discovery documents; nothing else is a dependency.
+//! and the wasm build can use it as they are. serde_json (which every user already
+//! links) reads the discovery documents; nothing else is a dependency.
 
 pub mod discovery;
 pub mod duration;
