@@ -78,10 +78,11 @@ impl ViewKey {
         match self.format {
             Format::Objects => Some(SaveError::NotTables),
             Format::Table(IncludeObject::Object) => Some(SaveError::WholeObjects),
-            Format::Table(IncludeObject::Metadata) if self.metadata != KeptMetadata::Identity => {
-                Some(SaveError::AllMetadata)
-            }
-            Format::Table(IncludeObject::Metadata) => None,
+            Format::Table(IncludeObject::Metadata) => match self.metadata {
+                KeptMetadata::Identity => None,
+                KeptMetadata::All => Some(SaveError::AllMetadata),
+                KeptMetadata::Owners => Some(SaveError::OwnerReferences),
+            },
         }
     }
 
@@ -136,6 +137,9 @@ pub enum SaveError {
     WholeObjects,
     /// Rows keep all their metadata ([`KeptMetadata::All`]).
     AllMetadata,
+    /// Rows keep their owner references too ([`KeptMetadata::Owners`]): a saved row
+    /// holds no more than its identity, and restored rows would lack them.
+    OwnerReferences,
     /// A row holds more than its identity members and cells (the server sent an
     /// object where a `PartialObjectMetadata` was asked for).
     RowNotSavable { namespace: String, name: String },
@@ -158,6 +162,9 @@ impl fmt::Display for SaveError {
             ),
             SaveError::AllMetadata => f.write_str(
                 "only a row's identity (name, namespace, uid, versions, timestamps) and cells are saved: these rows keep all their metadata, whose labels and annotations may hold secrets",
+            ),
+            SaveError::OwnerReferences => f.write_str(
+                "only a row's identity (name, namespace, uid, versions, timestamps) and cells are saved: these rows keep their owner references too",
             ),
             SaveError::RowNotSavable { namespace, name } => write!(
                 f,
@@ -496,8 +503,9 @@ impl Reader<'_> {
 }
 
 /// A 64-bit checksum, four lanes of eight bytes at a time (so the multiplies
-/// overlap): it catches truncation and damage, which is all it is for.
-pub(crate) fn checksum(b: &[u8]) -> u64 {
+/// overlap): it catches truncation and damage, which is all it is for. A saved view
+/// ends with this checksum of every byte before it, little-endian.
+pub fn checksum(b: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let word = |c: &[u8]| {
         let mut w = [0u8; 8];
@@ -533,7 +541,7 @@ pub(crate) fn checksum(b: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::{ListDecoder, Limits};
+    use crate::decode::{Limits, ListDecoder};
     use crate::object::{ColumnKind, ParseOptions};
 
     /// Rows that stretch the record: escapes and non-ASCII in names, a cluster-scoped
@@ -597,9 +605,9 @@ mod tests {
             assert_eq!(a.deletion_timestamp(), b.deletion_timestamp());
         }
         assert_eq!(view.rows[1].namespace(), "");
-        assert!(view.rows[1].json().starts_with(
-            br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1beta1""#
-        ));
+        assert!(view.rows[1]
+            .json()
+            .starts_with(br#"{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1beta1""#));
     }
 
     /// Bytes with a valid checksum but damaged content (another writer, or a bug):
@@ -633,7 +641,11 @@ mod tests {
                 if let Ok(view) = SavedView::decode(&seal(&b)) {
                     // Whatever parsed is readable without a panic.
                     for row in &view.rows {
-                        let _ = (row.json(), row.cells_json(), row.cells().map(Iterator::count));
+                        let _ = (
+                            row.json(),
+                            row.cells_json(),
+                            row.cells().map(Iterator::count),
+                        );
                     }
                 }
             }

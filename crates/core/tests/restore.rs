@@ -404,6 +404,10 @@ fn only_identity_rows_at_one_version_are_saved() {
     all.metadata = KeptMetadata::All;
     assert_eq!(refused(all.clone()), SaveError::AllMetadata);
     assert!(refused(all).to_string().contains("may hold secrets"));
+    let mut owners = table_config(Mode::ListWatch);
+    owners.metadata = KeptMetadata::Owners;
+    let engine = Engine::new(owners, Instant::ZERO);
+    assert_eq!(engine.save_view(), Err(SaveError::OwnerReferences));
     let whole = table_config(Mode::ListWatch).tables(IncludeObject::Object);
     assert_eq!(refused(whole), SaveError::WholeObjects);
 
