@@ -167,7 +167,8 @@ impl Summary {
              {} events, {} relists, {} 410s and {} other failures served; staleness p50 {} ms, \
              p99 {} ms, max {} ms; under fresh faults at most {} ms beyond excused waits; \
              {} silent connections given up; {} watch chunks of several events; \
-             {} LIST pages asked for ahead, {} of them answered or broken before their turn",
+             {} LIST pages asked for ahead, {} of them answered or broken before their turn; \
+             {} page reloads restored a saved view",
             self.seeds,
             self.elapsed.as_secs_f64(),
             self.seeds_per_sec(),
@@ -186,6 +187,7 @@ impl Summary {
             s.multi_event_chunks,
             s.pages_ahead,
             s.pages_ahead_early,
+            s.reloads,
         )
     }
 }

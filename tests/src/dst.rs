@@ -14,8 +14,8 @@ use crate::scan::{self, LineInfo, LineType};
 use crate::scenario::{Fault, Objects, Scenario};
 use crate::staleness::{Histogram, Pending, Tracker};
 use kubelive_core::{
-    Collection, Config, Engine, Event, Instant, Phase, RelistReason, Request, RequestId,
-    RequestKind, TransportError,
+    Collection, Config, Engine, Event, Instant, KeptMetadata, Phase, RelistReason, Request,
+    RequestId, RequestKind, SavedView, TransportError,
 };
 use kubelive_sim::{
     negotiate, status, watch_response_head, Cluster, ClusterConfig, FaultPlan, Get, Output, Reply,
@@ -79,6 +79,8 @@ pub struct Stats {
     pub pages_ahead: u64,
     /// Pages ahead that answered in full (or broke) before their turn.
     pub pages_ahead_early: u64,
+    /// Page reloads that restored a saved view.
+    pub reloads: u64,
 }
 
 impl Stats {
@@ -96,6 +98,7 @@ impl Stats {
         self.multi_event_chunks += o.multi_event_chunks;
         self.pages_ahead += o.pages_ahead;
         self.pages_ahead_early += o.pages_ahead_early;
+        self.reloads += o.reloads;
     }
 }
 
@@ -398,6 +401,8 @@ pub struct Run<'a> {
     burst_left: u32,
     compactions: VecDeque<u64>,
     restarts: VecDeque<u64>,
+    /// Page reloads to come (save the view, start a new engine from it).
+    reloads: VecDeque<u64>,
     pauses: VecDeque<(u64, u64)>,
     paused_until: Option<u64>,
     // The consumer: a map kept only from Added/Modified/Deleted.
@@ -555,6 +560,9 @@ impl<'a> Run<'a> {
         if let Some(include) = scn.tables {
             config = config.tables(include);
         }
+        if scn.fault("reload").is_some() {
+            config.metadata = KeptMetadata::Identity;
+        }
         config.seed = scn.seed ^ 0xE9;
         config.pipeline_pages = scn.pipeline_pages;
         let start = 1_000;
@@ -562,11 +570,13 @@ impl<'a> Run<'a> {
 
         let mut compactions = VecDeque::new();
         let mut restarts = VecDeque::new();
+        let mut reloads = VecDeque::new();
         let mut pauses = VecDeque::new();
         for f in &scn.faults {
             match f {
                 Fault::CompactAt(t) => compactions.extend(t.iter().copied()),
                 Fault::RestartAt(t) => restarts.extend(t.iter().copied()),
+                Fault::ReloadAt(t) => reloads.extend(t.iter().copied()),
                 Fault::Pause(p) => pauses.extend(p.iter().copied()),
                 _ => {}
             }
@@ -584,6 +594,7 @@ impl<'a> Run<'a> {
             burst_left: 0,
             compactions,
             restarts,
+            reloads,
             pauses,
             paused_until: None,
             consumer: HashMap::new(),
@@ -702,6 +713,9 @@ impl<'a> Run<'a> {
             if let Some(&r) = self.restarts.front() {
                 t = t.min(r);
             }
+            if let Some(&r) = self.reloads.front() {
+                t = t.min(r);
+            }
             if let Some(&(p, _)) = self.pauses.front() {
                 t = t.min(p);
             }
@@ -729,6 +743,7 @@ impl<'a> Run<'a> {
         self.wake_watches();
         self.compactions.clear();
         self.restarts.clear();
+        self.reloads.clear();
         self.pauses.clear();
         if self.paused_until.is_some() {
             self.unpause()?;
@@ -753,6 +768,10 @@ impl<'a> Run<'a> {
                 self.log(|| "server: restart".into());
                 self.cluster.restart();
                 self.wake_watches();
+            }
+            while self.reloads.front().is_some_and(|&r| r <= now) {
+                self.reloads.pop_front();
+                self.reload()?;
             }
             while self.pauses.front().is_some_and(|&(p, _)| p <= now) {
                 let (_, d) = self.pauses.pop_front().unwrap_or_default();
@@ -786,6 +805,78 @@ impl<'a> Run<'a> {
             self.process(id)?;
         }
         Ok(())
+    }
+
+    /// The page reloads: the view is saved, the page's engine and every connection it
+    /// had go, and a new engine starts from the saved view. It must show the saved
+    /// rows at once (`Added` each, then `Restored` at the last version shown) and
+    /// watch from that version: `check_request` holds it to `last_seen`.
+    fn reload(&mut self) -> Result<(), Violation> {
+        let now = self.now;
+        if self.paused_until.is_some() {
+            return Ok(());
+        }
+        let bytes = match self.engine.save_view() {
+            Ok(b) => b,
+            Err(e) => {
+                self.log(|| format!("reload: nothing saved ({e})"));
+                return Ok(());
+            }
+        };
+        let view = SavedView::decode(&bytes)
+            .map_err(|e| violation(now, format!("a saved view does not read back: {e}")))?;
+        if view.rows().len() != self.engine.store().len() {
+            return fail(
+                now,
+                format!(
+                    "the saved view holds {} rows, the store {}",
+                    view.rows().len(),
+                    self.engine.store().len()
+                ),
+            );
+        }
+        let saved_rv = rv_num(view.resource_version().as_str()).map_err(|e| violation(now, e))?;
+        if Some(saved_rv) != self.last_seen {
+            return fail(
+                now,
+                format!(
+                    "saved at version {saved_rv}, but the last version shown is {:?}",
+                    self.last_seen
+                ),
+            );
+        }
+        self.log(|| {
+            format!(
+                "reload: {} rows saved at {saved_rv} ({} bytes)",
+                view.rows().len(),
+                bytes.len()
+            )
+        });
+        // The old page's connections go with it; the new engine knows none of them.
+        for (_, c) in std::mem::take(&mut self.conns) {
+            if let ConnPhase::Head { wid, .. } | ConnPhase::Watch { wid, .. } = c.phase {
+                self.cluster.close_watch(wid);
+            }
+        }
+        self.ahead = None;
+        self.ahead_ended = None;
+        self.list_ended = false;
+        self.list_failed = false;
+        self.pending_failure = None;
+        self.at_once = None;
+        self.backoff_until = None;
+        self.watch_must_follow = None;
+        // The new page's consumer starts empty and hears of every saved row.
+        self.consumer.clear();
+        // A new engine is a new session: what the old one learned of the server (that
+        // it sends bookmarks, so a silent watch is renewed after the idle deadline) it
+        // learns again.
+        self.bookmarks_seen = false;
+        let config = self.engine.config().clone();
+        self.engine = Engine::restore(config, view, self.at())
+            .map_err(|e| violation(now, format!("the saved view does not restore: {e}")))?;
+        self.stats.reloads += 1;
+        self.drain()
     }
 
     fn wake_watches(&mut self) {
@@ -2185,7 +2276,19 @@ impl<'a> Run<'a> {
                 return bad(format!("tables unavailable from the sim: {why}"));
             }
             Event::PageListed { .. } | Event::Resumed { .. } => {}
-            Event::Restored { .. } => return bad("Restored, but no scenario restores".into()),
+            Event::Restored {
+                objects,
+                resource_version,
+            } => {
+                let rv = rv_num(resource_version.as_str()).map_err(|e| violation(now, e))?;
+                if Some(rv) != self.last_seen || objects != self.consumer.len() {
+                    return bad(format!(
+                        "Restored {objects} at {rv}, but {} were told and the last version shown is {:?}",
+                        self.consumer.len(),
+                        self.last_seen
+                    ));
+                }
+            }
         }
         Ok(())
     }

@@ -68,6 +68,12 @@ pub enum Fault {
     /// up to 2 s apart), so the page asked for ahead answers, fails or stalls while
     /// the current page still streams.
     ListTrickle(f64),
+    /// Harness: the page reloads at these times: the view is saved
+    /// (`Engine::save_view`), every connection goes, and a new engine starts from the
+    /// saved view (`Engine::restore`). Only table views of identity rows are saved:
+    /// scenarios with this fault keep `KeptMetadata::Identity`; a reload while the
+    /// engine is not at one version (listing) saves nothing and is skipped.
+    ReloadAt(Vec<u64>),
 }
 
 impl Fault {
@@ -96,6 +102,7 @@ impl Fault {
             Fault::ListStall(_) => "list-stall",
             Fault::FlakyProxy => "flaky-proxy",
             Fault::ListTrickle(_) => "list-trickle",
+            Fault::ReloadAt(_) => "reload",
         }
     }
 }
@@ -104,7 +111,7 @@ impl Fault {
 pub const TABLE_SHARE: f64 = 0.3;
 
 /// Every fault name, for `--without` and the docs.
-pub const FAULT_NAMES: [&str; 23] = [
+pub const FAULT_NAMES: [&str; 24] = [
     "cut",
     "abort",
     "split",
@@ -128,6 +135,7 @@ pub const FAULT_NAMES: [&str; 23] = [
     "list-stall",
     "flaky-proxy",
     "list-trickle",
+    "reload",
 ];
 
 /// The faults under which staleness is bounded (TESTING.md, invariant 9): connections
@@ -340,6 +348,12 @@ impl Scenario {
         // Drawn last, so every earlier draw of a seed stays what it was.
         let releases: Vec<Release> = Release::all().collect();
         let release = releases[rng.below(releases.len() as u64) as usize];
+        // Drawn after the release, so every earlier draw of a seed stays what it was.
+        // Only table views of metadata are saved.
+        if tables == Some(IncludeObject::Metadata) && rng.chance(0.5 * intensity) {
+            let n = rng.range(1, 3);
+            faults.push(Fault::ReloadAt(times(&mut rng, n, w)));
+        }
         Scenario {
             seed,
             mode,
