@@ -82,7 +82,7 @@ fn read_owner_references(b: &[u8], out: &mut Vec<OwnerReference>) -> JResult<()>
     let mut first = true;
     while let Some(k) = sc.next_key(&mut first)? {
         if key(b, k).as_ref() != b"metadata" {
-            sc.value()?;
+            sc.value_dropped()?;
             continue;
         }
         if !sc.object_start()? {
@@ -91,7 +91,7 @@ fn read_owner_references(b: &[u8], out: &mut Vec<OwnerReference>) -> JResult<()>
         let mut first = true;
         while let Some(k) = sc.next_key(&mut first)? {
             if key(b, k).as_ref() != b"ownerReferences" {
-                sc.value()?;
+                sc.value_dropped()?;
                 continue;
             }
             if !sc.array_start()? {
@@ -121,7 +121,7 @@ fn read_owner_references(b: &[u8], out: &mut Vec<OwnerReference>) -> JResult<()>
                             continue;
                         }
                         _ => {
-                            sc.value()?;
+                            sc.value_dropped()?;
                             continue;
                         }
                     };
@@ -748,9 +748,13 @@ impl Owners {
     /// Recomputes node `id`'s roll-up and, while one changes, its owners'. Bounded by
     /// the number of nodes, so a cycle of owner references cannot loop.
     fn propagate(&mut self, id: u32) {
-        let mut stack = vec![id];
+        // Nearly always a short chain (pod, ReplicaSet, Deployment): walked without
+        // allocating, from one owner to the next; a node with several owners queues
+        // the others.
+        let mut more: Vec<u32> = Vec::new();
+        let mut next = Some(id);
         let mut budget = self.nodes.len() * 2 + 8;
-        while let Some(id) = stack.pop() {
+        while let Some(id) = next.take().or_else(|| more.pop()) {
             if budget == 0 {
                 break;
             }
@@ -761,8 +765,8 @@ impl Owners {
             if old == new {
                 continue;
             }
-            let owners: Vec<u32> = n.owners.as_slice().iter().map(|e| e & INDEX).collect();
-            for owner in owners {
+            for j in 0..self.nodes[id as usize].owners.as_slice().len() {
+                let owner = self.nodes[id as usize].owners.as_slice()[j] & INDEX;
                 let on = &mut self.nodes[owner as usize];
                 for (h, d) in [(old, -1i32), (new, 1)] {
                     let slot = match h {
@@ -773,7 +777,11 @@ impl Owners {
                     };
                     *slot = slot.saturating_add_signed(d);
                 }
-                stack.push(owner);
+                if next.is_none() {
+                    next = Some(owner);
+                } else {
+                    more.push(owner);
+                }
             }
         }
     }
