@@ -42,6 +42,7 @@ use crate::object::{key, ColumnKind, Object};
 use crate::store::key_hash;
 use crate::table::{Cell, TableColumn};
 use hashbrown::HashTable;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// One entry of `metadata.ownerReferences`.
@@ -60,19 +61,37 @@ pub struct OwnerReference {
 /// are left out; an object kept with [`crate::KeptMetadata::Identity`] has none.
 pub fn owner_references(o: &Object) -> Vec<OwnerReference> {
     let json = o.json();
-    let mut out = Vec::new();
+    let mut views = Vec::new();
     // The stored copy was validated when decoded: an error here leaves what was read.
-    let _ = read_owner_references(&json, &mut out);
-    out
+    let _ = read_owner_references(&json, &mut views);
+    views
+        .into_iter()
+        .map(|r| OwnerReference {
+            api_version: r.api_version.into_owned(),
+            kind: r.kind.into_owned(),
+            name: r.name.into_owned(),
+            uid: r.uid.into_owned(),
+            controller: r.controller,
+        })
+        .collect()
 }
 
-fn read_owner_references(b: &[u8], out: &mut Vec<OwnerReference>) -> JResult<()> {
-    let text = |s: crate::json::StrSpan| -> String {
+/// An owner reference borrowed from an object's JSON (decoded only if escaped).
+struct RefView<'b> {
+    api_version: Cow<'b, str>,
+    kind: Cow<'b, str>,
+    name: Cow<'b, str>,
+    uid: Cow<'b, str>,
+    controller: bool,
+}
+
+fn read_owner_references<'b>(b: &'b [u8], out: &mut Vec<RefView<'b>>) -> JResult<()> {
+    let text = |s: crate::json::StrSpan| -> Cow<'b, str> {
         let raw = &b[s.start..s.end];
         if s.escaped {
-            unescape(raw).into_owned()
+            Cow::Owned(unescape(raw).into_owned())
         } else {
-            String::from_utf8_lossy(raw).into_owned()
+            Cow::Borrowed(std::str::from_utf8(raw).unwrap_or(""))
         }
     };
     let mut sc = Scanner::new(b);
@@ -102,11 +121,11 @@ fn read_owner_references(b: &[u8], out: &mut Vec<OwnerReference>) -> JResult<()>
                 if !sc.object_start()? {
                     continue;
                 }
-                let mut r = OwnerReference {
-                    api_version: String::new(),
-                    kind: String::new(),
-                    name: String::new(),
-                    uid: String::new(),
+                let mut r = RefView {
+                    api_version: Cow::Borrowed(""),
+                    kind: Cow::Borrowed(""),
+                    name: Cow::Borrowed(""),
+                    uid: Cow::Borrowed(""),
                     controller: false,
                 };
                 let mut first = true;
@@ -589,7 +608,10 @@ impl Owners {
         if uid.is_empty() {
             return false;
         }
-        let refs = owner_references(o);
+        let json = o.json();
+        let mut refs = Vec::new();
+        // The stored copy was validated when decoded: an error leaves what was read.
+        let _ = read_owner_references(&json, &mut refs);
         let id = match self.find(uid) {
             Some(id) => {
                 let n = &mut self.nodes[id as usize];
@@ -629,10 +651,10 @@ impl Owners {
                 Some(owner) => owner,
                 None => self.alloc(Node {
                     body: Body::Awaited(Box::new(Awaited {
-                        uid: r.uid.as_str().into(),
+                        uid: r.uid.as_ref().into(),
                         group: api_group(&r.api_version).into(),
-                        kind: r.kind.as_str().into(),
-                        name: r.name.as_str().into(),
+                        kind: r.kind.as_ref().into(),
+                        name: r.name.as_ref().into(),
                         namespace: o.namespace().into(),
                     })),
                     owners: Edges::None,
