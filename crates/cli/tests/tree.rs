@@ -340,3 +340,44 @@ fn tree_arguments() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("RESOURCE/NAME"));
 }
+
+/// Requests the sim counted (`apiserver_request_total` at its `/metrics`) for `verb`
+/// on `resource`, summed over response codes.
+fn requests(server: &Server, verb: &str, resource: &str) -> i64 {
+    let base = kubelive::http::BaseUrl::parse(&server.url()).unwrap();
+    let pool = kubelive::http::Pool::default();
+    let r = kubelive::http::get(&base, &pool, "/metrics", Duration::from_secs(10)).unwrap();
+    assert_eq!(r.status, 200);
+    let text = String::from_utf8(r.body).unwrap();
+    let prefix =
+        format!("apiserver_request_total{{verb=\"{verb}\",resource=\"{resource}\",code=\"");
+    text.lines()
+        .filter_map(|l| l.strip_prefix(&prefix))
+        .filter_map(|l| l.split_once("\"} "))
+        .map(|(_, n)| n.parse::<i64>().unwrap())
+        .sum()
+}
+
+/// What a tree costs the server: one LIST per kind (the root's kind twice: once to
+/// find the object and its kind, once to sync it), at most one WATCH per kind, and no
+/// request per node.
+#[test]
+fn one_list_per_kind_none_per_node() {
+    let server = sim(ServerConfig {
+        objects: 200,
+        namespaces: 2,
+        churn: 0.0,
+        seed: 8,
+        ..ServerConfig::default()
+    });
+    let (code, out, err) = once(&server, &["deploy/app-3"]);
+    assert_eq!(code, 0, "stderr: {err}");
+    assert_eq!(nodes(&out).len(), 12, "{out}");
+    assert_eq!(requests(&server, "LIST", "deployments"), 2);
+    assert_eq!(requests(&server, "LIST", "replicasets"), 1);
+    assert_eq!(requests(&server, "LIST", "pods"), 1);
+    for resource in ["deployments", "replicasets", "pods"] {
+        assert_eq!(requests(&server, "GET", resource), 0, "{resource}");
+        assert!(requests(&server, "WATCH", resource) <= 1, "{resource}");
+    }
+}
