@@ -18,12 +18,16 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen(inline_js = r#"
 const urls = [];
-// LISTs answer `list` (a Table); watches stay open and silent.
-export function fetch_install(list) {
+// LISTs answer `list` (a Table); watches send `watch` (if any) and stay open.
+export function fetch_install(list, watch) {
   urls.length = 0;
   window.fetch = (url, init) => {
     urls.push(String(url));
-    if (String(url).includes('watch=true')) return new Promise(() => {});
+    if (String(url).includes('watch=true')) {
+      if (!watch) return new Promise(() => {});
+      const body = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(watch)); } });
+      return Promise.resolve(new Response(body, { status: 200 }));
+    }
     return Promise.resolve(new Response(list, { status: 200, headers: { 'content-type': 'application/json' } }));
   };
 }
@@ -31,7 +35,7 @@ export function fetch_urls() { return urls.join('\n'); }
 export function tick(ms) { return new Promise(r => setTimeout(r, ms)); }
 "#)]
 extern "C" {
-    fn fetch_install(list: &str);
+    fn fetch_install(list: &str, watch: Option<String>);
     fn fetch_urls() -> String;
     fn tick(ms: u32) -> js_sys::Promise;
 }
@@ -321,7 +325,7 @@ fn sink(log: &Log) -> kubelive_web::driver::Sink {
 
 #[wasm_bindgen_test]
 async fn a_driver_restored_from_a_saved_view_shows_it_and_watches_without_listing() {
-    fetch_install(&table(90, &[]));
+    fetch_install(&table(90, &[]), None);
     let log: Log = Rc::default();
     let (driver, error) = Driver::restore(config(), &saved_view(), "", sink(&log));
     assert_eq!(error, None);
@@ -347,7 +351,7 @@ async fn a_driver_restored_from_a_saved_view_shows_it_and_watches_without_listin
 
 #[wasm_bindgen_test]
 async fn a_saved_view_that_does_not_restore_lists_and_says_why() {
-    fetch_install(&table(90, &[]));
+    fetch_install(&table(90, &[]), None);
     let log: Log = Rc::default();
     let mut damaged = saved_view();
     let last = damaged.len() - 1;
@@ -377,7 +381,7 @@ async fn a_saved_view_that_does_not_restore_lists_and_says_why() {
 
 #[wasm_bindgen_test]
 async fn a_running_view_is_saved_when_it_syncs() {
-    fetch_install(&table(77, &["p1", "p2", "p3"]));
+    fetch_install(&table(77, &["p1", "p2", "p3"]), None);
     let log: Log = Rc::default();
     let mut c = config();
     c.page_size = 100;
@@ -404,4 +408,45 @@ async fn a_running_view_is_saved_when_it_syncs() {
     assert_eq!(view.rows().len(), 3);
     assert_eq!(driver.save_view().unwrap(), saved[0]);
     driver.stop();
+}
+
+#[wasm_bindgen_test]
+async fn a_view_that_moved_is_saved_when_the_page_is_left() {
+    // The watch brings p1 at 80, then stays open.
+    let event = format!(
+        "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
+        table(80, &["p1"])
+    );
+    fetch_install(&table(77, &["p1", "p2"]), Some(event));
+    let log: Log = Rc::default();
+    let driver = Driver::start(config(), "", sink(&log));
+    let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
+    let into = saved.clone();
+    // Far longer than the test: only the sync and the page's leaving save.
+    driver.save_views(3_600_000.0, Box::new(move |b| into.borrow_mut().push(b)));
+    for _ in 0..100 {
+        if driver.status().resource_version.as_deref() == Some("80") {
+            break;
+        }
+        sleep(10).await;
+    }
+    assert_eq!(saved.borrow().len(), 1, "saved at the sync only");
+    let window = web_sys::window().unwrap();
+    window
+        .dispatch_event(&web_sys::Event::new("pagehide").unwrap())
+        .unwrap();
+    assert_eq!(saved.borrow().len(), 2, "saved again as the page goes");
+    let view = SavedView::decode(&saved.borrow()[1]).unwrap();
+    assert_eq!(view.resource_version().as_str(), "80");
+    // Nothing moved since: leaving again saves nothing more.
+    window
+        .dispatch_event(&web_sys::Event::new("pagehide").unwrap())
+        .unwrap();
+    assert_eq!(saved.borrow().len(), 2);
+    driver.stop();
+    // A stopped driver saves nothing more.
+    window
+        .dispatch_event(&web_sys::Event::new("pagehide").unwrap())
+        .unwrap();
+    assert_eq!(saved.borrow().len(), 2);
 }
