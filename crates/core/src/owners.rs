@@ -29,8 +29,10 @@
 //!
 //! Memory: a node is [`NODE_BYTES`] bytes in a slab plus its slot in the uid table
 //! (4 bytes and a control byte, at most 8/7 of that for the load factor), and the
-//! `Arc` of the object it shares with the store. Owners' dependents lists add 4 bytes
-//! per edge. Objects are not copied: the uid is read from the shared object.
+//! `Arc` of the object it shares with the store. An owner's list of dependents adds a
+//! 24-byte header and 4 bytes per dependent; an object with one owner keeps it inline.
+//! Objects are not copied: the uid is read from the shared object. At 100,000 pods in
+//! 5,000 Deployments that is about 82 bytes per object (`cargo bench --bench owners`).
 //!
 //! Owner references may form a cycle (the garbage collector resolves those; nothing
 //! prevents a client writing one): walks here stop at a node already seen, and a
@@ -330,7 +332,8 @@ enum Edges {
     #[default]
     None,
     One(u32),
-    Many(Box<[u32]>),
+    /// Boxed twice so that the enum stays two words: several owners are rare.
+    Many(Box<Box<[u32]>>),
 }
 
 const CONTROLLER: u32 = 1 << 31;
@@ -351,9 +354,42 @@ impl Edges {
             1 => Edges::One(v[0]),
             _ => {
                 v.shrink_to_fit();
-                Edges::Many(v.into_boxed_slice())
+                Edges::Many(Box::new(v.into_boxed_slice()))
             }
         }
+    }
+}
+
+/// A node's dependents: none for most objects (a pod), so one word until the first.
+#[derive(Debug, Default)]
+struct Deps(Option<Box<Vec<u32>>>);
+
+impl Deps {
+    fn as_slice(&self) -> &[u32] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    fn push(&mut self, id: u32) {
+        self.0.get_or_insert_with(Default::default).push(id);
+    }
+
+    fn remove(&mut self, id: u32) {
+        if let Some(v) = &mut self.0 {
+            if let Some(p) = v.iter().position(|&d| d == id) {
+                v.swap_remove(p);
+            }
+            if v.is_empty() {
+                self.0 = None;
+            }
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.0.as_ref().map_or(0, |v| 24 + v.capacity() * 4)
     }
 }
 
@@ -382,7 +418,7 @@ enum Body {
 struct Node {
     body: Body,
     owners: Edges,
-    dependents: Vec<u32>,
+    dependents: Deps,
     /// Dependents whose roll-up is `Ok` / `Progressing` / `Bad`.
     ok: u32,
     progressing: u32,
@@ -571,7 +607,7 @@ impl Owners {
         let n = &mut self.nodes[id as usize];
         n.body = Body::Free;
         n.owners = Edges::None;
-        n.dependents = Vec::new();
+        n.dependents = Deps::default();
         n.ok = 0;
         n.progressing = 0;
         n.bad = 0;
@@ -632,7 +668,7 @@ impl Owners {
                         source: source.0,
                     },
                     owners: Edges::None,
-                    dependents: Vec::new(),
+                    dependents: Deps::default(),
                     ok: 0,
                     progressing: 0,
                     bad: 0,
@@ -658,7 +694,7 @@ impl Owners {
                         namespace: o.namespace().into(),
                     })),
                     owners: Edges::None,
-                    dependents: Vec::new(),
+                    dependents: Deps::default(),
                     ok: 0,
                     progressing: 0,
                     bad: 0,
@@ -725,9 +761,7 @@ impl Owners {
                 continue;
             }
             let on = &mut self.nodes[owner as usize];
-            if let Some(p) = on.dependents.iter().position(|&d| d == id) {
-                on.dependents.swap_remove(p);
-            }
+            on.dependents.remove(id);
             self.count(owner, rolled, -1);
             if matches!(self.nodes[owner as usize].body, Body::Awaited(_))
                 && self.nodes[owner as usize].dependents.is_empty()
@@ -839,9 +873,9 @@ impl Owners {
             + self.by_uid.capacity() * (4 + 1)
             + self.sources.capacity() * std::mem::size_of::<Source>();
         for n in &self.nodes {
-            bytes += n.dependents.capacity() * 4;
+            bytes += n.dependents.heap_bytes();
             if let Edges::Many(es) = &n.owners {
-                bytes += es.len() * 4;
+                bytes += 16 + es.len() * 4;
             }
             if let Body::Awaited(a) = &n.body {
                 bytes += std::mem::size_of::<Awaited>()
@@ -1030,6 +1064,7 @@ impl<'a> NodeRef<'a> {
         let mut v: Vec<NodeRef<'a>> = self
             .node()
             .dependents
+            .as_slice()
             .iter()
             .map(|&id| NodeRef {
                 owners: self.owners,
