@@ -8,7 +8,7 @@ use kubelive_core::{
     Collection, Config, Engine, Event, IncludeObject, Instant, KeptMetadata, SavedView, ViewKey,
 };
 use kubelive_web::driver::{Driver, DriverRef};
-use kubelive_web::persist::{view_id, Limits, Persist, ServerIdentity};
+use kubelive_web::persist::{server_identity, view_id, Limits, Persist, ServerIdentity};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -32,11 +32,22 @@ export function fetch_install(list, watch) {
   };
 }
 export function fetch_urls() { return urls.join('\n'); }
+// Answers GETs by path from `answers` (path -> [status, body]); anything else 404.
+export function fetch_answers(answers) {
+  urls.length = 0;
+  window.fetch = (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input.url, location.href);
+    urls.push(url.pathname);
+    const [status, body] = answers[url.pathname] || [404, '{}'];
+    return Promise.resolve(new Response(body, { status, headers: { 'content-type': 'application/json' } }));
+  };
+}
 export function tick(ms) { return new Promise(r => setTimeout(r, ms)); }
 "#)]
 extern "C" {
     fn fetch_install(list: &str, watch: Option<String>);
     fn fetch_urls() -> String;
+    fn fetch_answers(answers: JsValue);
     fn tick(ms: u32) -> js_sys::Promise;
 }
 
@@ -449,4 +460,64 @@ async fn a_view_that_moved_is_saved_when_the_page_is_left() {
         .dispatch_event(&web_sys::Event::new("pagehide").unwrap())
         .unwrap();
     assert_eq!(saved.borrow().len(), 2);
+}
+
+fn answer(answers: &[(&str, u16, &str)]) {
+    let o = js_sys::Object::new();
+    for (path, status, body) in answers {
+        let pair = js_sys::Array::of2(&JsValue::from(*status), &JsValue::from_str(body));
+        js_sys::Reflect::set(&o, &JsValue::from_str(path), &pair).unwrap();
+    }
+    fetch_answers(o.into());
+}
+
+const FORBIDDEN: &str =
+    r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}"#;
+const VERSION: &str = r#"{"major":"1","minor":"32","gitVersion":"v1.32.0","gitCommit":"abc","buildDate":"2026-01-01T00:00:00Z","platform":"linux/amd64"}"#;
+
+#[wasm_bindgen_test]
+async fn the_server_identity_is_the_cluster_not_the_release_where_it_can_be_read() {
+    let ns = "/api/v1/namespaces/kube-system";
+    let ca = "/api/v1/namespaces/team%20a/configmaps/kube-root-ca.crt";
+    // The kube-system namespace's uid, when it may be read.
+    answer(&[
+        (
+            ns,
+            200,
+            r#"{"kind":"Namespace","metadata":{"name":"kube-system","uid":"0f1e-77"}}"#,
+        ),
+        ("/version", 200, VERSION),
+    ]);
+    assert_eq!(
+        server_identity("", Some("team a")).await,
+        Some(strong("uid:0f1e-77"))
+    );
+    // Forbidden: the cluster CA published in the view's namespace.
+    let ca_body = r#"{"kind":"ConfigMap","metadata":{"name":"kube-root-ca.crt"},"data":{"ca.crt":"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"}}"#;
+    answer(&[
+        (ns, 403, FORBIDDEN),
+        (ca, 200, ca_body),
+        ("/version", 200, VERSION),
+    ]);
+    let by_ca = server_identity("", Some("team a")).await.unwrap();
+    assert!(by_ca.strong && by_ca.value.starts_with("ca:"), "{by_ca:?}");
+    assert_eq!(fetch_urls(), format!("{ns}\n{ca}"));
+    // Another CA, another cluster.
+    answer(&[
+        (ns, 403, FORBIDDEN),
+        (ca, 200, &ca_body.replace("MIIB", "MIIC")),
+    ]);
+    assert_ne!(server_identity("", Some("team a")).await.unwrap(), by_ca);
+    // Neither readable (or a cluster-wide view): the release only, which is weak.
+    answer(&[(ns, 403, FORBIDDEN), ("/version", 200, VERSION)]);
+    assert_eq!(
+        server_identity("", None).await,
+        Some(ServerIdentity {
+            value: "version:v1.32.0 abc 2026-01-01T00:00:00Z linux/amd64".into(),
+            strong: false,
+        })
+    );
+    // Nothing answers: no identity, so nothing is saved or restored.
+    answer(&[]);
+    assert_eq!(server_identity("", Some("team a")).await, None);
 }
