@@ -515,7 +515,7 @@ fn option_value(v: &JsValue) -> Value {
     })
 }
 
-fn check_options(options: &JsValue) -> Result<Settings, JsValue> {
+pub(crate) fn check_options(options: &JsValue) -> Result<Settings, JsValue> {
     if !options.is_object() || js_sys::Array::is_array(options) {
         let got = match option_value(options) {
             Value::Absent if options.is_null() => "null",

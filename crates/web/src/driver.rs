@@ -367,7 +367,7 @@ fn stop(shared: &Shared) {
         controller.abort();
     }
     if let Some((handle, _)) = inner.timer.take() {
-        if let Some(w) = web_sys::window() {
+        if let Some(w) = crate::scope::global() {
             w.clear_timeout_with_handle(handle);
         }
     }
@@ -463,7 +463,7 @@ fn rearm(shared: &Rc<Shared>, inner: &mut Inner) {
         (None, None) => return,
         _ => {}
     }
-    let Some(window) = web_sys::window() else {
+    let Some(window) = crate::scope::global() else {
         return;
     };
     if let Some((handle, _)) = inner.timer.take() {
@@ -529,7 +529,7 @@ async fn run_request(
         let _ = headers.set("Accept", request.accept);
         init.set_headers(&headers);
     }
-    let Some(window) = web_sys::window() else {
+    let Some(window) = crate::scope::global() else {
         return;
     };
     let fetched = JsFuture::from(window.fetch_with_str_and_init(&url, &init)).await;

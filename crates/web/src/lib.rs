@@ -3,6 +3,9 @@
 //! * [`driver`]: the wasm driver of the sans-io engine (fetch + `ReadableStream`,
 //!   `setTimeout`, `AbortController`);
 //! * [`persist`]: saved views in IndexedDB, so a reload shows a view at once;
+//! * [`scope`]: the global scope's fetch, timers and clock, on a page or in a worker;
+//! * [`hub`], [`worker`]: the JS API's shared engine (one engine per view for every
+//!   tab of the origin, in kubelive's worker): its bookkeeping and its wasm exports;
 //! * [`api`]: the JS API's wasm half (the npm package's `Watcher` wraps it);
 //! * [`table`]: the table model (columns, sorted and filtered index, row states) the
 //!   app and the JS API's views (`<kubelive-table>`) both show;
@@ -15,13 +18,16 @@
 
 #[cfg(feature = "watcher")]
 pub mod api;
+pub mod driver;
 #[cfg(feature = "watcher")]
 pub mod hub;
-pub mod driver;
 pub mod persist;
+pub mod scope;
 pub mod status;
 pub mod table;
 pub mod time;
+#[cfg(feature = "watcher")]
+pub mod worker;
 
 #[cfg(feature = "app")]
 pub mod app;

@@ -3,10 +3,11 @@
 use kubelive_core::Instant;
 
 thread_local! {
-    /// The window's `performance`, looked up once: the clock is read several times a
-    /// frame and per body chunk, and the lookup is two more calls into JS each time.
+    /// The global scope's `performance` (a page's or a worker's), looked up once: the
+    /// clock is read several times a frame and per body chunk, and the lookup is two
+    /// more calls into JS each time.
     static PERFORMANCE: Option<web_sys::Performance> =
-        web_sys::window().and_then(|w| w.performance());
+        crate::scope::global().and_then(|g| g.performance());
 }
 
 /// Milliseconds since page load, on the monotonic `performance.now()` clock.
