@@ -104,11 +104,13 @@ fn apt_install(
     ))
 }
 
-/// The browser end-to-end test packages (playwright-core only: never a browser download).
+/// The browser end-to-end test packages (playwright-core only: never a browser download)
+/// and binaryen, whose `wasm-opt -Oz` shrinks `dist`'s modules (Debian's binaryen 108
+/// cannot parse what this rustc emits: `table.fill`).
 pub fn npm_packages() -> Result<(), String> {
     let web = root().join("web");
-    // Every test package: a tree installed before one was added installs again.
-    if ["playwright-core", "axe-core"]
+    // Every package: a tree installed before one was added installs again.
+    if ["playwright-core", "axe-core", "binaryen"]
         .iter()
         .all(|p| web.join("node_modules").join(p).exists())
     {
