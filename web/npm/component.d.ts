@@ -35,7 +35,8 @@ export interface KubeliveTableEventMap extends HTMLElementEventMap {
 /**
  * `<kubelive-table resource="/api/v1/pods" namespace="web" label-selector="app=web">`:
  * the collection as the server prints it, live. Attributes: `resource`, `namespace`,
- * `label-selector`, `field-selector`, `base-url` (a change restarts the watch), `wide`,
+ * `label-selector`, `field-selector`, `base-url`, `shared` (the engine runs in kubelive's
+ * shared worker: the Watcher's `shared` option; a change restarts the watch), `wide`,
  * `filter`.
  * Removed from the document, it stops its watcher.
  */

@@ -5,7 +5,9 @@
 // Attributes (a change restarts the watch, except `wide` and `filter`): `resource` (a
 // collection path such as `/api/v1/pods`, or a common plural such as `pods`),
 // `namespace`, `label-selector`, `field-selector`, `base-url`, `wide` (every column, as
-// `-o wide`), `filter` (free text: rows with every word in one of their shown cells).
+// `-o wide`), `filter` (free text: rows with every word in one of their shown cells),
+// `shared` (the engine runs in kubelive's worker, one per view for every tab of the
+// origin: the Watcher's `shared` option).
 // DOM events (bubbling, composed): `kubelive-change`, `kubelive-status`,
 // `kubelive-synced`, `kubelive-error`, `kubelive-select` (a row clicked; unless the
 // page cancels it, the element shows the object below the table, fetched then, its
@@ -108,7 +110,7 @@ function fire(element, type, detail) {
 }
 
 export class KubeliveTable extends HTMLElement {
-  static observedAttributes = ['resource', 'namespace', 'label-selector', 'field-selector', 'base-url', 'wide', 'filter'];
+  static observedAttributes = ['resource', 'namespace', 'label-selector', 'field-selector', 'base-url', 'wide', 'filter', 'shared'];
 
   #watcher = null;
   /** The watcher's view this element draws (sorted, filtered, printed in wasm). */
@@ -276,6 +278,7 @@ export class KubeliveTable extends HTMLElement {
       labelSelector: this.getAttribute('label-selector') || undefined,
       fieldSelector: this.getAttribute('field-selector') || undefined,
       baseUrl: this.getAttribute('base-url') || undefined,
+      shared: this.hasAttribute('shared') || undefined,
     };
     let watcher;
     try {

@@ -101,6 +101,20 @@ export interface BaseWatcherOptions {
    * when asked: a pod's row then holds 376 bytes instead of 610.
    */
   metadata?: 'all' | 'identity';
+  /**
+   * Run the engine in kubelive's worker (`worker.js`, shipped next to `index.js`): one
+   * engine, one LIST and one watch per view for every tab of the origin (a
+   * `SharedWorker`; a dedicated `Worker` per page where the browser has no
+   * `SharedWorker`). Watchers with the same options but sort, filter and wide share
+   * it; each has its own views. The events, status and view API are the same;
+   * `snapshot()`, `get()` and `change` events ask the worker for every object the
+   * first time one is used (until they arrive, `snapshot()` is empty and `get()`
+   * answers only rows a view's window showed, with their namespace and name; an
+   * `update` follows), and view windows are answered a message later
+   * (a `change` follows). The engine stops 5 s after its last watcher leaves.
+   * Default false. The page's CSP needs `worker-src 'self'`.
+   */
+  shared?: boolean;
 }
 
 /** Options of a Watcher of objects (the default format). */

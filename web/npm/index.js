@@ -13,13 +13,20 @@
 //   model, read a window at a time, as plain data (see `View`).
 // The hooks hold the watcher weakly: a stopped watcher nobody references is collected
 // (and its wasm memory freed) as any object is.
+//
+// With `shared: true` the engine runs in kubelive's worker (worker.js: a SharedWorker,
+// one engine per view for every tab of the origin; a dedicated Worker where the browser
+// has no SharedWorker) and `SharedCore` stands in for `WatcherCore`: same methods, same
+// hooks, fed by messages.
 
-import initWasm, { WatcherCore, humanDuration } from './kubelive_watcher.js';
+import initWasm, { WatcherCore, humanDuration, hubHeartbeatMs } from './kubelive_watcher.js';
 
 export { humanDuration };
 
 let loading = null;
 let loaded = false;
+/** Where the wasm was loaded from, when init() was given a URL: the worker loads it too. */
+let wasmHref;
 
 /**
  * Loads and instantiates the wasm module (once: later calls return the same promise).
@@ -29,6 +36,7 @@ let loaded = false;
 export default function init(module) {
   if (!loading) {
     const input = module === undefined ? undefined : { module_or_path: module };
+    if (typeof module === 'string' || module instanceof URL) wasmHref = new URL(module, import.meta.url).href;
     loading = initWasm(input).then(
       () => { loaded = true; },
       (e) => { loading = null; throw e; },
@@ -68,7 +76,9 @@ export class Watcher extends EventTarget {
       tablesUnavailable: (reason) => self.deref()?.#emit('tablesUnavailable', { reason }),
       status: (urgent) => self.deref()?.#statusChanged(urgent),
     };
-    this.#core = new WatcherCore(options, hooks);
+    this.#core = sharedOption(options)
+      ? new SharedCore(withoutShared(options), hooks)
+      : new WatcherCore(withoutShared(options), hooks);
     // Bound, so they can be passed as they are (React's useSyncExternalStore).
     this.subscribe = this.subscribe.bind(this);
     this.snapshot = this.snapshot.bind(this);
@@ -134,7 +144,8 @@ export class Watcher extends EventTarget {
    */
   view(options) {
     this.#live('view()');
-    return new View(this, this.#core, this.#core.createView(options));
+    const id = this.#core.createView(options);
+    return new View(this, this.#core, id);
   }
 
   get size() {
@@ -243,8 +254,11 @@ export class View extends EventTarget {
     this.#id = id;
     const changed = () => this.#changed();
     for (const type of ['update', 'columns', 'tablesUnavailable', 'reset']) watcher.addEventListener(type, changed);
+    // Shared: a window answer from the worker that differs from the last is a change.
+    const offCore = core.onViewChange?.(id, changed);
     this.#off = () => {
       for (const type of ['update', 'columns', 'tablesUnavailable', 'reset']) watcher.removeEventListener(type, changed);
+      offCore?.();
     };
   }
 
@@ -307,5 +321,355 @@ export class View extends EventTarget {
   #live(method) {
     if (this.#freed) throw new Error(`View.${method}: this view was freed (free() was called)`);
     if (this.#watcher.freed) throw new Error(`View.${method}: its watcher was freed`);
+  }
+}
+
+/** The `shared` option, checked (the rest are the wasm's to check). */
+function sharedOption(options) {
+  if (options === null || typeof options !== 'object' || !('shared' in options)) return false;
+  const shared = options.shared;
+  if (shared === undefined || shared === null) return false;
+  if (typeof shared !== 'boolean') {
+    throw new TypeError(`option shared must be a boolean, got ${typeof shared}`);
+  }
+  return shared;
+}
+
+function withoutShared(options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options) || !('shared' in options)) return options;
+  const { shared: _, ...rest } = options;
+  return rest;
+}
+
+/** The page's one connection to kubelive's worker, made at the first shared watcher. */
+let connection = null;
+
+function connect() {
+  if (connection) return connection;
+  const url = new URL('./worker.js', import.meta.url);
+  let port;
+  let worker;
+  if (typeof SharedWorker !== 'undefined') {
+    worker = new SharedWorker(url, { type: 'module', name: 'kubelive' });
+    port = worker.port;
+  } else if (typeof Worker !== 'undefined') {
+    worker = new Worker(url, { type: 'module', name: 'kubelive' });
+    port = worker;
+  } else {
+    throw new Error('kubelive: option shared needs a SharedWorker or a Worker, and this environment has neither');
+  }
+  const subs = new Map();
+  const failAll = (message) => {
+    for (const core of subs.values()) core.receive({ t: 'failed', message });
+  };
+  connection = {
+    subs,
+    nextSub: 1,
+    kind: port === worker ? 'Worker' : 'SharedWorker',
+    post: (m) => port.postMessage(m),
+  };
+  port.onmessage = (e) => {
+    const m = e.data;
+    if (m?.t === 'reopen') for (const core of subs.values()) core.reopen();
+    else if (m?.sub === null) failAll(m.message);
+    else subs.get(m?.sub)?.receive(m);
+  };
+  worker.addEventListener('error', (e) => failAll(`kubelive's worker failed: ${e.message ?? 'it could not be loaded (is worker.js served next to index.js, and does the CSP allow worker-src \'self\'?)'}`));
+  connection.post({ t: 'init', wasm: wasmHref });
+  setInterval(() => connection.post({ t: 'beat' }), hubHeartbeatMs());
+  // The worker is not told when a page goes: say so (a page that cannot is dropped
+  // after three missed heartbeats). Back from the back/forward cache, its next
+  // heartbeat has the worker ask it to open its watchers again.
+  addEventListener('pagehide', () => connection.post({ t: 'bye' }));
+  return connection;
+}
+
+const EMPTY = Object.freeze([]);
+
+/** An object's key in the store: `namespace/name`. */
+const objectKey = (o) => `${o?.metadata?.namespace ?? ''}/${o?.metadata?.name ?? ''}`;
+
+/**
+ * `WatcherCore`'s stand-in when the engine runs in the worker: the same methods and
+ * hooks. Options and view options are checked by an unstarted local `WatcherCore`
+ * (the same errors, thrown at once); state comes in messages.
+ */
+class SharedCore {
+  #hooks;
+  #options;
+  #local;
+  #conn;
+  #sub = 0;
+  #open = false;
+  #running = false;
+  #status;
+  #columns = null;
+  #size = 0;
+  #version = 0;
+  /** Every object by key once asked for (snapshot, get, change events), else null. */
+  #objects = null;
+  #wantObjects = false;
+  #wantsChanges = false;
+  #snapshot = EMPTY;
+  #snapshotAt = -1;
+  /**
+   * Views by id: { local, options, first, count (the range last asked for), answers (the
+   * worker's last answer for each of the few ranges last asked for), inFlight, again,
+   * req, changed }.
+   */
+  #views = new Map();
+  #nextView = 1;
+  #length = 0;
+
+  constructor(options, hooks) {
+    this.#local = new WatcherCore(options, {});
+    this.#options = { ...options };
+    this.#hooks = hooks;
+    this.#status = this.#local.status();
+    this.#conn = connect();
+  }
+
+  start() {
+    if (this.#open) return;
+    this.#open = true;
+    this.#running = true;
+    this.#sub = this.#conn.nextSub++;
+    this.#conn.subs.set(this.#sub, this);
+    this.reopen();
+    // As a local engine's start() says at once (the worker's status follows).
+    const phase = this.#status.mode === 'streamingList' ? 'initialEvents' : 'listing';
+    this.#status = { ...this.#status, phase, error: null };
+    this.#hooks.status?.(true);
+  }
+
+  /** Opens this watcher's subscription (again): its views and object feed too. */
+  reopen() {
+    if (!this.#open) return;
+    this.#conn.post({ t: 'open', sub: this.#sub, options: this.#options });
+    if (this.#wantObjects) this.#conn.post({ t: 'objects', sub: this.#sub });
+    for (const [id, v] of this.#views) {
+      this.#conn.post({ t: 'view', sub: this.#sub, view: id, options: v.options });
+      v.inFlight = false;
+      this.#ask(id, v);
+    }
+  }
+
+  stop() {
+    if (!this.#open) return;
+    this.#close();
+    this.#status = { ...this.#status, phase: 'stopped', connected: false };
+    this.#hooks.status?.(true);
+  }
+
+  #close() {
+    this.#conn.post({ t: 'close', sub: this.#sub });
+    this.#conn.subs.delete(this.#sub);
+    this.#open = false;
+    this.#running = false;
+  }
+
+  free() {
+    if (this.#open) this.#close();
+    this.#local.free();
+  }
+
+  get running() {
+    return this.#running;
+  }
+
+  wantChanges() {
+    this.#wantsChanges = true;
+    this.#askObjects();
+  }
+
+  #askObjects() {
+    if (this.#wantObjects) return;
+    this.#wantObjects = true;
+    if (this.#open) this.#conn.post({ t: 'objects', sub: this.#sub });
+  }
+
+  snapshot() {
+    this.#askObjects();
+    if (!this.#objects) return EMPTY;
+    if (this.#snapshotAt !== this.#version) {
+      const keyed = [...this.#objects];
+      keyed.sort((a, b) => {
+        const [na, ma] = [a[1].metadata?.namespace ?? '', a[1].metadata?.name ?? ''];
+        const [nb, mb] = [b[1].metadata?.namespace ?? '', b[1].metadata?.name ?? ''];
+        return na < nb ? -1 : na > nb ? 1 : ma < mb ? -1 : ma > mb ? 1 : 0;
+      });
+      this.#snapshot = Object.freeze(keyed.map((e) => e[1]));
+      this.#snapshotAt = this.#version;
+    }
+    return this.#snapshot;
+  }
+
+  /**
+   * One object; until every object has come from the worker, a row a view's window
+   * showed as `{ cells, metadata: { namespace, name } }` (what opens its detail).
+   */
+  get(namespace, name) {
+    this.#askObjects();
+    if (this.#objects) return this.#objects.get(`${namespace}/${name}`);
+    for (const v of this.#views.values()) {
+      for (const answer of v.answers.values()) {
+        const row = answer.rows.find((r) => r.namespace === namespace && r.name === name);
+        if (row) return { cells: row.cells, metadata: namespace ? { namespace, name } : { name } };
+      }
+    }
+    return undefined;
+  }
+
+  get size() {
+    return this.#objects ? this.#objects.size : this.#size;
+  }
+
+  get version() {
+    return this.#version;
+  }
+
+  status() {
+    return this.#status;
+  }
+
+  columns() {
+    return this.#columns;
+  }
+
+  createView(options) {
+    const local = this.#local.createView(options);
+    const id = this.#nextView++;
+    const plain = options === undefined || options === null ? {} : { ...options };
+    this.#views.set(id, { local, options: plain, first: 0, count: 0, answers: new Map(), inFlight: false, again: false, req: 0, changed: null });
+    if (this.#open) this.#conn.post({ t: 'view', sub: this.#sub, view: id, options: plain });
+    return id;
+  }
+
+  setView(id, options) {
+    const v = this.#views.get(id);
+    if (!v) return this.#local.setView(0, options);
+    this.#local.setView(v.local, options);
+    Object.assign(v.options, options ?? {});
+    if (this.#open) this.#conn.post({ t: 'set', sub: this.#sub, view: id, options: { ...options } });
+  }
+
+  dropView(id) {
+    const v = this.#views.get(id);
+    if (!v) return;
+    this.#views.delete(id);
+    this.#local.dropView(v.local);
+    if (this.#open) this.#conn.post({ t: 'dropView', sub: this.#sub, view: id });
+  }
+
+  /** `fn` is called when view `id`'s window answer changes; returns an unsubscribe function. */
+  onViewChange(id, fn) {
+    const v = this.#views.get(id);
+    if (v) v.changed = fn;
+    return () => {
+      if (v) v.changed = null;
+    };
+  }
+
+  /**
+   * The last answer the worker gave for view `id` and this range (else for the range
+   * asked for last: its own `first` says where its rows are), and a fresh one asked
+   * for: a `change` follows when it differs. Before any answer: no rows, `pending`.
+   */
+  window(id, first, count) {
+    const v = this.#views.get(id);
+    // Checks the arguments as the engine does (the same RangeError).
+    const empty = this.#local.window(v ? v.local : 0, first, count);
+    const latest = v.answers.get(`${v.first},${v.count}`);
+    v.first = first;
+    v.count = count;
+    this.#ask(id, v);
+    return v.answers.get(`${first},${count}`) ?? latest ?? { ...empty, length: this.#length, pending: true };
+  }
+
+  #ask(id, v) {
+    if (!this.#open) return;
+    if (v.inFlight) {
+      v.again = true;
+      return;
+    }
+    v.inFlight = true;
+    v.again = false;
+    v.req += 1;
+    v.asked = `${v.first},${v.count}`;
+    this.#conn.post({ t: 'window', sub: this.#sub, view: id, req: v.req, first: v.first, count: v.count });
+  }
+
+  /** A message from the worker for this watcher. */
+  receive(m) {
+    const hooks = this.#hooks;
+    switch (m.t) {
+      case 'status':
+        this.#status = m.status;
+        this.#size = m.status.objects ?? this.#size;
+        this.#running = m.running;
+        if (!m.running && this.#open) this.#close();
+        hooks.status?.(m.urgent);
+        break;
+      case 'columns':
+        this.#columns = Object.freeze(m.columns);
+        hooks.columns?.(this.#columns);
+        break;
+      case 'tablesUnavailable':
+        hooks.tablesUnavailable?.(m.reason);
+        break;
+      case 'synced':
+        hooks.synced?.(m.objects, m.resourceVersion);
+        break;
+      case 'reset':
+        hooks.reset?.(m.reason);
+        break;
+      case 'error':
+        hooks.error?.(m.error);
+        break;
+      case 'failed': {
+        const error = { code: null, reason: 'WorkerFailed', message: m.message, retryable: false };
+        this.#status = { ...this.#status, phase: 'stopped', connected: false, error };
+        if (this.#open) this.#close();
+        hooks.error?.(error);
+        hooks.status?.(true);
+        break;
+      }
+      case 'objects':
+        this.#objects = new Map(m.objects.map((o) => [objectKey(o), o]));
+        this.#version += 1;
+        hooks.update?.(this.#version);
+        break;
+      case 'update': {
+        this.#size = m.size;
+        const changes = this.#objects && m.changes ? m.changes : [];
+        for (const [type, o] of changes) {
+          if (type === 'DELETED') this.#objects.delete(objectKey(o));
+          else this.#objects.set(objectKey(o), o);
+        }
+        this.#version += 1;
+        if (this.#wantsChanges) for (const [type, o] of changes) hooks.change?.(type, o);
+        hooks.update?.(this.#version);
+        break;
+      }
+      case 'window': {
+        const v = this.#views.get(m.view);
+        if (!v || m.req !== v.req) break;
+        v.inFlight = false;
+        if (m.window) {
+          const before = v.answers.get(v.asked);
+          v.answers.delete(v.asked);
+          v.answers.set(v.asked, m.window);
+          // A few ranges (a table's, a reader's): the oldest go.
+          while (v.answers.size > 4) v.answers.delete(v.answers.keys().next().value);
+          this.#length = m.window.length;
+          const same = before !== undefined && JSON.stringify(before) === JSON.stringify(m.window);
+          if (v.again) this.#ask(m.view, v);
+          if (!same) v.changed?.();
+        }
+        break;
+      }
+      default:
+        break;
+    }
   }
 }

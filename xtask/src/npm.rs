@@ -36,6 +36,7 @@ pub fn package(dist: &Path) -> Result<PathBuf, String> {
         "index.d.ts",
         "component.js",
         "component.d.ts",
+        "worker.js",
         "README.md",
         "LICENSE",
     ] {
@@ -133,7 +134,7 @@ impl fmt::Display for Sizes {
 }
 
 /// What the package must hold, and nothing else.
-const PACKAGE_FILES: [&str; 9] = [
+const PACKAGE_FILES: [&str; 10] = [
     "LICENSE",
     "README.md",
     "component.d.ts",
@@ -143,6 +144,7 @@ const PACKAGE_FILES: [&str; 9] = [
     "kubelive_watcher.js",
     "kubelive_watcher_bg.wasm",
     "package.json",
+    "worker.js",
 ];
 
 /// The "npm package" test step.
