@@ -934,6 +934,8 @@ fn suites() -> Vec<Suite> {
             &["tests/bigsort.mjs"],
             calm(60_000, 200.0, &["--namespaces", "20"]),
         ),
+        // The JS API's shared engine: tabs on one view share one LIST and one watch.
+        Suite::sim(&["tests/shared.mjs"], calm(60, 2.0, &["--namespaces", "2"])),
     ]
 }
 
