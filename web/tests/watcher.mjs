@@ -89,7 +89,7 @@ async function options() {
   });
   check(before.includes('await init()'), `a Watcher before init() says what to do: ${before}`);
   const exported = await early.page.evaluate(() => Object.keys(window.kl).sort().join(','));
-  check(exported === 'Watcher,default,init', `the package exports Watcher, init and default only (${exported})`);
+  check(exported === 'View,Watcher,default,humanDuration,init', `the package exports Watcher, View, humanDuration, init and default only (${exported})`);
   await early.context.close();
 }
 

@@ -54,7 +54,6 @@ use wasm_bindgen::prelude::*;
 use web_sys::KeyboardEvent;
 use yew::prelude::*;
 
-
 pub enum Msg {
     /// Frames, timers and the engine's wakes.
     Frames(frames::Msg),
