@@ -98,15 +98,22 @@ pub struct Entry {
     pub changes: Vec<Change>,
 }
 
+/// What an entry costs besides its strings: its slot in its object's queue and in
+/// the queue of every entry (which holds the object's key), and the key's two boxes.
+const ENTRY_COST: usize =
+    std::mem::size_of::<(u64, Entry)>() + std::mem::size_of::<(Key, u64, usize)>() + 32;
+
 impl Entry {
     fn bytes(&self) -> usize {
-        96 + self.resource_version.len()
+        ENTRY_COST
+            + self.resource_version.len()
             + self.uid.len()
             + self
                 .changes
                 .iter()
                 .map(|c| {
-                    48 + c.path.len()
+                    std::mem::size_of::<Change>()
+                        + c.path.len()
                         + c.before.as_ref().map_or(0, String::len)
                         + c.after.as_ref().map_or(0, String::len)
                 })
@@ -183,7 +190,9 @@ impl History {
         self.push(kind, object, changes, at);
     }
 
-    fn push(&mut self, kind: EntryKind, o: &Object, changes: Vec<Change>, at: Instant) {
+    fn push(&mut self, kind: EntryKind, o: &Object, mut changes: Vec<Change>, at: Instant) {
+        // Kept for long, most with one or two changes: no spare capacity.
+        changes.shrink_to_fit();
         let entry = Entry {
             kind,
             resource_version: o.resource_version().to_string(),
@@ -195,8 +204,9 @@ impl History {
         let key: Key = (o.namespace().into(), o.name().into());
         let seq = self.next;
         self.next += 1;
+        // Most objects that change at all change a few times: room for one to start.
         let kept = self.objects.entry(key.clone()).or_insert_with(|| Kept {
-            entries: VecDeque::new(),
+            entries: VecDeque::with_capacity(1),
         });
         kept.entries.push_back((seq, entry));
         while kept.entries.len() > self.config.per_object.max(1) {
