@@ -122,6 +122,8 @@ export interface WatcherOptions extends BaseWatcherOptions {
   /** What the watcher delivers: the objects themselves (default), or `'table'` rows (see `TableWatcherOptions`). */
   format?: 'objects';
   includeObject?: never;
+  /** Only table rows are kept (see `TableWatcherOptions`). */
+  persist?: false;
 }
 
 /** Options of a Watcher of table rows: the server prints each object, as `kubectl get` shows it. */
@@ -129,6 +131,23 @@ export interface TableWatcherOptions extends BaseWatcherOptions {
   format: 'table';
   /** What each row carries besides its cells: its `metadata` (default), or also the whole `object`. */
   includeObject?: 'Metadata' | 'Object';
+  /**
+   * Keep the view's rows in this origin's IndexedDB (cells and identity metadata, at
+   * the resourceVersion they hold; never whole objects) and start from them: a
+   * reload shows the rows at once (`status().restored`, phase `'restored'`) and
+   * watches from their version instead of listing; only a 410 (the version expired)
+   * lists again, diffed (what vanished comes as deletes). Saved at the sync, then at
+   * most every 30 s while the version moves, and when the page is hidden or left;
+   * kept 24 h, 50 MB per origin in all (the oldest views go first), under the
+   * cluster's identity (the kube-system namespace's uid, else the namespace's
+   * `kube-root-ca.crt`): another cluster at the same URL drops them, and a server
+   * whose identity cannot be read keeps nothing. Default: true for a `shared`
+   * watcher whose rows can be kept (`includeObject: 'Metadata'`, `metadata`
+   * `'identity'` or not given, which it then is), false otherwise. Needs
+   * `metadata: 'identity'` (the default with it). `forgetSavedViews()` drops
+   * what was kept.
+   */
+  persist?: boolean;
 }
 
 /** A cell as the server printed it: a string, number, boolean or null (an array or object only from unusual printers). */
@@ -163,6 +182,8 @@ export type WatcherPhase =
   | 'listing'
   | 'initialEvents'
   | 'watching'
+  /** The rows are a kept view's (`persist`), shown at once; the watch from their version has not answered yet. */
+  | 'restored'
   | 'backingOff'
   /** Stopped by a failure retrying cannot fix (see `error`; `start()` tries again). */
   | 'failed'
@@ -184,6 +205,8 @@ export interface WatcherStatus {
   phase: WatcherPhase;
   /** The objects held equal the server's state at `resourceVersion`. */
   synced: boolean;
+  /** The rows held are a kept view's (`persist`) the server has not confirmed yet: until the watch from their version answers, or, when it expired, until the relist replacing them is synced. */
+  restored: boolean;
   /** The current request has its response head. */
   connected: boolean;
   mode: 'listWatch' | 'streamingList';
@@ -415,6 +438,9 @@ export declare class View extends EventTarget {
   free(): void;
   get freed(): boolean;
 }
+
+/** Drops every view persisted watchers kept in this origin's IndexedDB (running ones keep saving theirs). Loads the wasm if needed. */
+export declare function forgetSavedViews(): Promise<void>;
 
 /** kubectl's human duration (`45s`, `5m2s`, `3h10m`, `2d4h`; `<invalid>` over a second in the future), from seconds. After `init()`. */
 export declare function humanDuration(seconds: number): string;

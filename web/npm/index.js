@@ -14,14 +14,27 @@
 // The hooks hold the watcher weakly: a stopped watcher nobody references is collected
 // (and its wasm memory freed) as any object is.
 //
+// With `persist` (on by default for a shared table watcher) the engine starts from the
+// view it kept in IndexedDB (the rows at once, then a watch from their version) and
+// keeps saving it: the wasm's WatcherCore does it, in the page or in the worker.
+//
 // With `shared: true` the engine runs in kubelive's worker (worker.js: a SharedWorker,
 // one engine per view for every tab of the origin; a dedicated Worker where the browser
 // has no SharedWorker) and `SharedCore` stands in for `WatcherCore`: same methods, same
 // hooks, fed by messages.
 
-import initWasm, { WatcherCore, humanDuration, hubHeartbeatMs } from './kubelive_watcher.js';
+import initWasm, { WatcherCore, humanDuration, hubHeartbeatMs, forgetSavedViews as forgetViews } from './kubelive_watcher.js';
 
 export { humanDuration };
+
+/**
+ * Drops every view persisted watchers kept in this origin's IndexedDB (running ones
+ * keep saving theirs: stop them, or use `persist: false`, to keep nothing).
+ */
+export async function forgetSavedViews() {
+  if (!loaded) await init();
+  return forgetViews();
+}
 
 let loading = null;
 let loaded = false;
@@ -76,9 +89,11 @@ export class Watcher extends EventTarget {
       tablesUnavailable: (reason) => self.deref()?.#emit('tablesUnavailable', { reason }),
       status: (urgent) => self.deref()?.#statusChanged(urgent),
     };
-    this.#core = sharedOption(options)
-      ? new SharedCore(withoutShared(options), hooks)
-      : new WatcherCore(withoutShared(options), hooks);
+    const shared = sharedOption(options);
+    const engineOptions = withPersist(withoutShared(options), shared);
+    this.#core = shared
+      ? new SharedCore(engineOptions, hooks)
+      : new WatcherCore(engineOptions, hooks);
     // Bound, so they can be passed as they are (React's useSyncExternalStore).
     this.subscribe = this.subscribe.bind(this);
     this.snapshot = this.snapshot.bind(this);
@@ -339,6 +354,20 @@ function withoutShared(options) {
   if (options === null || typeof options !== 'object' || Array.isArray(options) || !('shared' in options)) return options;
   const { shared: _, ...rest } = options;
   return rest;
+}
+
+/**
+ * `persist` as the engine takes it: when not given, on for a shared table watcher
+ * whose rows can be kept (`includeObject: 'Metadata'`, `metadata: 'identity'` or not
+ * given), off otherwise.
+ */
+function withPersist(options, shared) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) return options;
+  if (options.persist !== undefined && options.persist !== null) return options;
+  const keepable = shared && options.format === 'table'
+    && (options.includeObject ?? 'Metadata') === 'Metadata'
+    && (options.metadata ?? 'identity') === 'identity';
+  return keepable ? { ...options, persist: true } : options;
 }
 
 /** The page's one connection to kubelive's worker, made at the first shared watcher. */

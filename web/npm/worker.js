@@ -6,7 +6,8 @@
 // (index.js); nothing else should.
 //
 // Per view (watchers whose options ask the engine for the same thing: the wasm's
-// `viewKey`) one `WatcherCore` runs; each watcher subscribed to it has its own views
+// `viewKey`) one `WatcherCore` runs (a persisted one, `persist: true`, starts from the
+// view kept in IndexedDB and keeps saving it); each watcher subscribed to it has its own views
 // (sort, filter, wide) of its rows. The bookkeeping (who watches what, the grace after
 // the last watcher leaves, pages gone silent) is the wasm's `HubCore`; this file
 // carries messages. Every message is plain, structured-cloneable data.
@@ -135,6 +136,8 @@ function handle(port, m) {
   const p = ports.get(port);
   if (!p || !m || typeof m !== 'object') return;
   if (m.t === 'bye') {
+    // The worker may end with this page (its last): persisted views are saved now.
+    for (const s of subs.values()) if (s.port === port) engines.get(s.key)?.core.saveNow();
     hub.disconnect(port);
     forgetPort(port);
     return;

@@ -26,7 +26,7 @@ try {
   check(wasm && wasm.type === 'application/wasm', `served as application/wasm (${wasm?.type})`);
   check(!loaded.some((r) => r.url.includes('/ui/') || r.url.includes('kubelive_web')), 'nothing came from dist/ or the app');
   const exported = await page.evaluate(() => Object.keys(window.kubelive).sort().join(','));
-  check(exported === 'View,Watcher,default,humanDuration,init', `the package exports Watcher, View, humanDuration, init and default only (${exported})`);
+  check(exported === 'View,Watcher,default,forgetSavedViews,humanDuration,init', `the package exports Watcher, View, forgetSavedViews, humanDuration, init and default only (${exported})`);
   await converges(page, origin, '/api/v1/namespaces/ns-0/pods', () => {
     const w = window.pageWatcher;
     const s = w.status();

@@ -936,6 +936,13 @@ fn suites() -> Vec<Suite> {
         ),
         // The JS API's shared engine: tabs on one view share one LIST and one watch.
         Suite::sim(&["tests/shared.mjs"], calm(60, 2.0, &["--namespaces", "2"])),
+        // Persisted views: a reload shows the kept rows and watches from their version;
+        // kept past the 30 s watch cache window (restore.mjs's WATCH_CACHE_WINDOW), a
+        // 410 and a relist.
+        Suite::sim(
+            &["tests/restore.mjs"],
+            calm(60, 5.0, &["--namespaces", "2", "--watch-cache-window", "30"]),
+        ),
     ]
 }
 

@@ -25,9 +25,11 @@ pub mod report;
 pub mod view;
 
 use crate::driver::{Driver, DriverRef};
+use crate::persist::{server_identity, Limits, Persist};
 use crate::status::StatusView;
 use kubelive_core::{
-    ColumnKind, ColumnType, Event, IncludeObject, Object, Restart, Store, TableColumn,
+    ColumnKind, ColumnType, Event, IncludeObject, Object, Restart, RestoreError, Store,
+    TableColumn, ViewKey,
 };
 use options::{ErrorKind, Format, Settings, Value};
 use order::{Op, Order, Plan};
@@ -299,6 +301,15 @@ struct Shared {
     columns: RefCell<Option<(Arc<[TableColumn]>, js_sys::Array)>>,
     /// Table mode: why the server prints no tables, once it said so.
     tables_unavailable: RefCell<Option<String>>,
+    /// The rows held are a saved view's ([`crate::persist`]) the server has not
+    /// confirmed yet: from `Restored` until the watch from its version answers, and
+    /// again while a relist (that version expired) replaces them.
+    restored: Cell<bool>,
+    /// Restored, and the watch has not delivered anything yet: a relist now is the
+    /// saved version's, and the rows are still the saved ones.
+    restore_pending: Cell<bool>,
+    /// `restored` as last told (a change of it is told at once).
+    told_restored: Cell<bool>,
     /// The views made by `view()`, by id.
     views: RefCell<HashMap<u32, View>>,
     next_view: Cell<u32>,
@@ -326,7 +337,10 @@ impl Shared {
             return;
         }
         let now = self.report(view);
-        let urgency = report::urgency(self.told.borrow().as_ref(), &now);
+        let mut urgency = report::urgency(self.told.borrow().as_ref(), &now);
+        if self.told_restored.replace(self.restored.get()) != self.restored.get() {
+            urgency = Urgency::Now;
+        }
         if urgency == Urgency::Same {
             return;
         }
@@ -337,8 +351,33 @@ impl Shared {
         );
     }
 
+    /// Follows whether the rows held are a saved view's not yet confirmed.
+    fn note_restore(&self, event: &Event) {
+        match event {
+            Event::Restored { .. } => {
+                self.restored.set(true);
+                self.restore_pending.set(true);
+            }
+            Event::Resumed { .. } => self.restored.set(false),
+            Event::Relisting { .. } if self.restore_pending.get() => self.restored.set(true),
+            Event::Synced { .. } => {
+                self.restored.set(false);
+                self.restore_pending.set(false);
+            }
+            Event::Added(_) | Event::Modified { .. } | Event::Deleted(_)
+                if !self.restored.get() =>
+            {
+                self.restore_pending.set(false)
+            }
+            _ => {}
+        }
+    }
+
     /// One batch of engine events (possibly none: the status may have moved).
     fn batch(&self, d: &DriverRef<'_>, events: Vec<Event>) {
+        for event in &events {
+            self.note_restore(event);
+        }
         let view = d.status();
         let held = view.objects;
         let changed = events.iter().any(|e| {
@@ -472,10 +511,24 @@ impl Shared {
     }
 }
 
-/// The status object: the driver's status, the error, and in table mode why the
-/// server prints no tables (`null` while it does; absent in object mode).
-fn status_js(report: &Report, tables_unavailable: Option<Option<&str>>) -> JsValue {
+/// The status object: the driver's status, the error, whether the rows are a saved
+/// view's not yet confirmed (`restored`; the phase `restored` while the watch from
+/// its version has not answered), and in table mode why the server prints no tables
+/// (`null` while it does; absent in object mode).
+fn status_js(report: &Report, restored: bool, tables_unavailable: Option<Option<&str>>) -> JsValue {
     let object = to_js(&report.view);
+    let _ = js_sys::Reflect::set(
+        &object,
+        &JsValue::from_str("restored"),
+        &JsValue::from_bool(restored),
+    );
+    if restored && report.view.phase == "watching" {
+        let _ = js_sys::Reflect::set(
+            &object,
+            &JsValue::from_str("phase"),
+            &JsValue::from_str("restored"),
+        );
+    }
     let error = report.error.as_ref().map(to_js).unwrap_or(JsValue::NULL);
     let _ = js_sys::Reflect::set(&object, &JsValue::from_str("error"), &error);
     if let Some(why) = tables_unavailable {
@@ -545,7 +598,11 @@ pub(crate) fn check_options(options: &JsValue) -> Result<Settings, JsValue> {
 #[wasm_bindgen(skip_typescript)]
 pub struct WatcherCore {
     shared: Rc<Shared>,
-    driver: RefCell<Option<Driver>>,
+    driver: Rc<RefCell<Option<Driver>>>,
+    /// A persisted watcher reads its saved view before its engine starts: the number
+    /// of that start while it reads (0: none; `stop()` makes it stale).
+    loading: Rc<Cell<u64>>,
+    starts: Cell<u64>,
 }
 
 #[wasm_bindgen]
@@ -568,13 +625,18 @@ impl WatcherCore {
                 cache: RefCell::new(cache),
                 columns: RefCell::default(),
                 tables_unavailable: RefCell::default(),
+                restored: Cell::new(false),
+                restore_pending: Cell::new(false),
+                told_restored: Cell::new(false),
                 views: RefCell::default(),
                 next_view: Cell::new(1),
                 tracker: RefCell::default(),
                 told: RefCell::default(),
                 starting: Cell::new(false),
             }),
-            driver: RefCell::new(None),
+            driver: Rc::default(),
+            loading: Rc::default(),
+            starts: Cell::new(0),
         })
     }
 
@@ -582,6 +644,9 @@ impl WatcherCore {
     /// store holds the state at one, otherwise relists and tells a `reset` when
     /// objects are held (the relist's deletes follow). Running: nothing.
     pub fn start(&self) {
+        if self.loading.get() != 0 {
+            return;
+        }
         let restarted = match self.driver.borrow().as_ref() {
             Some(d) if d.is_stopped() => {
                 self.shared.tracker.borrow_mut().restarted();
@@ -599,14 +664,21 @@ impl WatcherCore {
                 )],
             ),
             Some(_) => {}
+            None if self.shared.settings.persist => {
+                let start = self.starts.get() + 1;
+                self.starts.set(start);
+                self.loading.set(start);
+                wasm_bindgen_futures::spawn_local(start_kept(
+                    self.shared.clone(),
+                    self.driver.clone(),
+                    self.loading.clone(),
+                    start,
+                ));
+            }
             None => {
-                let shared = self.shared.clone();
-                let sink =
-                    Box::new(move |d: &DriverRef<'_>, events: Vec<Event>| shared.batch(d, events));
-                let s = &self.shared.settings;
-                self.shared.starting.set(true);
-                let driver = Driver::start(s.config.clone(), &s.base_url, sink);
-                self.shared.starting.set(false);
+                let driver = run_driver(&self.shared, None, |config, base_url, sink| {
+                    (Driver::start(config, base_url, sink), None)
+                });
                 *self.driver.borrow_mut() = Some(driver);
             }
         }
@@ -616,6 +688,8 @@ impl WatcherCore {
     /// Stops and aborts what is in flight; the last state stays readable, and `start()`
     /// resumes from it.
     pub fn stop(&self) {
+        // A start still reading its saved view does not start.
+        self.loading.set(0);
         if let Some(d) = self.driver.borrow().as_ref() {
             d.stop();
         }
@@ -624,13 +698,24 @@ impl WatcherCore {
         self.tell_status();
     }
 
+    /// A persisted watcher: saves its view now if it moved since the last save (its
+    /// page is leaving). Otherwise nothing.
+    #[wasm_bindgen(js_name = saveNow)]
+    pub fn save_now(&self) {
+        if let Some(d) = self.driver.borrow().as_ref() {
+            d.save_now();
+        }
+    }
+
     /// Started and not stopped (by `stop()` or a failure).
     #[wasm_bindgen(getter)]
     pub fn running(&self) -> bool {
-        self.driver
-            .borrow()
-            .as_ref()
-            .is_some_and(|d| !d.is_stopped())
+        self.loading.get() != 0
+            || self
+                .driver
+                .borrow()
+                .as_ref()
+                .is_some_and(|d| !d.is_stopped())
     }
 
     /// Delivers `change` from now on.
@@ -684,7 +769,11 @@ impl WatcherCore {
         let why = self.shared.tables_unavailable.borrow();
         let tables =
             matches!(self.shared.settings.format, Format::Table(_)).then(|| why.as_deref());
-        status_js(&self.shared.report(&self.view()), tables)
+        status_js(
+            &self.shared.report(&self.view()),
+            self.shared.restored.get(),
+            tables,
+        )
     }
 
     /// Table mode: the column definitions of the rows (the same frozen array until
@@ -793,21 +882,155 @@ fn gone_view(id: u32) -> JsValue {
 
 impl WatcherCore {
     fn view(&self) -> StatusView {
-        match self.driver.borrow().as_ref() {
-            Some(d) => d.status(),
-            None => StatusView {
-                phase: "stopped",
-                mode: match self.shared.settings.config.mode {
-                    kubelive_core::Mode::ListWatch => "listWatch",
-                    kubelive_core::Mode::StreamingList => "streamingList",
-                },
-                ..StatusView::default()
-            },
-        }
+        status_before(&self.shared, &self.driver, self.loading.get() != 0)
     }
 
     fn tell_status(&self) {
         let view = self.view();
         self.shared.tell_status(&view);
     }
+}
+
+/// The driver's status, or before there is one what it will say: `listing` (or
+/// `initialEvents`) while a persisted watcher reads its saved view, else `stopped`.
+fn status_before(shared: &Shared, driver: &RefCell<Option<Driver>>, loading: bool) -> StatusView {
+    if let Some(d) = driver.borrow().as_ref() {
+        return d.status();
+    }
+    let streaming = shared.settings.config.mode == kubelive_core::Mode::StreamingList;
+    StatusView {
+        phase: match (loading, streaming) {
+            (false, _) => "stopped",
+            (true, false) => "listing",
+            (true, true) => "initialEvents",
+        },
+        mode: if streaming {
+            "streamingList"
+        } else {
+            "listWatch"
+        },
+        ..StatusView::default()
+    }
+}
+
+/// Makes the watcher's driver with `make` (given its config, base URL and sink), its
+/// first batch told to `shared` without a status read back (it is not the watcher's
+/// yet), the restore error if any.
+fn run_driver(
+    shared: &Rc<Shared>,
+    restore_error: Option<&mut Option<RestoreError>>,
+    make: impl FnOnce(
+        kubelive_core::Config,
+        &str,
+        crate::driver::Sink,
+    ) -> (Driver, Option<RestoreError>),
+) -> Driver {
+    let sink = {
+        let shared = shared.clone();
+        Box::new(move |d: &DriverRef<'_>, events: Vec<Event>| shared.batch(d, events))
+    };
+    let s = &shared.settings;
+    shared.starting.set(true);
+    let (driver, error) = make(s.config.clone(), &s.base_url, sink);
+    shared.starting.set(false);
+    if let Some(out) = restore_error {
+        *out = error;
+    }
+    driver
+}
+
+/// How often a persisted view is saved while its version moves (and at its sync, and
+/// when the page is hidden or left).
+const SAVE_EVERY_MS: f64 = 30_000.0;
+
+/// A persisted watcher's start: reads the server's identity and the saved view (at
+/// once, side by side), starts the engine from it (its rows shown at once, a watch
+/// from its version) or, without one, as any watcher starts, then saves the view
+/// from now on. Saved views unavailable (no IndexedDB, a weak identity, saving
+/// turned off) start it as any watcher; a `stop()` meanwhile (`loading` no longer
+/// `start`) does not start it.
+async fn start_kept(
+    shared: Rc<Shared>,
+    driver: Rc<RefCell<Option<Driver>>>,
+    loading: Rc<Cell<u64>>,
+    start: u64,
+) {
+    let s = &shared.settings;
+    let key = ViewKey::of(&s.config);
+    let (opened, identity) = futures::future::join(
+        Persist::open(Limits::default()),
+        server_identity(&s.base_url, s.config.collection.namespace()),
+    )
+    .await;
+    let kept = match (opened, identity) {
+        (Ok(persist), Some(identity))
+            if identity.strong || persist.limits().allow_weak_identity =>
+        {
+            Some((Rc::new(persist), identity))
+        }
+        _ => None,
+    };
+    let saved = match &kept {
+        Some((persist, identity)) => persist
+            .load(&s.base_url, identity, &key)
+            .await
+            .ok()
+            .flatten(),
+        None => None,
+    };
+    if loading.get() != start {
+        return;
+    }
+    loading.set(0);
+    let mut refused = None;
+    let d = match &saved {
+        Some(bytes) => run_driver(&shared, Some(&mut refused), |config, base_url, sink| {
+            Driver::restore(config, bytes, base_url, sink)
+        }),
+        None => run_driver(&shared, None, |config, base_url, sink| {
+            (Driver::start(config, base_url, sink), None)
+        }),
+    };
+    if let Some((persist, identity)) = kept {
+        if refused.is_some() {
+            // Damaged, or of another format version: listed again, and saved anew.
+            let (persist, server, key) = (persist.clone(), s.base_url.clone(), key.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = persist.forget(&server, &key).await;
+            });
+        }
+        let server = s.base_url.clone();
+        d.save_views(
+            SAVE_EVERY_MS,
+            Box::new(move |bytes: Vec<u8>| {
+                let (persist, server, identity, key) = (
+                    persist.clone(),
+                    server.clone(),
+                    identity.clone(),
+                    key.clone(),
+                );
+                wasm_bindgen_futures::spawn_local(async move {
+                    // A view that cannot be kept (quota, a private window) is listed
+                    // again next time: nothing to tell.
+                    let _ = persist.save(&server, &identity, &key, &bytes).await;
+                });
+            }),
+        );
+    }
+    *driver.borrow_mut() = Some(d);
+    let view = status_before(&shared, &driver, false);
+    shared.tell_status(&view);
+}
+
+/// Drops every view kept in this origin's IndexedDB by persisted watchers (theirs
+/// and the app's). Running watchers keep saving theirs.
+#[wasm_bindgen(js_name = forgetSavedViews, skip_typescript)]
+pub async fn forget_saved_views() -> Result<(), JsValue> {
+    let persist = Persist::open(Limits::default())
+        .await
+        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
+    persist
+        .clear()
+        .await
+        .map_err(|e| js_sys::Error::new(&e.to_string()).into())
 }

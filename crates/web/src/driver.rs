@@ -247,6 +247,12 @@ impl Driver {
         save_now(&self.shared, false);
     }
 
+    /// Saves the view through the saver now if its version moved since the last save
+    /// (a worker's page leaving: the worker may end with it).
+    pub fn save_now(&self) {
+        save_now(&self.shared, true);
+    }
+
     /// Requests currently in flight (for tests and the status bar).
     pub fn in_flight(&self) -> usize {
         self.shared.inner.borrow().inflight.len()

@@ -34,7 +34,7 @@ pub type SubId = u32;
 /// requests, keeps or delivers. Plain text, unambiguous (a JSON array).
 pub fn view_key(settings: &Settings) -> String {
     let c = &settings.config;
-    let parts: [String; 11] = [
+    let parts: [String; 12] = [
         settings.base_url.clone(),
         c.collection.path(),
         c.label_selector.clone().unwrap_or_default(),
@@ -46,6 +46,8 @@ pub fn view_key(settings: &Settings) -> String {
         c.strip_managed_fields.to_string(),
         format!("{:?}", c.metadata),
         settings.retry_on_failure.to_string(),
+        // A watcher that asked not to be kept must not share an engine that saves.
+        settings.persist.to_string(),
     ];
     serde_json::to_string(&parts).unwrap_or_default()
 }

@@ -4,6 +4,7 @@
 import init, {
   View,
   Watcher,
+  forgetSavedViews,
   type KubeObject,
   type ObjectMeta,
   type WatcherChange,
@@ -123,6 +124,13 @@ export async function dashboard(): Promise<void> {
   new Watcher({ path: '/api/v1/pods', format: 'table', includeObject: 'None' });
   // @ts-expect-error: cells are read-only
   rows[0]?.cells.push('x');
+  // Persisted rows: restored at once on a reload, and what was kept can be dropped.
+  const kept = new Watcher({ path: '/api/v1/pods', format: 'table', shared: true, persist: true, metadata: 'identity' });
+  const restored: boolean = kept.status().restored;
+  if (kept.status().phase === 'restored') console.log(restored);
+  await forgetSavedViews();
+  // @ts-expect-error: only table rows are kept, never objects
+  new Watcher({ path: '/api/v1/pods', persist: true });
 
   // The web component: an HTMLElement with typed events.
   const element: KubeliveTable = document.createElement('kubelive-table');

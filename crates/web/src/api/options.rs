@@ -74,10 +74,12 @@ pub struct Settings {
     /// Keep retrying (no faster than every 10 s) after a failure retrying cannot fix.
     pub retry_on_failure: bool,
     pub format: Format,
+    /// Keep the view's rows in IndexedDB and start from them ([`crate::persist`]).
+    pub persist: bool,
 }
 
 /// Every option, in the order messages list them.
-pub const OPTIONS: [&str; 13] = [
+pub const OPTIONS: [&str; 14] = [
     "path",
     "namespace",
     "labelSelector",
@@ -91,6 +93,7 @@ pub const OPTIONS: [&str; 13] = [
     "format",
     "includeObject",
     "metadata",
+    "persist",
 ];
 
 /// Checks `entries` (an options object's own keys and values).
@@ -206,11 +209,43 @@ pub fn parse(entries: Vec<(String, Value)>) -> Result<Settings, OptionError> {
             }
         };
     }
+    let persist = flag(&get, "persist")?;
+    if persist {
+        match format {
+            Format::Objects => {
+                return Err(type_error(
+                    "option persist needs format: 'table' (only table rows are kept, never \
+                     whole objects)"
+                        .into(),
+                ))
+            }
+            Format::Table(IncludeObject::Object) => {
+                return Err(type_error(
+                    "option persist keeps rows, never whole objects: it cannot be used with \
+                     includeObject: 'Object'"
+                        .into(),
+                ))
+            }
+            Format::Table(IncludeObject::Metadata) => {}
+        }
+        match config.metadata {
+            _ if get("metadata").is_none() => config.metadata = KeptMetadata::Identity,
+            KeptMetadata::Identity => {}
+            _ => {
+                return Err(range_error(
+                    "option persist keeps only each row's identity metadata: metadata must be \
+                     'identity' or left out"
+                        .into(),
+                ))
+            }
+        }
+    }
     Ok(Settings {
         config,
         base_url,
         retry_on_failure: flag(&get, "retryOnFailure")?,
         format,
+        persist,
     })
 }
 
@@ -411,7 +446,7 @@ mod tests {
             err(&[path, ("colour", s("red"))]).1,
             "unknown option colour; the options are path, namespace, labelSelector, \
              fieldSelector, streamingList, pageSize, maxPageSize, baseUrl, retryOnFailure, \
-             stripManagedFields, format, includeObject, metadata"
+             stripManagedFields, format, includeObject, metadata, persist"
         );
     }
 
@@ -567,6 +602,71 @@ mod tests {
         assert_eq!(
             err(&[path, ("metadata", Value::Bool(true))]).1,
             "option metadata must be a string, got boolean"
+        );
+    }
+
+    #[test]
+    fn persist_keeps_table_rows_of_identity_metadata_only() {
+        let path = ("path", s("/api/v1/pods"));
+        let table = ("format", s("table"));
+        let o = check(&[path.clone(), table.clone()]).unwrap();
+        assert!(
+            !o.persist,
+            "off unless asked (the package turns it on when shared)"
+        );
+        let o = check(&[path.clone(), table.clone(), ("persist", Value::Bool(true))]).unwrap();
+        assert!(o.persist);
+        assert_eq!(
+            o.config.metadata,
+            KeptMetadata::Identity,
+            "identity metadata when not given: what a saved view may hold"
+        );
+        let o = check(&[
+            path.clone(),
+            table.clone(),
+            ("persist", Value::Bool(true)),
+            ("metadata", s("identity")),
+        ])
+        .unwrap();
+        assert_eq!(o.config.metadata, KeptMetadata::Identity);
+        let o = check(&[path.clone(), table.clone(), ("persist", Value::Bool(false))]).unwrap();
+        assert_eq!((o.persist, o.config.metadata), (false, KeptMetadata::All));
+        assert_eq!(
+            err(&[path.clone(), ("persist", Value::Bool(true))]),
+            (
+                ErrorKind::Type,
+                "option persist needs format: 'table' (only table rows are kept, never whole \
+                 objects)"
+                    .into()
+            )
+        );
+        assert_eq!(
+            err(&[
+                path.clone(),
+                table.clone(),
+                ("includeObject", s("Object")),
+                ("persist", Value::Bool(true))
+            ])
+            .0,
+            ErrorKind::Type
+        );
+        assert_eq!(
+            err(&[
+                path.clone(),
+                table.clone(),
+                ("metadata", s("all")),
+                ("persist", Value::Bool(true))
+            ]),
+            (
+                ErrorKind::Range,
+                "option persist keeps only each row's identity metadata: metadata must be \
+                 'identity' or left out"
+                    .into()
+            )
+        );
+        assert_eq!(
+            err(&[path, table, ("persist", s("yes"))]).1,
+            "option persist must be a boolean, got string"
         );
     }
 }

@@ -1,0 +1,300 @@
+// Persisted views (the Watcher's `persist`, on by default for a shared table such as
+// `<kubelive-table shared>`): the rows a view showed are kept in IndexedDB with their
+// resourceVersion, so that a reload shows them at once and watches from that version
+// instead of listing again. Against the sim through kubectl proxy, counted on the
+// sim's /metrics and on the pods requests the pages make:
+// * a reload of a synced page: rows on screen, 0 LIST, then current;
+// * every page closed (the worker ends with the last one), a new page: the kept rows
+//   at once (phase `restored`), and its first pods request is a WATCH from the kept
+//   version, no LIST; the view is then the server's;
+// * kept longer than the sim's watch cache window: the watch gets a 410, the view is
+//   listed again (one LIST) and the pods deleted meanwhile leave it;
+// * closing every page stops the watch;
+// * another cluster at the same URL (the kube-system namespace's uid changed): the
+//   kept view is dropped, not restored;
+// * `persist: false`: nothing is written to IndexedDB.
+// The pages reach the API through a small proxy in this script, in front of kubectl
+// proxy: it logs the pods requests and answers the kube-system namespace (which the
+// sim does not serve) with a uid this script chooses, the cluster identity kept
+// views are tied to.
+// Figures (logged, not asserted): the time from a reload to the first row on screen,
+// and the LIST requests it cost.
+import http from 'node:http';
+import { launch, until, check, done, getJson } from './lib.mjs';
+
+const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
+/** The sim's watch cache window (s): a view kept longer gets a 410 on resume. */
+const WINDOW_S = Number(process.env.WATCH_CACHE_WINDOW || 30);
+
+// The pages' origin: everything goes to kubectl proxy but the kube-system namespace.
+const upstream = new URL(BASE);
+let clusterUid = 'aaaaaaaa-0000-4000-8000-000000000001';
+/** The pages' pods requests: { at, list, watch, rv }. */
+const podRequests = [];
+const front = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  if (url.pathname === '/api/v1/pods') {
+    const watch = ['1', 'true'].includes(url.searchParams.get('watch'));
+    podRequests.push({ at: Date.now(), watch, list: !watch, rv: url.searchParams.get('resourceVersion') });
+  }
+  if (req.method === 'GET' && url.pathname === '/api/v1/namespaces/kube-system') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'kube-system', uid: clusterUid } }));
+    return;
+  }
+  const up = http.request({
+    host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers,
+  }, (r) => {
+    res.writeHead(r.statusCode, r.headers);
+    r.pipe(res);
+  });
+  up.on('error', () => res.destroy());
+  res.on('close', () => up.destroy());
+  req.pipe(up);
+});
+await new Promise((r) => front.listen(0, '127.0.0.1', r));
+const ORIGIN = `http://127.0.0.1:${front.address().port}`;
+
+const page = (extra, body) => `<!doctype html><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self'; worker-src 'self'">
+<title>persisted views tests</title>
+<script>
+  // Every status the element told, and when its first row was drawn (ms from the
+  // navigation's start).
+  window.statuses = [];
+  document.addEventListener('kubelive-status', (e) => window.statuses.push({
+    phase: e.detail.phase, restored: e.detail.restored, synced: e.detail.synced,
+    objects: e.detail.objects, rv: e.detail.resourceVersion, at: performance.now(),
+  }));
+  window.firstRowAt = null;
+  const look = () => {
+    const row = document.getElementById('t')?.shadowRoot?.querySelector('[part~=row]');
+    if (row) window.firstRowAt = performance.now();
+    else requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+  ${extra}
+</script>
+${body}`;
+
+const TABLE = `<kubelive-table id="t" resource="pods" shared></kubelive-table>
+<script type="module">await import('/ui/npm/component.js');</script>`;
+
+/** LISTs of pods this script made itself, not the pages. */
+let ownLists = 0;
+
+/** The server's pod keys (at version `rv`, else now). */
+async function serverPods(rv) {
+  ownLists += 1;
+  const at = rv ? `?resourceVersion=${rv}&resourceVersionMatch=Exact` : '';
+  const list = await getJson(`${BASE}/api/v1/pods${at}`);
+  return list.items.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort();
+}
+
+/** The sim's pods metrics, less the script's own LISTs. */
+async function metrics() {
+  const text = await (await fetch(`${BASE}/metrics`)).text();
+  const m = { lists: 0, openWatches: 0 };
+  for (const line of text.split('\n')) {
+    let x = /^apiserver_request_total\{verb="LIST",resource="pods",code="\d+"\} (\d+)$/.exec(line);
+    if (x) m.lists += Number(x[1]);
+    x = /^apiserver_longrunning_requests\{verb="WATCH",resource="pods"\} (\d+)$/.exec(line);
+    if (x) m.openWatches = Number(x[1]);
+  }
+  m.lists -= ownLists;
+  return m;
+}
+
+async function open(context, name, html, problems) {
+  const p = await context.newPage();
+  p.on('pageerror', (e) => problems.push(`${name}: ${e}`));
+  p.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`${name}: console: ${m.text()}`);
+  });
+  const url = `${ORIGIN}/ui/restore-${name}.html`;
+  await p.route(url, (route) => route.fulfill({ contentType: 'text/html', body: html }));
+  await p.goto(url);
+  return p;
+}
+
+/**
+ * The element's watcher's rows (sorted keys) and the version its status holds, once
+ * synced (read together: the worker tells a batch's changes before its status). Its
+ * snapshot() has every row sent to the page: after the timings.
+ */
+const rows = (p) => p.evaluate(() => {
+  const w = document.getElementById('t')?.watcher;
+  const s = w?.status();
+  if (!s?.synced || s.restored) return null;
+  const keys = w.snapshot().map((r) => `${r.metadata.namespace ?? ''}/${r.metadata.name}`).sort();
+  return keys.length === s.objects && { rv: s.resourceVersion, keys };
+});
+
+/** Waits until the page holds the server's pods at the version it shows. */
+async function showsServer(p, what) {
+  return until(what, async () => {
+    const shown = await rows(p);
+    if (!shown) return null;
+    const server = await serverPods(shown.rv);
+    return JSON.stringify(shown.keys) === JSON.stringify(server) && server.length;
+  }, 120000, 500);
+}
+
+/** The views kept in the page's origin: { count, bytes } (the database is not made when absent). */
+const kept = (p) => p.evaluate(async () => {
+  const dbs = await indexedDB.databases();
+  if (!dbs.some((d) => d.name === 'kubelive-views')) return { count: 0, text: '' };
+  return new Promise((resolve) => {
+    const r = indexedDB.open('kubelive-views');
+    r.onerror = () => resolve({ count: -1, text: '' });
+    r.onsuccess = () => {
+      const db = r.result;
+      if (!db.objectStoreNames.contains('views')) {
+        db.close();
+        resolve({ count: 0, text: '' });
+        return;
+      }
+      const all = db.transaction('views').objectStore('views').getAll();
+      all.onsuccess = () => {
+        db.close();
+        const text = all.result.map((b) => new TextDecoder('latin1').decode(b)).join('\n');
+        resolve({ count: all.result.length, text, bytes: all.result.reduce((n, b) => n + b.length, 0) });
+      };
+    };
+  });
+});
+
+/** The pages' pods requests since index `from`. */
+const requestsSince = (from) => podRequests.slice(from);
+
+const browser = await launch();
+const problems = [];
+const context = await browser.newContext();
+
+// A first visit: listed, synced, kept.
+const before = await metrics();
+let one = await open(context, 'one', page('', TABLE), problems);
+const count = await showsServer(one, 'page one to show the server\'s pods');
+let now = await metrics();
+check(now.lists - before.lists >= 1, `a first visit lists (${now.lists - before.lists} LIST request(s)), ${count} pods`);
+const first = await until('the view to be kept in IndexedDB', async () => {
+  const k = await kept(one);
+  return k.count >= 1 && k;
+}, 15000, 200);
+check(first.count === 1, `the synced view is kept in IndexedDB (${first.count} view, ${first.bytes} bytes)`);
+check(!/managedFields|"labels"|"spec"/.test(first.text), 'what is kept holds rows (cells, identity metadata), no labels, specs or managed fields');
+
+// (a) A reload: the rows at once, no LIST, then current.
+let mark = podRequests.length;
+let beforeReload = await metrics();
+const reloadStarted = Date.now();
+await one.reload();
+const reloadRows = await until('rows on screen after the reload', () => one.evaluate(() => window.firstRowAt), 30000, 20);
+const reloadWall = Date.now() - reloadStarted;
+await showsServer(one, 'the reloaded page to show the server\'s pods');
+now = await metrics();
+const afterReload = requestsSince(mark);
+check(now.lists === beforeReload.lists && !afterReload.some((r) => r.list),
+  `a reload lists nothing: ${now.lists - beforeReload.lists} LIST; pods requests ${JSON.stringify(afterReload.map((r) => (r.list ? 'LIST' : `WATCH@${r.rv}`)))}`);
+const rejoined = afterReload.length === 0;
+console.log(`FIGURE reload (${count} pods, ${rejoined ? 'the worker lived on: rejoined its engine' : 'restored from IndexedDB'}): first row on screen ${reloadRows.toFixed(0)} ms after navigation start (${reloadWall} ms wall from reload()), ${now.lists - beforeReload.lists} LIST`);
+
+// Every page closed: the worker ends with its last page, and the watch stops (c).
+await one.close();
+await until('the watch to stop once every page is closed', async () => (await metrics()).openWatches === 0, 30000, 200);
+check(true, 'closing every page stops the watch');
+
+// A new page: the kept rows at once (restored), a WATCH from their version, no LIST.
+mark = podRequests.length;
+beforeReload = await metrics();
+let t0 = Date.now();
+one = await open(context, 'again', page('', TABLE), problems);
+let firstRow = await until('rows on screen on the new page', () => one.evaluate(() => window.firstRowAt), 30000, 20);
+let wall = Date.now() - t0;
+await showsServer(one, 'the new page to show the server\'s pods');
+now = await metrics();
+let statuses = await one.evaluate(() => window.statuses);
+let restoredStatus = statuses.find((s) => s.phase === 'restored');
+let sinceOpen = requestsSince(mark);
+check(restoredStatus && restoredStatus.restored && restoredStatus.synced && restoredStatus.objects > 0,
+  `the kept rows are shown at once, marked restored (${JSON.stringify(restoredStatus)})`);
+check(sinceOpen.length > 0 && sinceOpen[0].watch && sinceOpen[0].rv === restoredStatus?.rv,
+  `its first pods request is a WATCH from the kept version ${restoredStatus?.rv} (${JSON.stringify(sinceOpen.slice(0, 3))})`);
+check(now.lists === beforeReload.lists && !sinceOpen.some((r) => r.list), `no LIST (${now.lists - beforeReload.lists})`);
+const last = statuses[statuses.length - 1];
+check(last.phase === 'watching' && !last.restored, `then watching, no longer restored (${last.phase}, restored ${last.restored})`);
+console.log(`FIGURE restore (${count} pods, the worker started anew): first row on screen ${firstRow.toFixed(0)} ms after navigation start (${wall} ms wall from goto()), ${now.lists - beforeReload.lists} LIST, first request ${sinceOpen[0]?.watch ? 'WATCH' : 'LIST'}`);
+
+// (b) Kept longer than the watch cache window: 410, a relist, the deletes shown.
+const keptRows = (await rows(one)).keys;
+await one.close();
+await until('the watch to stop', async () => (await metrics()).openWatches === 0, 30000, 200);
+const closedAt = Date.now();
+const waitMs = (WINDOW_S + 8) * 1000;
+console.log(`  ..   waiting ${waitMs / 1000} s (the sim's watch cache window is ${WINDOW_S} s) while the pods churn`);
+await new Promise((r) => setTimeout(r, waitMs));
+const serverNow = new Set(await serverPods());
+// The pods deleted meanwhile that the kept view holds (its rows' names are in its bytes).
+const blank = await open(context, 'blank', page('', ''), problems);
+const keptText = (await kept(blank)).text;
+await blank.close();
+const gone = keptRows.filter((k) => !serverNow.has(k) && keptText.includes(k.split('/')[1]));
+mark = podRequests.length;
+beforeReload = await metrics();
+one = await open(context, 'expired', page('', TABLE), problems);
+await showsServer(one, 'the page to show the server\'s pods after the relist');
+now = await metrics();
+statuses = await one.evaluate(() => window.statuses);
+sinceOpen = requestsSince(mark);
+restoredStatus = statuses.find((s) => s.restored);
+check(restoredStatus && restoredStatus.objects > 0,
+  `kept ${((Date.now() - closedAt) / 1000).toFixed(0)} s: the kept rows are shown first, restored (${restoredStatus?.objects} rows)`);
+check(sinceOpen[0]?.watch && sinceOpen.some((r) => r.list),
+  `the watch from the kept version expired (410): listed again (${JSON.stringify(sinceOpen.slice(0, 3).map((r) => (r.list ? 'LIST' : `WATCH@${r.rv}`)))})`);
+check(now.lists - beforeReload.lists >= 1, `one relist: ${now.lists - beforeReload.lists} LIST request(s)`);
+const shownNow = new Set((await rows(one)).keys);
+check(gone.length > 0 && gone.every((k) => !shownNow.has(k)),
+  `the ${gone.length} pods deleted meanwhile have left the view`);
+const lastStatus = statuses[statuses.length - 1];
+check(!lastStatus.restored, `no longer restored once synced (${lastStatus.phase})`);
+
+// Another cluster at the same URL: the kept view is dropped, the new page lists.
+const keptBefore = await kept(one);
+await one.close();
+await until('the watch to stop', async () => (await metrics()).openWatches === 0, 30000, 200);
+clusterUid = 'bbbbbbbb-0000-4000-8000-000000000002';
+mark = podRequests.length;
+one = await open(context, 'other-cluster', page('', TABLE), problems);
+await showsServer(one, 'the page on another cluster to show the server\'s pods');
+statuses = await one.evaluate(() => window.statuses);
+sinceOpen = requestsSince(mark);
+check(keptBefore.count >= 1 && !statuses.some((s) => s.restored) && sinceOpen[0]?.list,
+  `another cluster (the kube-system uid changed): nothing restored, listed (${sinceOpen[0]?.list ? 'LIST' : 'WATCH'} first)`);
+await one.close();
+await context.close();
+
+// (d) persist: false: nothing is written. And the default (persist on) writes, for
+// comparison, in a fresh context each.
+const WATCHER = (persist) => `<script type="module">
+  const { default: init, Watcher } = await import('/ui/npm/index.js');
+  await init();
+  const w = new Watcher({ path: '/api/v1/pods', format: 'table', shared: true${persist === undefined ? '' : `, persist: ${persist}`} });
+  w.onSynced(() => { window.synced = true; });
+  w.start();
+  window.w = w;
+</script>`;
+for (const persist of [false, undefined]) {
+  const fresh = await browser.newContext();
+  const p = await open(fresh, `persist-${persist}`, page('', WATCHER(persist)), problems);
+  await until(`the watcher (persist ${persist}) to sync`, () => p.evaluate(() => window.synced), 60000);
+  await new Promise((r) => setTimeout(r, 1500));
+  const k = await kept(p);
+  if (persist === false) check(k.count === 0, `persist: false keeps nothing in IndexedDB (${k.count} views)`);
+  else check(k.count === 1, `persist left out (a shared table): the view is kept (${k.count} view)`);
+  await fresh.close();
+}
+
+check(problems.length === 0, `no page errors (${problems.join('; ')})`);
+await browser.close();
+front.close();
+done('restore');
