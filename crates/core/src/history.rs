@@ -20,6 +20,8 @@
 //! with every write), `metadata.resourceVersion` (the entry carries it) and
 //! `metadata.generation` (it counts changes of the spec, which the entry shows
 //! themselves; `status.observedGeneration`, which says a controller caught up, stays);
+//! the object's `kind` and `apiVersion` where one version lacks them (a list's items
+//! leave them out, a watch's objects do not);
 //! a cell whose value before and after are both ages as kubectl prints them (`5m`,
 //! `3d4h`: the server prints them when it sends the row).
 //!
@@ -441,6 +443,11 @@ fn walk(w: &mut Walk<'_>, path: &mut String, a: Option<&Value>, b: Option<&Value
     if noise(path) || a == b {
         return;
     }
+    // A list's items say no kind nor apiVersion, a watch's objects do: their coming
+    // or going says nothing of the object.
+    if matches!(path.as_str(), "kind" | "apiVersion") && (a.is_none() || b.is_none()) {
+        return;
+    }
     match (a, b) {
         (Some(Value::Object(x)), Some(Value::Object(y))) if depth < MAX_DEPTH => {
             let len = path.len();
@@ -553,6 +560,25 @@ mod tests {
                 r#"status.conditions[type=Ready].status "False" -> "True""#,
                 r#"status.observedGeneration 5 -> 6"#,
             ]
+        );
+    }
+
+    #[test]
+    fn a_list_items_missing_kind_is_no_change() {
+        let listed = obj(r#"{"metadata":{"name":"a","resourceVersion":"1"},"spec":{"n":1}}"#);
+        let watched = obj(
+            r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"2"},"spec":{"n":2}}"#,
+        );
+        assert_eq!(
+            changes(&diff(&listed, &watched, false, None)),
+            ["spec.n 1 -> 2"]
+        );
+        let other = obj(
+            r#"{"kind":"Pod","apiVersion":"v2","metadata":{"name":"a","resourceVersion":"3"},"spec":{"n":2}}"#,
+        );
+        assert_eq!(
+            changes(&diff(&watched, &other, false, None)),
+            [r#"apiVersion "v1" -> "v2""#]
         );
     }
 

@@ -265,8 +265,8 @@ pub fn timeline(p: &TimelineProps) -> Html {
                         html! {
                             <li class={classes!("history-entry", kind)} data-kind={kind} data-rv={e.resource_version.clone()}>
                                 <h5 class="hist-head">
-                                    <span class="hist-kind">{ kind }</span>
-                                    <span class="hist-rv">{ format!("rv {}", e.resource_version) }</span>
+                                    <span class="hist-kind">{ kind }</span>{" "}
+                                    <span class="hist-rv">{ format!("rv {}", e.resource_version) }</span>{" "}
                                     <time class="hist-age" datetime={iso.clone()} title={iso}>{ format!("{} ago", human_duration(p.now - secs)) }</time>
                                 </h5>
                                 if e.kind == EntryKind::Modified && e.changes.is_empty() {
