@@ -275,11 +275,12 @@ await context.close();
 
 // (d) persist: false: nothing is written. And the default (persist on) writes, for
 // comparison, in a fresh context each.
-const WATCHER = (persist) => `<script type="module">
+const WATCHER = (persist, shared = true) => `<script type="module">
   const { default: init, Watcher } = await import('/ui/npm/index.js');
   await init();
-  const w = new Watcher({ path: '/api/v1/pods', format: 'table', shared: true${persist === undefined ? '' : `, persist: ${persist}`} });
+  const w = new Watcher({ path: '/api/v1/pods', format: 'table', shared: ${shared}${persist === undefined ? '' : `, persist: ${persist}`} });
   w.onSynced(() => { window.synced = true; });
+  w.onStatus((s) => window.statuses.push({ phase: s.phase, restored: s.restored, synced: s.synced, objects: s.objects, rv: s.resourceVersion }));
   w.start();
   window.w = w;
 </script>`;
@@ -291,6 +292,26 @@ for (const persist of [false, undefined]) {
   const k = await kept(p);
   if (persist === false) check(k.count === 0, `persist: false keeps nothing in IndexedDB (${k.count} views)`);
   else check(k.count === 1, `persist left out (a shared table): the view is kept (${k.count} view)`);
+  await fresh.close();
+}
+
+// A page's own engine (not shared) with persist: true: the same restore on a reload.
+{
+  const fresh = await browser.newContext();
+  const p = await open(fresh, 'page-mode', page('', WATCHER(true, false)), problems);
+  await until('the page\'s own persisted watcher to sync', () => p.evaluate(() => window.synced), 60000);
+  await until('its view to be kept', async () => (await kept(p)).count === 1, 15000, 200);
+  mark = podRequests.length;
+  const listsBefore = (await metrics()).lists;
+  await p.reload();
+  const restored = await until('the reloaded page\'s watcher to be current', () => p.evaluate(() => {
+    const s = window.w?.status();
+    return s?.phase === 'watching' && !s.restored && window.statuses.find((x) => x.phase === 'restored');
+  }), 30000, 50);
+  const after = requestsSince(mark);
+  check(restored.objects > 0 && after[0]?.watch && after[0].rv === restored.rv && !after.some((r) => r.list)
+    && (await metrics()).lists === listsBefore,
+  `page mode (persist: true, not shared): a reload shows ${restored.objects} kept rows, restored, then a WATCH from ${restored.rv}, no LIST (${JSON.stringify(after.slice(0, 2).map((r) => (r.list ? 'LIST' : `WATCH@${r.rv}`)))})`);
   await fresh.close();
 }
 
