@@ -95,7 +95,7 @@ export interface BaseWatcherOptions {
   /** Drop `metadata.managedFields` (about a third of a pod's size). Default false for objects, true for table rows. */
   stripManagedFields?: boolean;
   /**
-   * Which members of each object's `metadata` are kept: `'all'` (default), or
+   * Which members of each object's `metadata` are kept: `'all'` (default; `'identity'` with `persist`), or
    * `'identity'`: only name, namespace, uid, resourceVersion, creationTimestamp and
    * deletionTimestamp. For views that show table cells and fetch the whole object
    * when asked: a pod's row then holds 376 bytes instead of 610.
