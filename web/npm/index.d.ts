@@ -137,7 +137,7 @@ export interface TableWatcherOptions extends BaseWatcherOptions {
    * reload shows the rows at once (`status().restored`, phase `'restored'`) and
    * watches from their version instead of listing; only a 410 (the version expired)
    * lists again, diffed (what vanished comes as deletes). Saved at the sync, then at
-   * most every 30 s while the version moves, and when the page is hidden or left;
+   * most every 30 s while the version moves, and when a page showing it is left (hidden too, not shared);
    * kept 24 h, 50 MB per origin in all (the oldest views go first), under the
    * cluster's identity (the kube-system namespace's uid, else the namespace's
    * `kube-root-ca.crt`): another cluster at the same URL drops them, and a server
