@@ -720,15 +720,8 @@ impl Component for App {
                 let cols = &self.grid.columns;
                 let deleted = self.engine.deleted(o);
                 let secret = resource == "v1/secrets";
-                let history = self.engine.history();
-                self.detail.view(
-                    o,
-                    deleted,
-                    &cols.all,
-                    cols.shown.len(),
-                    secret,
-                    &history,
-                )
+                self.detail
+                    .view(o, deleted, &cols.all, cols.shown.len(), secret)
             });
         html! {
             // The rows' height is the app's (`--row-height`: style.css sizes them by it).
