@@ -231,10 +231,16 @@ impl Driver {
         }
         let mut inner = self.shared.inner.borrow_mut();
         let last_rv = inner.restored_rv.clone();
+        // A restored view counts as saved when it was restored: its watch's first
+        // events do not write it whole again at once, only after `every_ms`.
+        let last_at = match last_rv {
+            Some(_) => time::now_ms(),
+            None => f64::NEG_INFINITY,
+        };
         let old = inner.saver.replace(Saver {
             every_ms,
             sink,
-            last_at: f64::NEG_INFINITY,
+            last_at,
             last_rv,
             listeners,
         });
