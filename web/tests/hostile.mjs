@@ -133,7 +133,7 @@ try {
   check(names.includes('<marquee>added</marquee>'), 'a watched ADDED hostile object is shown as text');
 
   // A cell whose text does not fit ends it in an ellipsis; the others clip (the app
-  // measures its columns: app/parts.rs). Again once the window is narrower.
+  // measures its columns: crates/web/src/app/grid/columns.rs). Again once the window is narrower.
   const overflow = () => page.evaluate(() => [...document.querySelectorAll('.row .td')].map((c) => ({
     text: c.textContent,
     over: c.scrollWidth > c.clientWidth,
@@ -187,7 +187,7 @@ try {
     const row = document.querySelector('.row[data-key="default/sneaky-status"]');
     return row && row.querySelector('.td[data-col="status"]').className;
   });
-  // (`w-mid`: the column's width class, app/parts.rs; `cut`: its text may not fit)
+  // (`w-mid`: the column's width class, crates/web/src/table.rs; `cut`: its text may not fit)
   check(classes.replace(' cut', '') === 'td w-mid st-xst-running', `the status "x st-running" gives one class, st-xst-running (${classes})`);
   const color = await page.evaluate(() => {
     const cell = document.querySelector('.row[data-key="default/sneaky-status"] .td[data-col="status"]');

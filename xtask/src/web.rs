@@ -849,6 +849,8 @@ fn suites() -> Vec<Suite> {
             &[
                 "tests/discovery.mjs",
                 "tests/events.mjs",
+                // Issue 29: an object's history in the detail panel.
+                "tests/history.mjs",
                 "tests/selectors.mjs",
                 "tests/tables.mjs",
                 // Issue 30: any width from 360 px up; accessible (axe-core, the keyboard).

@@ -20,6 +20,8 @@
 //! with every write), `metadata.resourceVersion` (the entry carries it) and
 //! `metadata.generation` (it counts changes of the spec, which the entry shows
 //! themselves; `status.observedGeneration`, which says a controller caught up, stays);
+//! the object's `kind` and `apiVersion` where one version lacks them (a list's items
+//! leave them out, a watch's objects do not);
 //! a cell whose value before and after are both ages as kubectl prints them (`5m`,
 //! `3d4h`: the server prints them when it sends the row).
 //!
@@ -98,15 +100,22 @@ pub struct Entry {
     pub changes: Vec<Change>,
 }
 
+/// What an entry costs besides its strings: its slot in its object's queue and in
+/// the queue of every entry (which holds the object's key), and the key's two boxes.
+const ENTRY_COST: usize =
+    std::mem::size_of::<(u64, Entry)>() + std::mem::size_of::<(Key, u64, usize)>() + 32;
+
 impl Entry {
     fn bytes(&self) -> usize {
-        96 + self.resource_version.len()
+        ENTRY_COST
+            + self.resource_version.len()
             + self.uid.len()
             + self
                 .changes
                 .iter()
                 .map(|c| {
-                    48 + c.path.len()
+                    std::mem::size_of::<Change>()
+                        + c.path.len()
                         + c.before.as_ref().map_or(0, String::len)
                         + c.after.as_ref().map_or(0, String::len)
                 })
@@ -183,7 +192,9 @@ impl History {
         self.push(kind, object, changes, at);
     }
 
-    fn push(&mut self, kind: EntryKind, o: &Object, changes: Vec<Change>, at: Instant) {
+    fn push(&mut self, kind: EntryKind, o: &Object, mut changes: Vec<Change>, at: Instant) {
+        // Kept for long, most with one or two changes: no spare capacity.
+        changes.shrink_to_fit();
         let entry = Entry {
             kind,
             resource_version: o.resource_version().to_string(),
@@ -195,8 +206,9 @@ impl History {
         let key: Key = (o.namespace().into(), o.name().into());
         let seq = self.next;
         self.next += 1;
+        // Most objects that change at all change a few times: room for one to start.
         let kept = self.objects.entry(key.clone()).or_insert_with(|| Kept {
-            entries: VecDeque::new(),
+            entries: VecDeque::with_capacity(1),
         });
         kept.entries.push_back((seq, entry));
         while kept.entries.len() > self.config.per_object.max(1) {
@@ -431,6 +443,11 @@ fn walk(w: &mut Walk<'_>, path: &mut String, a: Option<&Value>, b: Option<&Value
     if noise(path) || a == b {
         return;
     }
+    // A list's items say no kind nor apiVersion, a watch's objects do: their coming
+    // or going says nothing of the object.
+    if matches!(path.as_str(), "kind" | "apiVersion") && (a.is_none() || b.is_none()) {
+        return;
+    }
     match (a, b) {
         (Some(Value::Object(x)), Some(Value::Object(y))) if depth < MAX_DEPTH => {
             let len = path.len();
@@ -543,6 +560,25 @@ mod tests {
                 r#"status.conditions[type=Ready].status "False" -> "True""#,
                 r#"status.observedGeneration 5 -> 6"#,
             ]
+        );
+    }
+
+    #[test]
+    fn a_list_items_missing_kind_is_no_change() {
+        let listed = obj(r#"{"metadata":{"name":"a","resourceVersion":"1"},"spec":{"n":1}}"#);
+        let watched = obj(
+            r#"{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"2"},"spec":{"n":2}}"#,
+        );
+        assert_eq!(
+            changes(&diff(&listed, &watched, false, None)),
+            ["spec.n 1 -> 2"]
+        );
+        let other = obj(
+            r#"{"kind":"Pod","apiVersion":"v2","metadata":{"name":"a","resourceVersion":"3"},"spec":{"n":2}}"#,
+        );
+        assert_eq!(
+            changes(&diff(&watched, &other, false, None)),
+            [r#"apiVersion "v1" -> "v2""#]
         );
     }
 

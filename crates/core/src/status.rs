@@ -3,7 +3,7 @@
 
 use crate::time::parse_http_date as http_date;
 use core::time::Duration;
-use serde::Deserialize;
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// What kind of failure a server error is; the engine decides on this alone.
@@ -64,31 +64,23 @@ impl fmt::Display for ApiError {
 
 impl std::error::Error for ApiError {}
 
-#[derive(Deserialize)]
-struct StatusDoc {
-    kind: Option<String>,
-    #[serde(default)]
-    code: Option<u16>,
-    #[serde(default)]
-    reason: Option<String>,
-    #[serde(default)]
-    message: Option<String>,
-    #[serde(default)]
-    details: Option<StatusDetails>,
+/// A field that may be absent or `null` (`Some(None)`), else must be what `read`
+/// takes (`None` rejects the document). Status bodies are read from a `Value`, not
+/// through derived `Deserialize` structs, each of which would cost the wasm its own
+/// copy of serde_json's struct reader.
+fn optional<'a, T>(
+    o: &'a Map<String, Value>,
+    key: &str,
+    read: impl FnOnce(&'a Value) -> Option<T>,
+) -> Option<Option<T>> {
+    match o.get(key) {
+        None | Some(Value::Null) => Some(None),
+        Some(v) => read(v).map(Some),
+    }
 }
 
-#[derive(Deserialize)]
-struct StatusDetails {
-    #[serde(default, rename = "retryAfterSeconds")]
-    retry_after_seconds: Option<u64>,
-    #[serde(default)]
-    causes: Vec<StatusCause>,
-}
-
-#[derive(Deserialize)]
-struct StatusCause {
-    #[serde(default)]
-    reason: Option<String>,
+fn text(v: &Value) -> Option<String> {
+    v.as_str().map(str::to_string)
 }
 
 /// Longest piece of a non-JSON body quoted in a message.
@@ -97,22 +89,31 @@ const SNIPPET_CHARS: usize = 200;
 impl ApiError {
     /// Parses a `Status` object (an in-stream ERROR's object). `None` if it is not one.
     pub fn from_status_json(json: &[u8]) -> Option<ApiError> {
-        let doc: StatusDoc = serde_json::from_slice(json).ok()?;
-        if doc.kind.as_deref().is_some_and(|k| k != "Status") {
+        let doc = serde_json::from_slice::<Value>(json).ok()?;
+        let doc = doc.as_object()?;
+        let kind = optional(doc, "kind", Value::as_str)?;
+        if kind.is_some_and(|k| k != "Status") {
             return None;
         }
-        let code = doc.code.unwrap_or(500);
-        let reason = doc.reason.unwrap_or_default();
-        let message = doc.message.unwrap_or_default();
-        let (retry_after, too_large_cause) = match &doc.details {
-            Some(d) => (
-                d.retry_after_seconds.map(Duration::from_secs),
-                d.causes
-                    .iter()
-                    .any(|c| c.reason.as_deref() == Some("ResourceVersionTooLarge")),
-            ),
-            None => (None, false),
-        };
+        let code = optional(doc, "code", |v| u16::try_from(v.as_u64()?).ok())?.unwrap_or(500);
+        let reason = optional(doc, "reason", text)?.unwrap_or_default();
+        let message = optional(doc, "message", text)?.unwrap_or_default();
+        let details = optional(doc, "details", |d| {
+            let d = d.as_object()?;
+            let retry_after = optional(d, "retryAfterSeconds", Value::as_u64)?;
+            // Absent causes are none; `null` is not a list.
+            let causes = match d.get("causes") {
+                None => &[][..],
+                Some(c) => c.as_array()?,
+            };
+            let mut too_large = false;
+            for cause in causes {
+                let reason = optional(cause.as_object()?, "reason", Value::as_str)?;
+                too_large |= reason == Some("ResourceVersionTooLarge");
+            }
+            Some((retry_after.map(Duration::from_secs), too_large))
+        })?;
+        let (retry_after, too_large_cause) = details.unwrap_or((None, false));
         let too_large = too_large_cause || message.contains("Too large resource version");
         Some(ApiError {
             kind: classify(code, &reason, too_large),
@@ -231,6 +232,33 @@ fn snippet(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_of_another_shape_is_not_one() {
+        let ok = |json: &str| ApiError::from_status_json(json.as_bytes());
+        let e =
+            ok(r#"{"code":null,"reason":null,"details":{"causes":[{}],"retryAfterSeconds":null}}"#)
+                .unwrap();
+        assert_eq!((e.code, e.retry_after), (500, None));
+        assert!(ok(r#"{"kind":null,"details":null}"#).is_some());
+        for json in [
+            r#"[]"#,
+            r#"{"kind":"Pod"}"#,
+            r#"{"kind":1}"#,
+            r#"{"code":"410"}"#,
+            r#"{"code":410.0}"#,
+            r#"{"code":70000}"#,
+            r#"{"code":-1}"#,
+            r#"{"message":{}}"#,
+            r#"{"details":[]}"#,
+            r#"{"details":{"retryAfterSeconds":-1}}"#,
+            r#"{"details":{"causes":null}}"#,
+            r#"{"details":{"causes":[1]}}"#,
+            r#"{"details":{"causes":[{"reason":2}]}}"#,
+        ] {
+            assert!(ok(json).is_none(), "{json}");
+        }
+    }
 
     #[test]
     fn too_old_watch_error_is_expired() {

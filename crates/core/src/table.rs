@@ -11,7 +11,7 @@
 //! events stay plain `Status` objects.
 
 use crate::json::{unescape, unescape_into, JResult, Scanner};
-use serde::Deserialize;
+use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -112,36 +112,41 @@ impl TableColumn {
     }
 }
 
-#[derive(Deserialize)]
-struct RawColumn {
-    #[serde(default)]
-    name: String,
-    #[serde(default, rename = "type")]
-    type_: String,
-    #[serde(default)]
-    format: String,
-    #[serde(default)]
-    description: String,
-    #[serde(default)]
-    priority: i64,
-}
-
 /// Parses a `columnDefinitions` value; `null` gives `None` (a watch event after the
 /// first).
 pub(crate) fn parse_columns(json: &[u8]) -> Result<Option<Vec<TableColumn>>, &'static str> {
-    let raw: Option<Vec<RawColumn>> =
-        serde_json::from_slice(json).map_err(|_| "columnDefinitions is not a list of columns")?;
-    Ok(raw.map(|cols| {
-        cols.into_iter()
-            .map(|c| TableColumn {
-                column_type: ColumnType::from_name(&c.type_),
-                name: c.name,
-                format: c.format,
-                description: c.description,
-                priority: c.priority.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
-            })
-            .collect()
-    }))
+    const NOT_COLUMNS: &str = "columnDefinitions is not a list of columns";
+    // Read from a `Value` rather than a derived `Deserialize` struct, which would cost
+    // the wasm its own copy of serde_json's struct reader. As strict: a field of the
+    // wrong type (`null` included) rejects the list; an absent one is empty.
+    let cols = match serde_json::from_slice::<Value>(json).map_err(|_| NOT_COLUMNS)? {
+        Value::Null => return Ok(None),
+        Value::Array(cols) => cols,
+        _ => return Err(NOT_COLUMNS),
+    };
+    let column = |c: &Value| -> Option<TableColumn> {
+        let c = c.as_object()?;
+        let text = |key| match c.get(key) {
+            None => Some(String::new()),
+            Some(v) => v.as_str().map(str::to_string),
+        };
+        let priority = match c.get("priority") {
+            None => 0,
+            Some(p) => p.as_i64()?,
+        };
+        Some(TableColumn {
+            column_type: ColumnType::from_name(&text("type")?),
+            name: text("name")?,
+            format: text("format")?,
+            description: text("description")?,
+            priority: priority.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32,
+        })
+    };
+    cols.iter()
+        .map(column)
+        .collect::<Option<_>>()
+        .map(Some)
+        .ok_or(NOT_COLUMNS)
 }
 
 /// One cell of a row, typed by its JSON value (the column's [`ColumnType`] says how
@@ -603,5 +608,22 @@ mod tests {
         assert_eq!(cols[3].column_type, ColumnType::Other("money".into()));
         assert_eq!(parse_columns(b"null").unwrap(), None);
         assert!(parse_columns(b"{}").is_err());
+        let far = parse_columns(br#"[{"priority":9000000000},{}]"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!((far[0].priority, far[1].priority), (i32::MAX, 0));
+        assert_eq!(far[1].name, "");
+        for bad in [
+            r#"1"#,
+            r#"[1]"#,
+            r#"[null]"#,
+            r#"[{"name":null}]"#,
+            r#"[{"type":1}]"#,
+            r#"[{"priority":1.5}]"#,
+            r#"[{"priority":"1"}]"#,
+            r#"[{"priority":10000000000000000000}]"#,
+        ] {
+            assert!(parse_columns(bad.as_bytes()).is_err(), "{bad}");
+        }
     }
 }

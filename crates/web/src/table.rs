@@ -209,25 +209,6 @@ impl Column {
     }
 }
 
-/// How far from the table's end the scroll range moves in steps rather than row by row.
-pub const SPACER_STEP: usize = 256;
-
-/// The rows the scroll range covers (the table's spacer). Under churn the row count
-/// changes every frame, and a scroll range that changes makes Chromium lay out the
-/// whole page's compositor layers again (a full layerization, ~2 ms a frame here).
-/// Away from the end, the range stays put while it covers the rows with at most two
-/// steps to spare (blank rows past the end that no one sees from where they are);
-/// near the end (within a step of the last visible row, `seen_to`) it is exact.
-pub fn spacer_rows(rows: usize, previous: usize, seen_to: usize) -> usize {
-    if seen_to + SPACER_STEP >= rows {
-        rows
-    } else if (rows..=rows + 2 * SPACER_STEP).contains(&previous) {
-        previous
-    } else {
-        rows.div_ceil(SPACER_STEP) * SPACER_STEP
-    }
-}
-
 /// The columns a view shows. `server`: the Table's definitions (None: the server
 /// does not print, or has not yet: the fallback printer's for `kind`); priority 0
 /// only unless `wide`; NAMESPACE first when `with_namespace` (the view spans

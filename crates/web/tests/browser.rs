@@ -432,6 +432,8 @@ async fn hostile_object_data_renders_as_text() {
             now: 0.0,
             cols: Default::default(),
             shown: 0,
+            history_target: None,
+            history: Default::default(),
         },
     )
     .render();
@@ -1098,6 +1100,8 @@ async fn secret_values_stay_out_of_the_dom_until_revealed_one_by_one() {
             now: 0.0,
             cols: Default::default(),
             shown: 0,
+            history_target: None,
+            history: Default::default(),
         },
     )
     .render();
@@ -1150,6 +1154,8 @@ async fn the_detail_panel_says_why_the_object_cannot_be_shown() {
             now: 0.0,
             cols: Default::default(),
             shown: 0,
+            history_target: None,
+            history: Default::default(),
         },
     )
     .render();

@@ -1,6 +1,7 @@
 //! The view's engine: the `Driver` that lists and watches the view's resource, the
 //! events it produced since the last frame, why the view is not running (`Blocked`)
-//! and the server's last refusal.
+//! and the server's last refusal, and the rows' history (what the detail panel shows
+//! of a row's versions from before it opened).
 
 use super::discovery::ResourceType;
 use super::frames::{is_urgent, Wake};
@@ -9,8 +10,8 @@ use super::url::ViewState;
 use crate::driver::{Driver, DriverRef};
 use crate::status::StatusView;
 use kubelive_core::{
-    ApiError, ApiErrorKind, Collection, Config, Event as CoreEvent, IncludeObject, KeptMetadata,
-    Object,
+    ApiError, ApiErrorKind, Collection, Config, Event as CoreEvent, History, HistoryConfig,
+    IncludeObject, Instant, KeptMetadata, Object,
 };
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -32,6 +33,10 @@ struct Feed {
 #[derive(Default)]
 pub struct Engine {
     main: Option<Feed>,
+    /// The versions of the rows that changed since the view synced (entries timed in
+    /// Unix milliseconds). The initial list is left out: a row nobody changed costs
+    /// nothing, so a view of a million rows pays only for those that move.
+    history: Rc<RefCell<History>>,
     /// Bumped by every engine started: a wake from an older one is dropped.
     generation: u64,
     /// Why the view is not running, if it is not.
@@ -70,6 +75,7 @@ impl Engine {
     /// Stops the engine (a new view starts, or the app goes); its wakes are dropped.
     pub fn stop(&mut self) {
         self.main = None;
+        *self.history.borrow_mut() = History::default();
         self.generation += 1;
         self.failure = None;
     }
@@ -80,7 +86,14 @@ impl Engine {
         let pending: Rc<RefCell<Vec<CoreEvent>>> = Rc::default();
         let generation = self.generation;
         let sink_pending = pending.clone();
+        *self.history.borrow_mut() = History::new(HistoryConfig {
+            secret: config.collection.resource() == "secrets",
+            ..HistoryConfig::default()
+        });
+        let history = self.history.clone();
+        let mut synced = false;
         let sink = Box::new(move |_: &DriverRef<'_>, events: Vec<CoreEvent>| {
+            record(&mut history.borrow_mut(), &mut synced, &events);
             let urgent = events.iter().any(is_urgent);
             let mut pending = sink_pending.borrow_mut();
             // Pending events not yet taken: a wake is already on its way (one Yew
@@ -96,6 +109,12 @@ impl Engine {
         let status = driver.status();
         self.main = Some(Feed { driver, pending });
         status
+    }
+
+    /// The rows' history (see [`Engine`]'s field): the same one for every view, emptied
+    /// when a view starts.
+    pub fn history(&self) -> Rc<RefCell<History>> {
+        self.history.clone()
     }
 
     /// Whether a wake comes from the running engine.
@@ -170,5 +189,21 @@ impl Engine {
         let f = self.failure.as_ref()?;
         (f.kind == ApiErrorKind::Invalid && selectors)
             .then(|| format!("The server rejected the selector: {}", f.message))
+    }
+}
+
+/// Takes a batch of the view's events into its history: every change once the view
+/// has synced or restored (`synced`), no row of the initial list, and no row printed
+/// again at the same version (new columns re-print every row).
+pub(crate) fn record(history: &mut History, synced: &mut bool, events: &[CoreEvent]) {
+    let at = Instant::from_millis(js_sys::Date::now().max(0.0) as u64);
+    for e in events {
+        match e {
+            CoreEvent::Synced { .. } | CoreEvent::Restored { .. } => *synced = true,
+            CoreEvent::Added(_) if !*synced => {}
+            CoreEvent::Modified { old, new }
+                if old.resource_version() == new.resource_version() => {}
+            e => history.apply(e, at),
+        }
     }
 }

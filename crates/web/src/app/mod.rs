@@ -720,8 +720,15 @@ impl Component for App {
                 let cols = &self.grid.columns;
                 let deleted = self.engine.deleted(o);
                 let secret = resource == "v1/secrets";
-                self.detail
-                    .view(o, deleted, &cols.all, cols.shown.len(), secret)
+                let history = self.engine.history();
+                self.detail.view(
+                    o,
+                    deleted,
+                    &cols.all,
+                    cols.shown.len(),
+                    secret,
+                    &history,
+                )
             });
         html! {
             // The rows' height is the app's (`--row-height`: style.css sizes them by it).

@@ -1056,25 +1056,6 @@ fn a_filter_finds_the_first_screen_before_the_rest() {
     assert_eq!(names(&m)[..3], ["p401", "p403", "p405"]);
 }
 
-#[cfg_attr(not(target_arch = "wasm32"), test)]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
-fn the_scroll_range_holds_still_under_churn_away_from_the_end() {
-    // Far from the end: a step that covers the rows, kept while rows come and go.
-    let first = spacer_rows(100_000, 0, 5_000);
-    assert!((100_000..100_000 + SPACER_STEP).contains(&first));
-    for rows in [100_000 - 40, 100_000 + 40, first] {
-        assert_eq!(spacer_rows(rows, first, 5_000), first, "{rows} rows");
-    }
-    // Never shorter than the table, and never more than two steps past it.
-    assert!(spacer_rows(first + 1, first, 5_000) > first);
-    let shrunk = spacer_rows(first - 3 * SPACER_STEP, first, 5_000);
-    assert!((first - 3 * SPACER_STEP..first - 2 * SPACER_STEP).contains(&shrunk));
-    // Near the end (and for small tables) the exact count: no blank rows to scroll to.
-    assert_eq!(spacer_rows(100_000, first, 100_000 - SPACER_STEP), 100_000);
-    assert_eq!(spacer_rows(100, 0, 20), 100);
-    assert_eq!(spacer_rows(0, 512, 0), 0);
-}
-
 /// Sort changes as a user clicks headers, while rows change and a filter is half
 /// applied: the other direction of the column (keys flipped, no re-sort), a column
 /// sorted by earlier (its index kept up to date meanwhile) and a new one all show

@@ -1,9 +1,12 @@
 //! The detail panel of the selected row: the whole object, GET when the panel opens
 //! and again when the row's version moves (`object`), written as YAML or JSON with
 //! Secret values masked (`yaml`), and its related events from an engine of their own
-//! (`related`, `events`), alive while the panel shows that object.
+//! (`related`, `events`), alive while the panel shows that object; and its history
+//! (`history`): the versions the view's engine saw of its row, and those a watch of
+//! its own delivers while it is open.
 
 pub mod events;
+pub mod history;
 mod object;
 mod related;
 mod view;
@@ -15,10 +18,12 @@ pub use view::{
 };
 
 use crate::app::discovery::ResourceType;
-use crate::table::Column;
-use kubelive_core::Object;
+use crate::table::{key_of, Column};
+use history::HistoryTarget;
+use kubelive_core::{Entry, History, Object};
 use object::ObjectFetch;
 use related::Related;
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use yew::prelude::*;
@@ -39,7 +44,15 @@ pub struct Panel {
     send: Callback<Msg>,
     /// Made once, so that the panel's props compare equal across renders.
     on_close: Callback<()>,
+    /// What the history watches: the open object in its resource.
+    target: Option<Rc<HistoryTarget>>,
+    /// The open row's versions from the view's engine, read again only when the row
+    /// moves.
+    rows: RefCell<Option<RowHistory>>,
 }
+
+/// The versions of a row: (object key, its version, deleted, entries).
+type RowHistory = (String, String, bool, Rc<Vec<Entry>>);
 
 impl Panel {
     pub fn new(send: Callback<Msg>) -> Panel {
@@ -48,6 +61,8 @@ impl Panel {
             related: Related::default(),
             on_close: send.reform(|_| Msg::Close),
             send,
+            target: None,
+            rows: RefCell::default(),
         }
     }
 
@@ -55,6 +70,8 @@ impl Panel {
     pub fn clear(&mut self) {
         self.related.clear();
         self.object.clear();
+        self.target = None;
+        self.rows.take();
     }
 
     /// Follows the open panel's object (`open`: none when the panel is closed), a
@@ -65,6 +82,27 @@ impl Panel {
             .filter(|o| !o.uid().is_empty())
             .map(|o| (o.uid().to_string(), o.namespace().to_string()));
         self.related.sync(want, &self.send);
+        let target = match (open, resource) {
+            (Some(o), Some(rt)) => Some(HistoryTarget {
+                prefix: if rt.group.is_empty() {
+                    format!("/api/{}", rt.version)
+                } else {
+                    format!("/apis/{}/{}", rt.group, rt.version)
+                },
+                namespace: if rt.namespaced {
+                    o.namespace().to_string()
+                } else {
+                    String::new()
+                },
+                plural: rt.plural.clone(),
+                name: o.name().to_string(),
+                secret: rt.group.is_empty() && rt.plural == "secrets",
+            }),
+            _ => None,
+        };
+        if self.target.as_deref() != target.as_ref() {
+            self.target = target.map(Rc::new);
+        }
     }
 
     /// The panel's news (all but [`Msg::Close`], which the app handles). True if
@@ -78,7 +116,8 @@ impl Panel {
     }
 
     /// The panel for `object` (`deleted` since); `cols` are the view's columns, of
-    /// which the table shows `shown`; `secret`: a Secret's values are masked.
+    /// which the table shows `shown`; `secret`: a Secret's values are masked;
+    /// `history`: the view's engine's history of its rows.
     pub fn view(
         &self,
         object: &Arc<Object>,
@@ -86,7 +125,23 @@ impl Panel {
         cols: &Rc<Vec<Column>>,
         shown: usize,
         secret: bool,
+        history: &RefCell<History>,
     ) -> Html {
+        let key = key_of(object);
+        let rv = object.resource_version();
+        let mut rows = self.rows.borrow_mut();
+        let fresh = rows
+            .as_ref()
+            .is_some_and(|(k, v, d, _)| *k == key && v == rv && *d == deleted);
+        if !fresh {
+            let entries = history
+                .borrow()
+                .entries(object.namespace(), object.name())
+                .cloned()
+                .collect();
+            *rows = Some((key, rv.to_string(), deleted, Rc::new(entries)));
+        }
+        let rows = rows.as_ref().map(|r| r.3.clone()).unwrap_or_default();
         html! {
             <Detail key={crate::table::key_of(object)} object={object.clone()} {deleted}
                 cols={cols.clone()} {shown}
@@ -94,7 +149,9 @@ impl Panel {
                 {secret}
                 on_close={self.on_close.clone()}
                 events={self.related.view.clone()}
-                now={crate::time::unix_now().floor()} />
+                now={crate::time::unix_now().floor()}
+                history_target={self.target.clone()}
+                history={rows} />
         }
     }
 }

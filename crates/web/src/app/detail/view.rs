@@ -4,9 +4,10 @@
 //! and attribute values); nothing here sets inner HTML.
 
 use super::events::EventRow;
+use super::history::{HistoryTarget, ObjectHistory};
 use super::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
 use crate::table::{row_texts, Column};
-use kubelive_core::Object;
+use kubelive_core::{Entry, Object};
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -72,6 +73,12 @@ pub struct DetailProps {
     /// How many of `cols` the table shows.
     #[prop_or_default]
     pub shown: usize,
+    /// What the panel watches for the object's history; none: only `history` shows.
+    #[prop_or_default]
+    pub history_target: Option<Rc<HistoryTarget>>,
+    /// The object's versions as the view's engine saw its row, oldest first.
+    #[prop_or_default]
+    pub history: Rc<Vec<Entry>>,
 }
 
 /// The selected object: metadata, labels, annotations, its events, and the whole
@@ -191,6 +198,7 @@ pub fn detail(p: &DetailProps) -> Html {
                     </dl>
                 }
                 <RelatedEvents view={p.events.clone()} now={p.now} />
+                <ObjectHistory target={p.history_target.clone()} rows={p.history.clone()} now={p.now} />
                 <h4>{"Labels"}</h4>
                 { pairs(meta_pairs(&p.fetched, "labels").unwrap_or_else(|| o.labels())) }
                 <h4>{"Annotations"}</h4>

@@ -1,9 +1,9 @@
 //! The virtual scroller: which of the table's rows are in the DOM, where, and in which
 //! pooled element. It keeps the scroll position, the row window's origin and the
 //! anchor that holds the rows on screen in place while rows come and go above them,
-//! and sizes the scroll range (`table::spacer_rows`).
+//! and sizes the scroll range ([`spacer_rows`]).
 
-use crate::table::{key_of, spacer_rows, Column, RowState, TableModel};
+use crate::table::{key_of, Column, RowState, TableModel};
 use crate::time;
 use kubelive_core::Object;
 use std::cell::Cell;
@@ -82,7 +82,7 @@ pub struct Scroller {
     base: i64,
     /// The first row index the last render showed.
     shown_first: Cell<usize>,
-    /// The rows the scroll range was last made for (`table::spacer_rows`).
+    /// The rows the scroll range was last made for ([`spacer_rows`]).
     spacer_rows: Cell<usize>,
     /// How many rows the last render showed.
     shown_rows: Cell<usize>,
@@ -357,6 +357,25 @@ pub fn rows(p: &RowsProps) -> Html {
     rows_html(p)
 }
 
+/// How far from the table's end the scroll range moves in steps rather than row by row.
+pub const SPACER_STEP: usize = 256;
+
+/// The rows the scroll range covers (the table's spacer). Under churn the row count
+/// changes every frame, and a scroll range that changes makes Chromium lay out the
+/// whole page's compositor layers again (a full layerization, ~2 ms a frame here).
+/// Away from the end, the range stays put while it covers the rows with at most two
+/// steps to spare (blank rows past the end that no one sees from where they are);
+/// near the end (within a step of the last visible row, `seen_to`) it is exact.
+pub fn spacer_rows(rows: usize, previous: usize, seen_to: usize) -> usize {
+    if seen_to + SPACER_STEP >= rows {
+        rows
+    } else if (rows..=rows + 2 * SPACER_STEP).contains(&previous) {
+        previous
+    } else {
+        rows.div_ceil(SPACER_STEP) * SPACER_STEP
+    }
+}
+
 /// What [`Rows`] renders, for a parent to render in place: the app does, so that a
 /// render that first brings rows creates their elements in the same run of Yew's
 /// scheduler. A child component's new props wait in a queue that Yew may leave for a
@@ -423,5 +442,23 @@ mod tests {
             let slot = slot_of(place, pool) as i64;
             assert_eq!(place.rem_euclid(2), slot.rem_euclid(2));
         }
+    }
+
+    #[test]
+    fn the_scroll_range_holds_still_under_churn_away_from_the_end() {
+        // Far from the end: a step that covers the rows, kept while rows come and go.
+        let first = spacer_rows(100_000, 0, 5_000);
+        assert!((100_000..100_000 + SPACER_STEP).contains(&first));
+        for rows in [100_000 - 40, 100_000 + 40, first] {
+            assert_eq!(spacer_rows(rows, first, 5_000), first, "{rows} rows");
+        }
+        // Never shorter than the table, and never more than two steps past it.
+        assert!(spacer_rows(first + 1, first, 5_000) > first);
+        let shrunk = spacer_rows(first - 3 * SPACER_STEP, first, 5_000);
+        assert!((first - 3 * SPACER_STEP..first - 2 * SPACER_STEP).contains(&shrunk));
+        // Near the end (and for small tables) the exact count: no blank rows to scroll to.
+        assert_eq!(spacer_rows(100_000, first, 100_000 - SPACER_STEP), 100_000);
+        assert_eq!(spacer_rows(100, 0, 20), 100);
+        assert_eq!(spacer_rows(0, 512, 0), 0);
     }
 }

@@ -11,7 +11,7 @@
 //! RBAC (`rbac/v1/evaluation_helpers.go`): `*` matches any verb, group or resource; a
 //! rule naming `resourceNames` never allows a list.
 
-use serde::Deserialize;
+use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
 /// May the user list (and watch) a resource in a scope?
@@ -78,33 +78,12 @@ impl Question {
     }
 }
 
-#[derive(Deserialize)]
-struct Review<S> {
-    status: Option<S>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct AccessStatus {
-    #[serde(default)]
-    allowed: bool,
-    #[serde(default)]
-    reason: String,
-    #[serde(default)]
-    evaluation_error: String,
-}
-
 /// One RBAC rule as a rules review reports it.
-#[derive(Clone, Debug, Deserialize, Default, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ResourceRule {
-    #[serde(default)]
     pub verbs: Vec<String>,
-    #[serde(default)]
     pub api_groups: Vec<String>,
-    #[serde(default)]
     pub resources: Vec<String>,
-    #[serde(default)]
     pub resource_names: Vec<String>,
 }
 
@@ -126,17 +105,6 @@ pub struct Rules {
     pub incomplete: bool,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct RulesStatus {
-    #[serde(default)]
-    resource_rules: Vec<ResourceRule>,
-    #[serde(default)]
-    incomplete: bool,
-    #[serde(default)]
-    evaluation_error: String,
-}
-
 impl Rules {
     /// List and watch: the app needs both.
     pub fn verdict(&self, target: &Target) -> Verdict {
@@ -152,28 +120,93 @@ impl Rules {
 
 /// Reads a SelfSubjectAccessReview answer.
 pub fn parse_access_review(json: &str) -> Result<Verdict, String> {
-    let review: Review<AccessStatus> =
-        serde_json::from_str(json).map_err(|e| format!("not a SelfSubjectAccessReview: {e}"))?;
-    let status = review.status.unwrap_or_default();
-    Ok(if status.allowed {
+    let status = review_status(json).ok_or("not a SelfSubjectAccessReview")?;
+    let shape = || -> Option<_> {
+        Some((
+            flag(&status, "allowed")?,
+            text(&status, "reason")?,
+            text(&status, "evaluationError")?,
+        ))
+    };
+    let (allowed, reason, evaluation_error) = shape().ok_or("not a SelfSubjectAccessReview")?;
+    Ok(if allowed {
         Verdict::Allowed
-    } else if !status.evaluation_error.is_empty() && status.reason.is_empty() {
+    } else if !evaluation_error.is_empty() && reason.is_empty() {
         // The authorizer failed to decide: not a "no".
         Verdict::Unknown
     } else {
-        Verdict::Denied(status.reason)
+        Verdict::Denied(reason)
     })
 }
 
 /// Reads a SelfSubjectRulesReview answer.
 pub fn parse_rules_review(json: &str) -> Result<Rules, String> {
-    let review: Review<RulesStatus> =
-        serde_json::from_str(json).map_err(|e| format!("not a SelfSubjectRulesReview: {e}"))?;
-    let status = review.status.unwrap_or_default();
-    Ok(Rules {
-        rules: status.resource_rules,
-        incomplete: status.incomplete || !status.evaluation_error.is_empty(),
-    })
+    let status = review_status(json).ok_or("not a SelfSubjectRulesReview")?;
+    let shape = || -> Option<_> {
+        let rules = match status.get("resourceRules") {
+            None => Vec::new(),
+            Some(Value::Array(rules)) => rules
+                .iter()
+                .map(|r| {
+                    let r = r.as_object()?;
+                    Some(ResourceRule {
+                        verbs: texts(r, "verbs")?,
+                        api_groups: texts(r, "apiGroups")?,
+                        resources: texts(r, "resources")?,
+                        resource_names: texts(r, "resourceNames")?,
+                    })
+                })
+                .collect::<Option<_>>()?,
+            Some(_) => return None,
+        };
+        let incomplete =
+            flag(&status, "incomplete")? || !text(&status, "evaluationError")?.is_empty();
+        Some(Rules { rules, incomplete })
+    };
+    shape().ok_or_else(|| "not a SelfSubjectRulesReview".into())
+}
+
+// The answers are read from a `Value` rather than through derived `Deserialize`
+// structs: each of those costs the wasm its own copy of serde_json's struct reader,
+// and the app parses `Value`s already. As strict: a field of the wrong type (`null`
+// included) rejects the answer; an absent one is empty.
+
+/// A review's `status` object (empty when it has none or `null`); `None` when the
+/// body is not a JSON object or its status not an object.
+fn review_status(json: &str) -> Option<Map<String, Value>> {
+    match serde_json::from_str::<Value>(json).ok()? {
+        Value::Object(mut review) => match review.remove("status") {
+            None | Some(Value::Null) => Some(Map::new()),
+            Some(Value::Object(status)) => Some(status),
+            Some(_) => None,
+        },
+        _ => None,
+    }
+}
+
+fn flag(o: &Map<String, Value>, key: &str) -> Option<bool> {
+    match o.get(key) {
+        None => Some(false),
+        Some(v) => v.as_bool(),
+    }
+}
+
+fn text(o: &Map<String, Value>, key: &str) -> Option<String> {
+    match o.get(key) {
+        None => Some(String::new()),
+        Some(v) => v.as_str().map(str::to_string),
+    }
+}
+
+fn texts(o: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+    match o.get(key) {
+        None => Some(Vec::new()),
+        Some(v) => v
+            .as_array()?
+            .iter()
+            .map(|s| s.as_str().map(str::to_string))
+            .collect(),
+    }
 }
 
 /// How many rules reviews (one per namespace) a session may ask for by itself;
@@ -382,6 +415,41 @@ mod tests {
         let failed = r#"{"status":{"allowed":false,"evaluationError":"webhook down"}}"#;
         assert_eq!(parse_access_review(failed), Ok(Verdict::Unknown));
         assert!(parse_access_review("<html>").is_err());
+    }
+
+    #[test]
+    fn answers_of_another_shape_are_not_read() {
+        for json in [
+            r#"{}"#,
+            r#"{"status":null}"#,
+            r#"{"status":{"resourceRules":[]}}"#,
+        ] {
+            assert_eq!(
+                parse_access_review(json),
+                Ok(Verdict::Denied(String::new())),
+                "{json}"
+            );
+            assert_eq!(parse_rules_review(json), Ok(Rules::default()), "{json}");
+        }
+        for json in [
+            r#"[]"#,
+            r#"{"status":"x"}"#,
+            r#"{"status":{"allowed":"true"}}"#,
+            r#"{"status":{"allowed":null}}"#,
+            r#"{"status":{"reason":1}}"#,
+            r#"{"status":{"evaluationError":false}}"#,
+        ] {
+            assert!(parse_access_review(json).is_err(), "{json}");
+        }
+        for json in [
+            r#"{"status":{"resourceRules":null}}"#,
+            r#"{"status":{"resourceRules":[1]}}"#,
+            r#"{"status":{"resourceRules":[{"verbs":"list"}]}}"#,
+            r#"{"status":{"resourceRules":[{"verbs":["list",1]}]}}"#,
+            r#"{"status":{"incomplete":"yes"}}"#,
+        ] {
+            assert!(parse_rules_review(json).is_err(), "{json}");
+        }
     }
 
     #[test]

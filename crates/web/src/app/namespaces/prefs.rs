@@ -25,8 +25,16 @@ pub fn remembering(list: &[String], ns: &str) -> Vec<String> {
 
 /// Reads a stored list (anything unreadable is an empty list).
 pub fn parse(stored: Option<&str>) -> Vec<String> {
-    let list: Vec<String> = stored
+    // A list of strings, else nothing (a `Value` walked: no typed reader for one list).
+    let strings = |v: serde_json::Value| -> Option<Vec<String>> {
+        v.as_array()?
+            .iter()
+            .map(|n| n.as_str().map(str::to_string))
+            .collect()
+    };
+    let list = stored
         .and_then(|s| serde_json::from_str(s).ok())
+        .and_then(strings)
         .unwrap_or_default();
     list.into_iter()
         .filter(|n| crate::app::query::is_dns_label(n))
@@ -78,5 +86,7 @@ mod tests {
         assert_eq!(parse(Some(r#"["a","B","c"]"#)), ["a", "c"]);
         assert_eq!(parse(Some("not json")), Vec::<String>::new());
         assert_eq!(parse(None), Vec::<String>::new());
+        assert_eq!(parse(Some(r#"["a",1]"#)), Vec::<String>::new());
+        assert_eq!(parse(Some(r#"{"a":"b"}"#)), Vec::<String>::new());
     }
 }
