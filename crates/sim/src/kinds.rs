@@ -771,11 +771,21 @@ pub fn node(p: &NodeParams) -> String {
 
 /// A Namespace; `terminating` adds a deletionTimestamp and the Terminating phase.
 pub fn namespace(id: &Identity, terminating: bool) -> String {
+    namespace_by(id, terminating, "kubectl-create")
+}
+
+/// A namespace kube-apiserver creates itself (`kube-system`: its system namespaces
+/// controller, so its managedFields name kube-apiserver).
+pub fn system_namespace(id: &Identity) -> String {
+    namespace_by(id, false, "kube-apiserver")
+}
+
+fn namespace_by(id: &Identity, terminating: bool, manager: &str) -> String {
     let mut meta = Meta::new(id);
     meta.labels = vec![("kubernetes.io/metadata.name", &id.name)];
     meta.deletion_ms = terminating.then_some(id.created_ms + 3_600_000);
     meta.managed = vec![managed(
-        "kubectl-create",
+        manager,
         "v1",
         id.created_ms,
         json!({"f:metadata": {"f:labels": {".": {}, "f:kubernetes.io/metadata.name": {}}}}),

@@ -426,6 +426,9 @@ pub struct Workload {
     cronjobs: Vec<batch::CronJobState>,
     /// StatefulSets the workload runs ([`Workload::add_statefulset`]).
     statefulsets: Vec<statefulset::StatefulSetState>,
+    /// The uid of the `kube-system` Namespace: from its own generator, so that adding it
+    /// left every other object a seed generates as it was.
+    system_uid: String,
     last_ms: u64,
     carry: f64,
 }
@@ -472,6 +475,7 @@ impl Workload {
             rollouts: rollout::Rollouts::default(),
             cronjobs: Vec::new(),
             statefulsets: Vec::new(),
+            system_uid: Rng::new(seed ^ 0x6b75_6265_2d73_7973).uuid(),
             last_ms: 0,
             carry: 0.0,
         }
@@ -623,6 +627,16 @@ impl Workload {
             p.synced_ms = now_ms;
             let _ = c.create_object(WIDGETS, &kinds::widget(&p), now_ms);
         }
+        // The namespace kube-apiserver makes for the control plane (its leases live
+        // there), written last so that every object above keeps its resourceVersion.
+        let id = Identity {
+            name: "kube-system".into(),
+            namespace: String::new(),
+            uid: self.system_uid.clone(),
+            resource_version: None,
+            created_ms: now_ms,
+        };
+        let _ = c.create_object(NAMESPACES, &kinds::system_namespace(&id), now_ms);
     }
 
     /// Creates a pod of Deployment `d`; its state and resourceVersion.

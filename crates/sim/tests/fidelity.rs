@@ -935,3 +935,76 @@ fn custom_resources_are_encoded_unstructured() {
         "{one}"
     );
 }
+
+/// Every cluster has the `kube-system` Namespace (kube-apiserver's system namespaces
+/// controller makes it; the control plane's Leases live there), which clients read as the
+/// cluster's identity: its uid is the seed's (the same cluster on every start), not
+/// another namespace's, and it is written after every object the workload populates,
+/// whose resourceVersions it so leaves as they were.
+#[test]
+fn kube_system_namespace_is_the_clusters_identity() {
+    let populated = |seed: u64| {
+        let mut c = cluster();
+        let mut w = Workload::new(
+            seed,
+            WorkloadConfig {
+                namespaces: 2,
+                pods: 20,
+                churn_per_sec: 0.0,
+            },
+        );
+        w.populate(&mut c, 0);
+        c
+    };
+    let uid_of = |c: &mut Cluster| {
+        let r = get(c, "/api/v1/namespaces/kube-system", 0);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let v = json_of(&r);
+        assert_eq!(
+            v["metadata"]["labels"]["kubernetes.io/metadata.name"],
+            "kube-system"
+        );
+        assert_eq!(
+            v["metadata"]["managedFields"][0]["manager"],
+            "kube-apiserver"
+        );
+        assert_eq!(v["status"]["phase"], "Active");
+        v["metadata"]["uid"].as_str().unwrap().to_string()
+    };
+    let (mut a, mut b, mut other) = (populated(7), populated(7), populated(8));
+    let uid = uid_of(&mut a);
+    assert_eq!(uid, uid_of(&mut b), "the same seed, the same cluster");
+    assert_ne!(uid, uid_of(&mut other), "another seed, another cluster");
+    let namespaces = json_of(&get(&mut a, "/api/v1/namespaces", 0));
+    let uids: Vec<&str> = namespaces["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["metadata"]["uid"].as_str().unwrap())
+        .collect();
+    assert_eq!(uids.iter().filter(|u| **u == uid).count(), 1, "{uids:?}");
+    let pods = json_of(&get(&mut a, "/api/v1/pods", 0));
+    let max_rv = pods["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            p["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
+        })
+        .max()
+        .unwrap();
+    let ns_rv: u64 = json_of(&get(&mut a, "/api/v1/namespaces/kube-system", 0))["metadata"]
+        ["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        ns_rv > max_rv,
+        "kube-system is written after every pod ({ns_rv} > {max_rv})"
+    );
+}
