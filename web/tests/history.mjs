@@ -110,11 +110,13 @@ try {
     const noise = converged.entries.flatMap((e) => e.paths).filter((p) => /managedFields|metadata\.resourceVersion|metadata\.generation$/.test(p));
     check(noise.length === 0, `no managedFields, resourceVersion or generation among the paths (${noise})`);
   }
+  await page.evaluate(() => document.getElementById('detail-history')?.scrollIntoView());
   await page.screenshot({ path: `${ARTIFACTS}/history.png` });
 
   // An 800 px window: the panel's history does not scroll sideways.
   await page.setViewportSize({ width: 800, height: 900 });
   await page.waitForTimeout(300);
+  await page.evaluate(() => document.getElementById('detail-history')?.scrollIntoView());
   const fits = await page.evaluate(() => {
     const s = document.getElementById('detail-history');
     const d = document.getElementById('detail');

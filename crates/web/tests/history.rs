@@ -171,6 +171,14 @@ async fn the_history_lists_every_version_newest_first_with_its_changes() {
             r#"status.conditions[type=Ready].status "False" -> "True""#,
         ]
     );
+    // A narrow panel wraps a path between its members, not inside a key.
+    let ready = entries[0]
+        .query_selector(
+            r#"li.change[data-path="status.conditions[type=Ready].status"] .change-path"#,
+        )
+        .unwrap()
+        .expect("the condition's change");
+    assert_eq!(ready.query_selector_all("wbr").unwrap().length(), 3);
     // managedFields, resourceVersion and generation are noise, left out.
     assert_eq!(
         changes(&entries[1]),

@@ -236,6 +236,32 @@ fn shown(v: &str) -> String {
     }
 }
 
+/// A path with its breaks where a reader expects them: after each `.` and before
+/// each `[` (a narrow panel wraps `status.conditions[type=Ready].status` there, not
+/// inside a key).
+fn path_html(path: &str) -> Html {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (i, c) in path.char_indices() {
+        if c == '[' && i > start {
+            parts.push(&path[start..i]);
+            start = i;
+        } else if c == '.' {
+            parts.push(&path[start..=i]);
+            start = i + 1;
+        }
+    }
+    parts.push(&path[start..]);
+    html! {
+        { for parts.into_iter().enumerate().map(|(i, part)| html! {
+            <>
+                if i > 0 { <wbr /> }
+                { part.to_string() }
+            </>
+        }) }
+    }
+}
+
 /// The object's versions as a list of entries, each headed by its kind, version and
 /// age, listing its changes (path, before → after).
 #[function_component(Timeline)]
@@ -275,7 +301,7 @@ pub fn timeline(p: &TimelineProps) -> Html {
                                     <ul class="changes">
                                         { for e.changes.iter().map(|c| html! {
                                             <li class="change" data-path={c.path.clone()}>
-                                                <code class="change-path">{ c.path.clone() }</code>
+                                                <code class="change-path">{ path_html(&c.path) }</code>
                                                 <span class="change-values">
                                                     { value(&c.before, "change-before") }
                                                     <span class="change-arrow" aria-hidden="true">{" → "}</span>
