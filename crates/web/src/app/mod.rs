@@ -32,6 +32,7 @@ pub mod problem;
 pub mod query;
 pub mod status_bar;
 mod toolbar;
+pub mod tree;
 pub mod url;
 
 use crate::table::Sort;

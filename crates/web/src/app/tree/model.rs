@@ -1,0 +1,319 @@
+//! What the owner tree shows, read from the core's join ([`Owners`]): the object's
+//! owners up to the root, then the object and everything below it, each as one line
+//! with its depth, its printed Ready and Status cells and its health rolled up from
+//! what it owns; a node that is not there, or a level that cannot be listed, says why.
+//! Pure data (no DOM), so that the view renders it and tests build it from fed rows.
+
+use kubelive_core::owners::{dependent_kinds, Absence, NodeRef};
+use kubelive_core::{Cell, Health, Owners, SourceId, TableColumn};
+use std::collections::HashSet;
+
+/// The kinds operators usually make: watched below a custom resource, whose
+/// controller's kinds are not known (as `kubelive tree` does).
+const ANY_OWNER_MAKES: &[(&str, &str, &str)] = &[
+    ("apps", "Deployment", "deployments"),
+    ("apps", "StatefulSet", "statefulsets"),
+    ("apps", "DaemonSet", "daemonsets"),
+    ("batch", "CronJob", "cronjobs"),
+    ("batch", "Job", "jobs"),
+    ("", "Pod", "pods"),
+    ("", "Service", "services"),
+    ("", "ConfigMap", "configmaps"),
+    ("", "PersistentVolumeClaim", "persistentvolumeclaims"),
+];
+
+/// Whether `group` is one of Kubernetes' own (whose kinds' dependents, if any, are
+/// [`dependent_kinds`]'s), not a custom resource's.
+fn built_in(group: &str) -> bool {
+    matches!(group, "" | "apps" | "batch" | "autoscaling" | "policy") || group.ends_with(".k8s.io")
+}
+
+/// The kinds to watch below `(group, kind)`, as (group, kind, resource): its
+/// controller's kinds, theirs, and so on, each once.
+pub fn kinds_below(group: &str, kind: &str) -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut out: Vec<(&str, &str, &str)> = Vec::new();
+    let mut queue: Vec<(&str, &str, &str)> = if built_in(group) {
+        dependent_kinds(group, kind).to_vec()
+    } else {
+        ANY_OWNER_MAKES.to_vec()
+    };
+    while let Some(k) = queue.pop() {
+        if out.contains(&k) || (k.0 == group && k.1 == kind) {
+            continue;
+        }
+        out.push(k);
+        queue.extend(dependent_kinds(k.0, k.1).iter().copied());
+    }
+    out.sort();
+    out
+}
+
+/// The resource (plural) of an owner's kind: the built-in owners' own, else the
+/// English plural Kubernetes' naming convention gives (`Widget` -> `widgets`,
+/// `Policy` -> `policies`).
+pub fn plural_of(kind: &str) -> String {
+    let known = [
+        ("Deployment", "deployments"),
+        ("ReplicaSet", "replicasets"),
+        ("StatefulSet", "statefulsets"),
+        ("DaemonSet", "daemonsets"),
+        ("ReplicationController", "replicationcontrollers"),
+        ("CronJob", "cronjobs"),
+        ("Job", "jobs"),
+        ("Node", "nodes"),
+        ("Service", "services"),
+        ("Endpoints", "endpoints"),
+    ];
+    if let Some((_, p)) = known.iter().find(|(k, _)| *k == kind) {
+        return (*p).to_string();
+    }
+    let lower = kind.to_ascii_lowercase();
+    if let Some(stem) = lower.strip_suffix('y') {
+        if !stem.ends_with(['a', 'e', 'i', 'o', 'u']) {
+            return format!("{stem}ies");
+        }
+    }
+    if lower.ends_with('s')
+        || lower.ends_with("ch")
+        || lower.ends_with("sh")
+        || lower.ends_with('x')
+    {
+        return format!("{lower}es");
+    }
+    format!("{lower}s")
+}
+
+/// Kinds whose objects are not in a namespace (an owner of these kinds is looked
+/// for cluster-wide).
+pub fn cluster_scoped(group: &str, kind: &str) -> bool {
+    matches!(
+        (group, kind),
+        ("", "Node") | ("", "Namespace") | ("", "PersistentVolume")
+    )
+}
+
+/// What one line of the tree is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Line {
+    /// An object of the join (or an owner named but not there: `absent` says why).
+    Node {
+        uid: String,
+        kind: String,
+        name: String,
+        namespace: String,
+        /// The printed Ready cell (`2/3`), if its kind prints one.
+        ready: Option<String>,
+        /// The printed Status cell, if its kind prints one.
+        status: Option<String>,
+        /// Its own health and the worst below it.
+        health: Health,
+        rolled: Health,
+        /// Why the object is not there; `None` when it is.
+        absent: Option<String>,
+        /// The object the panel is open on.
+        current: bool,
+    },
+    /// A level below a node that cannot be listed: its kind and why.
+    Missing { kind: String, why: String },
+}
+
+/// A line of the tree with where it sits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub line: Line,
+    /// 0 for the topmost owner.
+    pub depth: usize,
+    /// The lines directly below it.
+    pub children: usize,
+    /// Its place among its siblings (1-based) and how many there are (ARIA's posinset
+    /// and setsize).
+    pub pos: usize,
+    pub of: usize,
+    /// A stable key for the DOM: the uid, or the parent's and the missing kind.
+    pub key: String,
+}
+
+/// The tree: rows in document order (each one's dependents after it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Model {
+    pub rows: Vec<Row>,
+}
+
+impl Model {
+    /// The object with `uid` in `owners`, its owners above it (the controller at each
+    /// level) and everything it owns below; `columns` gives a source's printed
+    /// columns (none: the object's fallback cells). Empty if the object is not in the
+    /// join yet.
+    pub fn build<'a>(
+        owners: &'a Owners,
+        uid: &str,
+        columns: impl Fn(SourceId) -> Option<&'a [TableColumn]>,
+    ) -> Model {
+        let mut rows = Vec::new();
+        let Some(me) = owners.get(uid) else {
+            return Model { rows };
+        };
+        let mut chain = me.ancestors();
+        chain.reverse();
+        for (depth, n) in chain.iter().enumerate() {
+            rows.push(Row {
+                line: line(*n, &columns, false),
+                depth,
+                children: 1,
+                pos: 1,
+                of: 1,
+                key: n.uid().to_string(),
+            });
+        }
+        let mut seen = HashSet::new();
+        for n in &chain {
+            seen.insert(n.uid());
+        }
+        below(
+            me,
+            chain.len(),
+            (1, 1),
+            true,
+            &columns,
+            &mut seen,
+            &mut rows,
+        );
+        Model { rows }
+    }
+
+    /// Whether the row at `i` (a node with lines below it) is an owner of the open
+    /// object, not below it: those are shown as a path, never collapsed.
+    pub fn is_owner_row(&self, i: usize) -> bool {
+        let current = self
+            .rows
+            .iter()
+            .position(|r| matches!(r.line, Line::Node { current: true, .. }));
+        current.is_some_and(|c| i < c)
+    }
+}
+
+fn below<'a>(
+    n: NodeRef<'a>,
+    depth: usize,
+    (pos, of): (usize, usize),
+    current: bool,
+    columns: &impl Fn(SourceId) -> Option<&'a [TableColumn]>,
+    seen: &mut HashSet<&'a str>,
+    rows: &mut Vec<Row>,
+) {
+    if !seen.insert(n.uid()) {
+        return;
+    }
+    let deps: Vec<NodeRef<'a>> = n
+        .dependents()
+        .into_iter()
+        .filter(|d| !seen.contains(d.uid()))
+        .collect();
+    let missing = n.missing_below();
+    let count = deps.len() + missing.len();
+    rows.push(Row {
+        line: line(n, columns, current),
+        depth,
+        children: count,
+        pos,
+        of,
+        key: n.uid().to_string(),
+    });
+    for (i, d) in deps.into_iter().enumerate() {
+        below(d, depth + 1, (i + 1, count), false, columns, seen, rows);
+    }
+    let base = count - missing.len();
+    for (j, m) in missing.iter().enumerate() {
+        rows.push(Row {
+            line: Line::Missing {
+                kind: m.kind.to_string(),
+                why: m.why.to_string(),
+            },
+            depth: depth + 1,
+            children: 0,
+            pos: base + j + 1,
+            of: count,
+            key: format!("{}/{}", n.uid(), m.kind),
+        });
+    }
+}
+
+fn line<'a>(
+    n: NodeRef<'a>,
+    columns: &impl Fn(SourceId) -> Option<&'a [TableColumn]>,
+    current: bool,
+) -> Line {
+    let (ready, status, absent) = match (n.object(), n.absence()) {
+        (Some(o), _) => {
+            let fallback;
+            let (cols, cells): (&[TableColumn], Vec<Cell<'_>>) = match o.cells() {
+                Some(c) => (n.source_id().and_then(columns).unwrap_or(&[]), c.collect()),
+                None => match o.fallback_cells() {
+                    Some(c) => {
+                        fallback = c.kind().columns();
+                        (&fallback, c.collect())
+                    }
+                    None => (&[], Vec::new()),
+                },
+            };
+            (ready_text(cols, &cells), status_text(cols, &cells), None)
+        }
+        (None, absence) => (
+            None,
+            None,
+            Some(match absence {
+                Some(Absence::Unavailable(why)) => format!("cannot be listed: {why}"),
+                Some(Absence::NotWatched) => "not watched".to_string(),
+                _ => "not seen (deleted, or not listed yet)".to_string(),
+            }),
+        ),
+    };
+    Line::Node {
+        uid: n.uid().to_string(),
+        kind: n.kind().to_string(),
+        name: n.name().to_string(),
+        namespace: n.namespace().to_string(),
+        ready,
+        status,
+        health: n.health(),
+        rolled: n.rolled_health(),
+        absent,
+        current,
+    }
+}
+
+/// The Ready cell as `n/m` (pods, deployments, statefulsets print it so; replicasets
+/// and daemonsets print Ready and Desired counts).
+fn ready_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
+    let find = |name: &str| {
+        columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .and_then(|i| cells.get(i))
+    };
+    match find("ready")? {
+        Cell::Str(s) if s.contains('/') => Some(s.to_string()),
+        c => {
+            let ready = c.as_f64()?;
+            let desired = find("desired")?.as_f64()?;
+            Some(format!("{ready}/{desired}"))
+        }
+    }
+}
+
+fn status_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
+    let i = columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case("status"))?;
+    Some(cells.get(i)?.to_string()).filter(|s| !s.is_empty())
+}
+
+/// The word for a health, as the tree shows it (colour is never the only sign).
+pub fn health_word(h: Health) -> &'static str {
+    match h {
+        Health::Unknown => "unknown",
+        Health::Ok => "ok",
+        Health::Progressing => "progressing",
+        Health::Bad => "bad",
+    }
+}
