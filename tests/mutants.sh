@@ -2,8 +2,8 @@
 # Mutation check: does the deterministic simulation bite?
 #
 # For each mutant, copies the committed workspace (git archive HEAD, never the working
-# tree, never committed back) to $WORK/<mutant>, breaks crates/core/src/engine.rs on
-# purpose, and runs the DST's CI budget against it. A mutant is "caught" when the DST
+# tree, never committed back) to $WORK/<mutant>, breaks the engine (crates/core/src/engine/)
+# on purpose, and runs the DST's CI budget against it. A mutant is "caught" when the DST
 # fails; the script prints the first failing seed and how long it took.
 #
 #   tests/mutants.sh                # all mutants, 10 000 seeds each
@@ -20,21 +20,21 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$WORK/target}
 ALL=(relist-on-410 streaming-added-version synthesized-delete empty-resume-version escalate-despite-progress no-watch-deadline leak-page-ahead)
 MUTANTS=("${@:-${ALL[@]}}")
 
-mutate() { # $1 mutant, $2 engine.rs
+mutate() { # $1 mutant, $2 the engine's directory
   python3 - "$1" "$2" <<'PY'
-import sys
-name, path = sys.argv[1], sys.argv[2]
-src = open(path).read()
+import glob, sys
+name, engine = sys.argv[1], sys.argv[2]
+srcs = {p: open(p).read() for p in sorted(glob.glob(f"{engine}/*.rs"))}
 edits = {
   # 1. Forget to relist on 410: back off and retry the same step instead.
   "relist-on-410": [(
-    "                };\n                self.relist(reason, now);\n            }\n            ApiErrorKind::TooLargeResourceVersion",
-    "                };\n                let _ = reason;\n                self.back_off(resume, message, false, None, now);\n            }\n            ApiErrorKind::TooLargeResourceVersion",
+    "        };\n        self.relist(reason, now);\n    }\n\n    /// \"Too large resource version\"",
+    "        };\n        let _ = reason;\n        self.back_off(failed.resume, failed.message, false, None, now);\n    }\n\n    /// \"Too large resource version\"",
   )],
   # 2. Advance the version on a streaming list's synthetic ADDED (and resume from it).
   "streaming-added-version": [(
-    "                if initial {\n                    self.apply_listed(object);",
-    "                if initial {\n                    self.status.resource_version = Some(ResourceVersion::new(object.resource_version()));\n                    self.apply_listed(object);",
+    "            WatchFrame::Added(object) if initial => self.apply_listed(object),",
+    "            WatchFrame::Added(object) if initial => {\n                self.status.resource_version = Some(ResourceVersion::new(object.resource_version()));\n                self.apply_listed(object)\n            }",
   ), (
     "                } else if initial_events_end && !resource_version.is_empty() {\n                    let rv = ResourceVersion::new(&resource_version);",
     "                } else if initial_events_end && !resource_version.is_empty() {\n                    let rv = self.status.resource_version.clone().unwrap_or_else(|| ResourceVersion::new(&resource_version));",
@@ -51,8 +51,8 @@ edits = {
   )],
   # 5. Back off after every broken attempt, progress or not, and never end the streak.
   "escalate-despite-progress": [(
-    "            if attempt.progressed || !quick(attempt.sent_at, now) {",
-    "            if false {",
+    "        if attempt.progressed || !quick(attempt.sent_at, now) {",
+    "        if false {",
   ), (
     "            // Progress: the failure streak is over.\n            self.backoff.reset();",
     "            // (mutant: the streak never ends)",
@@ -70,10 +70,12 @@ edits = {
   )],
 }[name]
 for old, new in edits:
-    if src.count(old) != 1:
+    hits = [p for p, src in srcs.items() if old in src]
+    if len(hits) != 1 or srcs[hits[0]].count(old) != 1:
         sys.exit(f"mutant {name}: the engine changed, pattern not found once:\n{old}")
-    src = src.replace(old, new)
-open(path, "w").write(src)
+    srcs[hits[0]] = srcs[hits[0]].replace(old, new)
+for p, src in srcs.items():
+    open(p, "w").write(src)
 PY
 }
 
@@ -83,7 +85,7 @@ for m in "${MUTANTS[@]}"; do
   dir=$WORK/$m
   rm -rf "$dir" && mkdir -p "$dir"
   git -C "$ROOT" archive HEAD | tar -x -C "$dir"
-  if ! mutate "$m" "$dir/crates/core/src/engine.rs"; then
+  if ! mutate "$m" "$dir/crates/core/src/engine"; then
     printf '%-26s %-8s %s\n' "$m" ERROR "could not apply"; status=1; continue
   fi
   if ! (cd "$dir" && cargo build --release -q -p kubelive-tests --bin kubelive-dst 2>"$dir/build.log"); then
