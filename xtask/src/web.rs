@@ -945,6 +945,8 @@ fn suites() -> Vec<Suite> {
             &["tests/restore.mjs"],
             calm(60, 5.0, &["--namespaces", "2", "--watch-cache-window", "30"]),
         ),
+        // The app keeps the view it shows: a reload shows its rows and lists nothing.
+        Suite::sim(&["tests/reload.mjs"], calm(60, 2.0, &["--namespaces", "2"])),
     ]
 }
 

@@ -2,18 +2,23 @@
 //! events it produced since the last frame, why the view is not running (`Blocked`)
 //! and the server's last refusal, and the rows' history (what the detail panel shows
 //! of a row's versions from before it opened).
+//!
+//! The view's rows are kept in IndexedDB ([`crate::persist`]) under the cluster's
+//! identity: a reload shows them at once and watches from their version, with no LIST
+//! (a relist, diffed, only if the server answers 410).
 
 use super::discovery::ResourceType;
 use super::frames::{is_urgent, Wake};
 use super::problem::Blocked;
 use super::url::ViewState;
-use crate::driver::{Driver, DriverRef};
+use crate::driver::{Driver, DriverRef, Sink};
+use crate::persist::{server_identity, Limits, Persist, ServerIdentity};
 use crate::status::StatusView;
 use kubelive_core::{
     ApiError, ApiErrorKind, Collection, Config, Event as CoreEvent, History, HistoryConfig,
-    IncludeObject, Instant, KeptMetadata, Object,
+    IncludeObject, Instant, KeptMetadata, Object, ViewKey,
 };
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 use yew::prelude::*;
@@ -24,9 +29,16 @@ use yew::prelude::*;
 /// more requests while the pages grow.
 const FIRST_PAGE_ITEMS: u32 = 100;
 
+/// How often a kept view is saved while its version moves (and at its sync, and when
+/// the page is hidden or left).
+const SAVE_EVERY_MS: f64 = 30_000.0;
+
 /// A running engine and the events it produced since the last frame.
 struct Feed {
-    driver: Driver,
+    /// None while the kept view is read (a few ms: IndexedDB and one GET).
+    driver: Option<Driver>,
+    /// Where the driver lands once the kept view is read.
+    launched: Rc<RefCell<Option<Driver>>>,
     pending: Rc<RefCell<Vec<CoreEvent>>>,
 }
 
@@ -39,6 +51,10 @@ pub struct Engine {
     history: Rc<RefCell<History>>,
     /// Bumped by every engine started: a wake from an older one is dropped.
     generation: u64,
+    /// The generation running, as a start still reading its kept view sees it.
+    current: Rc<Cell<u64>>,
+    /// Whether views are kept in this browser.
+    keep_views: bool,
     /// Why the view is not running, if it is not.
     pub blocked: Option<Blocked>,
     /// The main engine's last refusal, until it syncs again.
@@ -72,11 +88,20 @@ pub fn config(rt: &ResourceType, ns: Option<&str>, view: &ViewState) -> Config {
 }
 
 impl Engine {
+    /// An engine whose views are kept in this browser (the module's docs say how).
+    pub fn keeping_views() -> Engine {
+        Engine {
+            keep_views: true,
+            ..Engine::default()
+        }
+    }
+
     /// Stops the engine (a new view starts, or the app goes); its wakes are dropped.
     pub fn stop(&mut self) {
         self.main = None;
         *self.history.borrow_mut() = History::default();
         self.generation += 1;
+        self.current.set(self.generation);
         self.failure = None;
     }
 
@@ -105,9 +130,40 @@ impl Engine {
                 wake.emit(Wake { generation, urgent });
             }
         });
-        let driver = Driver::start(config, "", sink);
-        let status = driver.status();
-        self.main = Some(Feed { driver, pending });
+        if !self.keep_views || !keepable(&config) {
+            let driver = Driver::start(config, "", sink);
+            let status = driver.status();
+            self.main = Some(Feed {
+                driver: Some(driver),
+                launched: Rc::default(),
+                pending,
+            });
+            return status;
+        }
+        let launched: Rc<RefCell<Option<Driver>>> = Rc::default();
+        // What the driver will say first, while the kept view is read.
+        let streaming = config.mode == kubelive_core::Mode::StreamingList;
+        let status = StatusView {
+            phase: if streaming { "initialEvents" } else { "listing" },
+            mode: if streaming {
+                "streamingList"
+            } else {
+                "listWatch"
+            },
+            ..StatusView::default()
+        };
+        wasm_bindgen_futures::spawn_local(launch_kept(
+            config,
+            sink,
+            launched.clone(),
+            self.current.clone(),
+            generation,
+        ));
+        self.main = Some(Feed {
+            driver: None,
+            launched,
+            pending,
+        });
         status
     }
 
@@ -123,7 +179,7 @@ impl Engine {
     }
 
     pub fn driver(&self) -> Option<&Driver> {
-        self.main.as_ref().map(|f| &f.driver)
+        self.main.as_ref().and_then(|f| f.driver.as_ref())
     }
 
     /// Whether events wait for a frame; None when no engine runs.
@@ -131,29 +187,28 @@ impl Engine {
         self.main.as_ref().map(|f| !f.pending.borrow().is_empty())
     }
 
-    /// The events since the last frame.
-    pub fn take_events(&self) -> Vec<CoreEvent> {
-        self.main
-            .as_ref()
-            .map(|f| std::mem::take(&mut *f.pending.borrow_mut()))
-            .unwrap_or_default()
+    /// The events since the last frame (and the driver, once a kept view was read).
+    pub fn take_events(&mut self) -> Vec<CoreEvent> {
+        let Some(feed) = self.main.as_mut() else {
+            return Vec::new();
+        };
+        if feed.driver.is_none() {
+            feed.driver = feed.launched.borrow_mut().take();
+        }
+        std::mem::take(&mut *feed.pending.borrow_mut())
     }
 
     /// The object `key` (`namespace/name`) as the engine's store has it.
     pub fn get(&self, key: &str) -> Option<Arc<Object>> {
-        let feed = self.main.as_ref()?;
+        let driver = self.driver()?;
         let (ns, name) = key.split_once('/')?;
-        feed.driver.with_store(|s| s.get(ns, name).cloned())
+        driver.with_store(|s| s.get(ns, name).cloned())
     }
 
     /// Whether `o` is no longer in the store (or no engine runs).
     pub fn deleted(&self, o: &Object) -> bool {
-        self.main
-            .as_ref()
-            .map(|f| {
-                f.driver
-                    .with_store(|s| s.get(o.namespace(), o.name()).is_none())
-            })
+        self.driver()
+            .map(|d| d.with_store(|s| s.get(o.namespace(), o.name()).is_none()))
             .unwrap_or(true)
     }
 
@@ -206,4 +261,70 @@ pub(crate) fn record(history: &mut History, synced: &mut bool, events: &[CoreEve
             e => history.apply(e, at),
         }
     }
+}
+
+/// Whether a view's rows can be kept: table rows with identity metadata only (never
+/// objects, so never a Secret's data).
+fn keepable(config: &Config) -> bool {
+    matches!(config.format, kubelive_core::Format::Table(IncludeObject::Metadata))
+        && config.metadata == KeptMetadata::Identity
+}
+
+/// Starts the view from its kept rows if the cluster (by its identity) has them, else
+/// as any view starts; then keeps saving it. A view started again meanwhile
+/// (`current` moved on) starts nothing. Storage that cannot be used (no IndexedDB, a
+/// private window, no identity readable) starts the view as any view starts.
+async fn launch_kept(
+    config: Config,
+    sink: Sink,
+    launched: Rc<RefCell<Option<Driver>>>,
+    current: Rc<Cell<u64>>,
+    generation: u64,
+) {
+    let key = ViewKey::of(&config);
+    let (opened, identity) = futures::future::join(
+        Persist::open(Limits::default()),
+        server_identity("", config.collection.namespace()),
+    )
+    .await;
+    let kept: Option<(Rc<Persist>, ServerIdentity)> = match (opened, identity) {
+        (Ok(p), Some(id)) if id.strong || p.limits().allow_weak_identity => {
+            Some((Rc::new(p), id))
+        }
+        _ => None,
+    };
+    let saved = match &kept {
+        Some((p, id)) => p.load("", id, &key).await.ok().flatten(),
+        None => None,
+    };
+    if current.get() != generation {
+        return;
+    }
+    let driver = match &saved {
+        Some(bytes) => {
+            let (driver, refused) = Driver::restore(config, bytes, "", sink);
+            if let (Some(_), Some((p, _))) = (refused, &kept) {
+                // Damaged or of another format: listed again, and saved anew.
+                let (p, key) = (p.clone(), key.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let _ = p.forget("", &key).await;
+                });
+            }
+            driver
+        }
+        None => Driver::start(config, "", sink),
+    };
+    if let Some((p, id)) = kept {
+        driver.save_views(
+            SAVE_EVERY_MS,
+            Box::new(move |bytes: Vec<u8>| {
+                let (p, id, key) = (p.clone(), id.clone(), key.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    // A view that cannot be kept (quota) is listed next time.
+                    let _ = p.save("", &id, &key, &bytes).await;
+                });
+            }),
+        );
+    }
+    *launched.borrow_mut() = Some(driver);
 }

@@ -1,5 +1,6 @@
-//! The help (`?`): the keys and the filter's syntax.
+//! The help (`?`): the keys, the filter's syntax, and whether this browser keeps views.
 
+use crate::persist::{Limits, Persist};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -63,7 +64,49 @@ pub fn key_help(p: &KeyHelpProps) -> Html {
                 <dl class="help-keys">{ for keys.iter().map(row) }</dl>
                 <b>{"Filter"}</b>
                 <dl class="help-keys">{ for syntax.iter().map(row) }</dl>
+                <KeepViews />
             </div>
         </div>
+    }
+}
+
+/// Whether this browser keeps the rows of the views it shows (IndexedDB; table rows
+/// only, for a day), so that a reload shows them at once and lists nothing. Off drops
+/// every kept view. Absent where IndexedDB cannot be opened.
+#[function_component(KeepViews)]
+fn keep_views() -> Html {
+    // None: not read yet, or no IndexedDB.
+    let on = use_state(|| None::<bool>);
+    {
+        let on = on.clone();
+        use_effect_with((), move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(p) = Persist::open(Limits::default()).await {
+                    on.set(Some(p.enabled().await.unwrap_or(true)));
+                }
+            });
+        });
+    }
+    let Some(checked) = *on else {
+        return html! {};
+    };
+    let toggle = {
+        let on = on.clone();
+        Callback::from(move |_: Event| {
+            let (on, want) = (on.clone(), !checked);
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok(p) = Persist::open(Limits::default()).await {
+                    if p.set_enabled(want).await.is_ok() {
+                        on.set(Some(want));
+                    }
+                }
+            });
+        })
+    };
+    html! {
+        <label class="help-keep">
+            <input type="checkbox" id="keep-views" {checked} onchange={toggle} />
+            { " Keep each view's rows in this browser for an instant reload (table rows, never whole objects; a day at most)" }
+        </label>
     }
 }

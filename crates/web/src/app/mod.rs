@@ -586,7 +586,7 @@ impl Component for App {
             toolbar: Toolbar::new(link.callback(Msg::Toolbar), view.query.to_text()),
             grid: Grid::new(link.callback(Msg::Grid), view.selected.is_some()),
             view,
-            engine: Engine::default(),
+            engine: Engine::keeping_views(),
             frames: Frames::new(link.callback(Msg::Frames)),
             discovery: Discovery::new(link.callback(Msg::Discovery)),
             namespaces: Namespaces::new(
