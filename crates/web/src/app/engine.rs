@@ -144,7 +144,11 @@ impl Engine {
         // What the driver will say first, while the kept view is read.
         let streaming = config.mode == kubelive_core::Mode::StreamingList;
         let status = StatusView {
-            phase: if streaming { "initialEvents" } else { "listing" },
+            phase: if streaming {
+                "initialEvents"
+            } else {
+                "listing"
+            },
             mode: if streaming {
                 "streamingList"
             } else {
@@ -266,8 +270,10 @@ pub(crate) fn record(history: &mut History, synced: &mut bool, events: &[CoreEve
 /// Whether a view's rows can be kept: table rows with identity metadata only (never
 /// objects, so never a Secret's data).
 fn keepable(config: &Config) -> bool {
-    matches!(config.format, kubelive_core::Format::Table(IncludeObject::Metadata))
-        && config.metadata == KeptMetadata::Identity
+    matches!(
+        config.format,
+        kubelive_core::Format::Table(IncludeObject::Metadata)
+    ) && config.metadata == KeptMetadata::Identity
 }
 
 /// Starts the view from its kept rows if the cluster (by its identity) has them, else
@@ -288,9 +294,7 @@ async fn launch_kept(
     )
     .await;
     let kept: Option<(Rc<Persist>, ServerIdentity)> = match (opened, identity) {
-        (Ok(p), Some(id)) if id.strong || p.limits().allow_weak_identity => {
-            Some((Rc::new(p), id))
-        }
+        (Ok(p), Some(id)) if id.strong || p.limits().allow_weak_identity => Some((Rc::new(p), id)),
         _ => None,
     };
     let saved = match &kept {
