@@ -130,6 +130,15 @@ async fn sleep(ms: i32) {
 }
 
 async fn render(model: Model, state: TreeState) -> Element {
+    render_with(model, state, true, None).await
+}
+
+async fn render_with(
+    model: Model,
+    state: TreeState,
+    open: bool,
+    on_toggle: Option<yew::Callback<()>>,
+) -> Element {
     let doc = web_sys::window().unwrap().document().unwrap();
     let root = doc.create_element("div").unwrap();
     doc.body().unwrap().append_child(&root).unwrap();
@@ -138,6 +147,8 @@ async fn render(model: Model, state: TreeState) -> Element {
         TreeViewProps {
             model: Rc::new(model),
             state,
+            open,
+            on_toggle,
         },
     )
     .render();
@@ -328,6 +339,40 @@ async fn a_level_the_user_may_not_list_says_why() {
         .text_content()
         .unwrap()
         .contains("cannot be listed: replicasets.apps is forbidden"));
+}
+
+/// Hidden (the panel's default), the section is its heading and a button that says
+/// it would open the tree.
+#[wasm_bindgen_test]
+async fn a_hidden_tree_is_a_heading_and_a_button() {
+    let c = Cluster::new(false);
+    let pressed = Rc::new(std::cell::Cell::new(0));
+    let on = {
+        let pressed = pressed.clone();
+        yew::Callback::from(move |_| pressed.set(pressed.get() + 1))
+    };
+    let root = render_with(c.model("d-1"), TreeState::Loading, false, Some(on)).await;
+    assert!(lines(&root).is_empty());
+    let section = root.query_selector("#owner-tree").unwrap().unwrap();
+    assert_eq!(
+        section.get_attribute("data-state").as_deref(),
+        Some("closed")
+    );
+    let button = root
+        .query_selector("#owner-tree-toggle")
+        .unwrap()
+        .expect("a button");
+    assert_eq!(
+        button.get_attribute("aria-expanded").as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        button.get_attribute("aria-controls").as_deref(),
+        Some("owner-tree-body")
+    );
+    assert!(root.query_selector("#owner-tree-body").unwrap().is_some());
+    button.dyn_into::<HtmlElement>().unwrap().click();
+    assert_eq!(pressed.get(), 1);
 }
 
 /// A rollout: a new ReplicaSet owned by the Deployment, and a pod adopted by it (its

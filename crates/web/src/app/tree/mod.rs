@@ -2,22 +2,29 @@
 //! `ownerReferences`, the controller at each level) and everything it owns down to
 //! the leaves (Deployment -> ReplicaSets -> Pods, CronJob -> Jobs -> Pods, ...).
 //!
-//! Each kind involved is one engine ([`Driver`], table mode, rows kept with
-//! [`KeptMetadata::Owners`]), all joined by uid in one core [`Owners`]:
+//! Everything is joined by uid in one core [`Owners`], one source per kind:
 //!
-//! * the object's own kind, watched by its name;
-//! * the kinds its controller makes ([`model::kinds_below`]), each one LIST and WATCH
-//!   of the object's namespace;
-//! * each owner's kind as the join finds the owner named but not watched, by the
-//!   owner's name (its `ownerReferences` entry gives the apiVersion and kind), then
-//!   that owner's owner, up to the root.
+//! * the object itself is the panel's own copy (the GET it makes on opening and again
+//!   whenever the view's row moves), so the tree costs no watch of it;
+//! * each kind its controller makes ([`model::kinds_below`]) is one engine
+//!   ([`Driver`], table mode, rows kept with [`KeptMetadata::Owners`]): one LIST and
+//!   WATCH of the object's namespace;
+//! * each owner above, as the join finds it named but not there, is one GET by name
+//!   (its `ownerReferences` entry gives the apiVersion and kind), then that owner's
+//!   owner, up to the root. Owners are read once a panel: what a controller owns
+//!   changes, who owns it does not.
 //!
 //! Every event of every engine goes to the join, so adds, deletes and re-parenting (a
 //! rollout's new ReplicaSet taking the pods) redraw the tree as they come; health rolls
 //! up in the join. A kind the user may not list (403) marks its source unavailable:
 //! its level says why. A kind the server does not serve (404) is stopped: nothing of
-//! it can be in the tree. The engines stop when the panel shows another object or
-//! closes (the component is dropped with its drivers).
+//! it can be in the tree. The engines stop when the tree is hidden, or the panel
+//! shows another object or closes (the component is dropped with its drivers).
+//!
+//! The tree is shown on demand (the choice kept for the page's other panels): a
+//! browser holds at most six connections to a server over HTTP/1.1 (kubectl proxy),
+//! and the view, the namespaces, the panel's events and history already hold four
+//! watches; a Deployment's tree adds two, a StatefulSet's two.
 
 pub mod model;
 pub mod view;
@@ -25,13 +32,15 @@ pub mod view;
 pub use model::Model;
 pub use view::{TreeState, TreeView, TreeViewProps};
 
+use crate::app::detail::Fetched;
+use crate::app::fetch::{fetch, Reply};
 use crate::driver::{Driver, DriverRef};
 use kubelive_core::owners::{api_group, owner_references, Absence};
 use kubelive_core::{
-    ApiErrorKind, Collection, Config, Event, IncludeObject, KeptMetadata, Owners, SourceId,
-    TableColumn,
+    ApiErrorKind, Collection, ColumnKind, Config, Event, IncludeObject, KeptMetadata, Object,
+    Owners, ParseOptions, SourceId, TableColumn,
 };
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 use yew::prelude::*;
@@ -39,6 +48,24 @@ use yew::prelude::*;
 /// At most this many kinds are watched for one tree (owners found one level at a
 /// time; a chain longer than this is cut).
 const MAX_KINDS: usize = 16;
+/// An owner's GET gives up after this long.
+const GET_TIMEOUT_MS: i32 = 15_000;
+
+thread_local! {
+    /// The tree is shown: the user's last choice, for the page's next panels.
+    static SHOWN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// An object as the join keeps it: identity and ownerReferences, the fallback
+/// printer's cells for `plural`.
+fn parse_object(json: &[u8], plural: &str) -> Option<Arc<Object>> {
+    let opts = ParseOptions {
+        strip_managed_fields: true,
+        columns: ColumnKind::for_resource(plural),
+        metadata: KeptMetadata::Owners,
+    };
+    Object::parse(json, &opts).ok().map(Arc::new)
+}
 
 /// The object whose tree is shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,12 +82,6 @@ pub struct TreeTarget {
     pub uid: String,
 }
 
-impl TreeTarget {
-    fn prefix(&self) -> String {
-        prefix(&self.group, &self.version)
-    }
-}
-
 fn prefix(group: &str, version: &str) -> String {
     if group.is_empty() {
         format!("/api/{version}")
@@ -69,9 +90,8 @@ fn prefix(group: &str, version: &str) -> String {
     }
 }
 
-fn config(collection: Collection, name: Option<&str>) -> Config {
+fn config(collection: Collection) -> Config {
     let mut c = Config::new(collection).tables(IncludeObject::Metadata);
-    c.field_selector = name.map(|n| format!("metadata.name={n}"));
     // The join reads ownerReferences; the rest of a row's metadata is not shown.
     c.metadata = KeptMetadata::Owners;
     c.strip_managed_fields = true;
@@ -157,21 +177,31 @@ pub struct OwnerTreeProps {
     /// The object; none: nothing is shown or watched.
     #[prop_or_default]
     pub target: Option<Rc<TreeTarget>>,
+    /// The panel's copy of the whole object (its ownerReferences start the way up).
+    #[prop_or(Fetched::Loading)]
+    pub fetched: Fetched,
 }
 
 pub enum Msg {
     /// An engine produced events (the tree's generation).
     Events(u64),
+    /// An owner's GET answered: (generation, source index, its resource, the reply).
+    Owner(u64, usize, String, Result<Reply, String>),
+    /// The heading's show/hide button.
+    Toggle,
 }
 
 /// The detail panel's owner tree (see the module documentation).
 pub struct OwnerTree {
     join: Rc<RefCell<Join>>,
-    /// One per kind, in source order; dropped with the component.
+    /// The engines of the kinds below; dropped with the component.
     drivers: Vec<Driver>,
     generation: u64,
-    /// `performance.now()` when the engines started, and how long until every kind
-    /// had answered (the tree complete).
+    shown: bool,
+    /// The object as last given to the join.
+    root: Option<Arc<Object>>,
+    /// `performance.now()` when the tree started, and how long until every kind had
+    /// answered (the tree complete).
     started: f64,
     took_ms: Option<f64>,
 }
@@ -180,46 +210,37 @@ impl OwnerTree {
     fn start(&mut self, ctx: &Context<Self>) {
         self.drivers.clear();
         self.join = Rc::default();
+        self.root = None;
         self.generation += 1;
         self.took_ms = None;
         self.started = crate::time::now_ms();
-        let Some(t) = ctx.props().target.clone() else {
+        let Some(t) = ctx.props().target.clone().filter(|_| self.shown) else {
             return;
         };
+        // Source 0: the object itself, from the panel's copy.
+        self.source(&t.group, &t.kind);
         let ns = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
-        self.add(
-            ctx,
-            &t.group,
-            &t.kind,
-            Collection::new(&t.prefix(), ns, &t.plural),
-            Some(&t.name),
-        );
         for (group, kind, resource) in model::kinds_below(&t.group, &t.kind) {
-            self.add(
-                ctx,
-                group,
-                kind,
-                Collection::new(&prefix(group, "v1"), ns, resource),
-                None,
-            );
+            // A StatefulSet's revisions are its own bookkeeping, not what it runs.
+            if kind == "ControllerRevision" {
+                continue;
+            }
+            let c = Collection::new(&prefix(group, "v1"), ns, resource);
+            self.add(ctx, group, kind, c);
         }
+        self.fetched(ctx);
+    }
+
+    /// A new source of the join; its index.
+    fn source(&mut self, group: &str, kind: &str) -> (usize, SourceId) {
+        let mut j = self.join.borrow_mut();
+        j.kinds.push(KindState::default());
+        (j.kinds.len() - 1, j.owners.add_source(group, kind))
     }
 
     /// Starts an engine for a kind, fed to the join as a new source.
-    fn add(
-        &mut self,
-        ctx: &Context<Self>,
-        group: &str,
-        kind: &str,
-        collection: Collection,
-        name: Option<&str>,
-    ) {
-        let i = self.drivers.len();
-        let source = {
-            let mut j = self.join.borrow_mut();
-            j.kinds.push(KindState::default());
-            j.owners.add_source(group, kind)
-        };
+    fn add(&mut self, ctx: &Context<Self>, group: &str, kind: &str, collection: Collection) {
+        let (i, source) = self.source(group, kind);
         let join = self.join.clone();
         let link = ctx.link().clone();
         let generation = self.generation;
@@ -228,7 +249,73 @@ impl OwnerTree {
             link.send_message(Msg::Events(generation));
         });
         self.drivers
-            .push(Driver::start(config(collection, name), "", sink));
+            .push(Driver::start(config(collection), "", sink));
+    }
+
+    /// Gives the join the panel's copy of the object (added, or a new version).
+    fn fetched(&mut self, ctx: &Context<Self>) {
+        let Some(t) = ctx.props().target.clone().filter(|_| self.shown) else {
+            return;
+        };
+        match &ctx.props().fetched {
+            Fetched::Loaded(v) => {
+                let Some(new) = serde_json::to_vec(&**v)
+                    .ok()
+                    .and_then(|b| parse_object(&b, &t.plural))
+                    .filter(|o| o.uid() == t.uid)
+                else {
+                    return;
+                };
+                let event = match self.root.take() {
+                    Some(old) => Event::Modified {
+                        old,
+                        new: new.clone(),
+                    },
+                    None => Event::Added(new.clone()),
+                };
+                self.root = Some(new);
+                let mut j = self.join.borrow_mut();
+                j.owners.apply(SourceId(0), &event);
+                j.kinds[0].synced = true;
+                j.kinds[0].refused = None;
+            }
+            Fetched::Failed(why) => self.join.borrow_mut().kinds[0].refused = Some(why.clone()),
+            Fetched::Loading => {}
+        }
+        self.ask_owner(ctx);
+    }
+
+    /// GETs the nearest owner above the object that the join knows by name only.
+    fn ask_owner(&mut self, ctx: &Context<Self>) {
+        let Some(t) = ctx.props().target.clone() else {
+            return;
+        };
+        if self.join.borrow().kinds.len() >= MAX_KINDS {
+            return;
+        }
+        let next = self.join.borrow().owner_to_watch(&t.uid);
+        let Some((api_version, kind, ns, name)) = next else {
+            return;
+        };
+        let group = api_group(&api_version).to_string();
+        let (i, _) = self.source(&group, &kind);
+        let plural = model::plural_of(&kind);
+        let base = if group.is_empty() {
+            format!("/api/{api_version}")
+        } else {
+            format!("/apis/{api_version}")
+        };
+        let path = if ns.is_empty() {
+            format!("{base}/{plural}/{name}")
+        } else {
+            format!("{base}/namespaces/{ns}/{plural}/{name}")
+        };
+        let link = ctx.link().clone();
+        let generation = self.generation;
+        wasm_bindgen_futures::spawn_local(async move {
+            let reply = fetch(&path, "application/json", None, GET_TIMEOUT_MS).await;
+            link.send_message(Msg::Owner(generation, i, plural, reply));
+        });
     }
 
     fn state(&self) -> TreeState {
@@ -257,6 +344,8 @@ impl Component for OwnerTree {
             join: Rc::default(),
             drivers: Vec::new(),
             generation: 0,
+            shown: SHOWN.with(Cell::get),
+            root: None,
             started: 0.0,
             took_ms: None,
         };
@@ -267,27 +356,47 @@ impl Component for OwnerTree {
     fn changed(&mut self, ctx: &Context<Self>, old: &OwnerTreeProps) -> bool {
         if ctx.props().target != old.target {
             self.start(ctx);
+        } else if ctx.props().fetched != old.fetched {
+            self.fetched(ctx);
         }
         true
     }
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
-        let Msg::Events(generation) = msg;
-        if generation != self.generation {
-            return false;
-        }
-        let Some(t) = ctx.props().target.clone() else {
-            return false;
-        };
-        // The owners above, one level at a time as each is found.
-        if self.drivers.len() < MAX_KINDS {
-            let next = self.join.borrow().owner_to_watch(&t.uid);
-            if let Some((api_version, kind, ns, name)) = next {
-                let group = api_group(&api_version).to_string();
-                let version = api_version.rsplit('/').next().unwrap_or("v1").to_string();
-                let ns = (!ns.is_empty()).then_some(ns.as_str());
-                let c = Collection::new(&prefix(&group, &version), ns, &model::plural_of(&kind));
-                self.add(ctx, &group, &kind, c, Some(&name));
+        match msg {
+            Msg::Toggle => {
+                self.shown = !self.shown;
+                SHOWN.with(|s| s.set(self.shown));
+                self.start(ctx);
+                return true;
+            }
+            Msg::Events(generation) if generation != self.generation => return false,
+            Msg::Events(_) => {}
+            Msg::Owner(generation, _, _, _) if generation != self.generation => return false,
+            Msg::Owner(_, i, plural, reply) => {
+                let source = SourceId(i as u16);
+                let mut j = self.join.borrow_mut();
+                match reply {
+                    Ok(r) if r.ok() => {
+                        if let Some(o) = parse_object(r.body.as_bytes(), &plural) {
+                            j.owners.apply(source, &Event::Added(o));
+                        }
+                        j.kinds[i].synced = true;
+                    }
+                    // Not there (deleted before its dependents): the owner is a name.
+                    Ok(r) if r.status == 404 => j.kinds[i].gone = true,
+                    Ok(r) => {
+                        let why = r.problem();
+                        j.owners.set_unavailable(source, Some(&why));
+                        j.kinds[i].refused = Some(why);
+                    }
+                    Err(why) => {
+                        j.owners.set_unavailable(source, Some(&why));
+                        j.kinds[i].refused = Some(why);
+                    }
+                }
+                drop(j);
+                self.ask_owner(ctx);
             }
         }
         if self.took_ms.is_none() && self.state() == TreeState::Live {
@@ -300,18 +409,21 @@ impl Component for OwnerTree {
         let Some(t) = ctx.props().target.as_ref() else {
             return html! {};
         };
-        let model = {
+        let model = if self.shown {
             let j = self.join.borrow();
             Model::build(&j.owners, &t.uid, |s| {
                 j.kinds
                     .get(usize::from(s.0))
                     .and_then(|k| k.columns.as_deref())
             })
+        } else {
+            Model::default()
         };
         html! {
             <div class="owner-tree-host" data-took-ms={self.took_ms.map(|ms| format!("{ms:.0}"))}
                 data-kinds={self.drivers.len().to_string()}>
-                <TreeView model={Rc::new(model)} state={self.state()} />
+                <TreeView model={Rc::new(model)} state={self.state()} open={self.shown}
+                    on_toggle={ctx.link().callback(|_| Msg::Toggle)} />
             </div>
         }
     }

@@ -37,6 +37,13 @@ pub struct TreeViewProps {
     pub model: Rc<Model>,
     #[prop_or_default]
     pub state: TreeState,
+    /// Whether the tree is shown (and its kinds watched); closed, the section is its
+    /// heading and the button that opens it.
+    #[prop_or(true)]
+    pub open: bool,
+    /// The heading's show/hide button; none: no button.
+    #[prop_or_default]
+    pub on_toggle: Option<Callback<()>>,
 }
 
 /// The indices of the rows shown: those under a closed node are not.
@@ -144,7 +151,10 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
                 "ArrowRight" | "Enter" | " " => None,
                 _ => return,
             };
+            // The tree's keys are its own: the page's (the table's arrows, Home, End)
+            // do not also act on them.
             e.prevent_default();
+            e.stop_propagation();
             if let Some(i) = go {
                 *move_focus.borrow_mut() = true;
                 focus.set(Some(rows[i].key.clone()));
@@ -232,19 +242,32 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
         TreeState::Failed(why) => Some(why.clone()),
         _ => None,
     };
+    let toggle_button = p.on_toggle.as_ref().map(|on| {
+        let on = on.reform(|_: MouseEvent| ());
+        html! {
+            <button class="btn small" id="owner-tree-toggle" aria-expanded={p.open.to_string()}
+                aria-controls="owner-tree-body" onclick={on}
+                title="The objects it belongs to and those it owns, live (one watch per kind)">
+                { if p.open { "Hide" } else { "Show" } }
+            </button>
+        }
+    });
     html! {
-        <section class="owner-tree" id="owner-tree" data-state={p.state.word()}
+        <section class="owner-tree" id="owner-tree" data-state={if p.open { p.state.word() } else { "closed" }}
             data-count={rows.len().to_string()}>
-            <h4 id="owner-tree-title">{"Owners and dependents"}</h4>
-            if let Some(why) = failed {
-                <div class="tree-note error" role="alert">{ format!("Cannot show the tree: {why}") }</div>
-            } else if rows.is_empty() {
-                <div class="tree-note">{ if p.state == TreeState::Loading { "Loading the tree…" } else { "Not found (deleted?)." } }</div>
-            } else {
-                <ul role="tree" class="tree" ref={tree} aria-labelledby="owner-tree-title" {onkeydown}>
-                    { for items }
-                </ul>
-            }
+            <h4 class="tree-head" id="owner-tree-title">{"Owners and dependents"}{ for toggle_button }</h4>
+            <div id="owner-tree-body">
+                if !p.open {
+                } else if let Some(why) = failed {
+                    <div class="tree-note error" role="alert">{ format!("Cannot show the tree: {why}") }</div>
+                } else if rows.is_empty() {
+                    <div class="tree-note">{ if p.state == TreeState::Loading { "Loading the tree…" } else { "Not found (deleted?)." } }</div>
+                } else {
+                    <ul role="tree" class="tree" ref={tree} aria-labelledby="owner-tree-title" {onkeydown}>
+                        { for items }
+                    </ul>
+                }
+            </div>
         </section>
     }
 }
