@@ -469,3 +469,27 @@ async fn the_keys_move_through_the_tree_and_open_and_close_it() {
     assert_eq!(stops.len(), 1);
     assert_eq!(stops[0].get_attribute("data-key").as_deref(), Some("d-1"));
 }
+
+/// What the panel watches below an object, and where it GETs an owner of a kind.
+#[wasm_bindgen_test]
+fn the_kinds_watched_below_and_owners_plurals() {
+    use kubelive_web::app::tree::model::{plural_of, watched_below};
+    let kinds = |g, k| {
+        watched_below(g, k)
+            .into_iter()
+            .map(|(_, k, _)| k)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds("apps", "Deployment"), ["Pod", "ReplicaSet"]);
+    assert_eq!(kinds("batch", "CronJob"), ["Pod", "Job"]);
+    assert_eq!(
+        kinds("apps", "StatefulSet"),
+        ["PersistentVolumeClaim", "Pod"]
+    );
+    assert!(kinds("", "Pod").is_empty());
+    assert!(kinds("kubelive.dev", "Widget").is_empty());
+    assert_eq!(plural_of("ReplicaSet"), "replicasets");
+    assert_eq!(plural_of("Widget"), "widgets");
+    assert_eq!(plural_of("NetworkPolicy"), "networkpolicies");
+    assert_eq!(plural_of("Ingress"), "ingresses");
+}

@@ -6,7 +6,7 @@
 //!
 //! * the object itself is the panel's own copy (the GET it makes on opening and again
 //!   whenever the view's row moves), so the tree costs no watch of it;
-//! * each kind its controller makes ([`model::kinds_below`]) is one engine
+//! * each kind its controller makes ([`model::watched_below`]) is one engine
 //!   ([`Driver`], table mode, rows kept with [`KeptMetadata::Owners`]): one LIST and
 //!   WATCH of the object's namespace;
 //! * each owner above, as the join finds it named but not there, is one GET by name
@@ -220,11 +220,7 @@ impl OwnerTree {
         // Source 0: the object itself, from the panel's copy.
         self.source(&t.group, &t.kind);
         let ns = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
-        for (group, kind, resource) in model::kinds_below(&t.group, &t.kind) {
-            // A StatefulSet's revisions are its own bookkeeping, not what it runs.
-            if kind == "ControllerRevision" {
-                continue;
-            }
+        for (group, kind, resource) in model::watched_below(&t.group, &t.kind) {
             let c = Collection::new(&prefix(group, "v1"), ns, resource);
             self.add(ctx, group, kind, c);
         }

@@ -48,6 +48,20 @@ pub fn kinds_below(group: &str, kind: &str) -> Vec<(&'static str, &'static str, 
     out
 }
 
+/// The kinds the panel's tree watches below `(group, kind)`: [`kinds_below`] of a
+/// built-in kind but a StatefulSet's or DaemonSet's ControllerRevisions (their own
+/// bookkeeping, not what they run); nothing below a custom resource, whose operator
+/// may make any of nine kinds, more watches than a browser's six connections to one
+/// server hold beside the view's own (its dependents show their owners instead).
+pub fn watched_below(group: &str, kind: &str) -> Vec<(&'static str, &'static str, &'static str)> {
+    if !built_in(group) {
+        return Vec::new();
+    }
+    let mut v = kinds_below(group, kind);
+    v.retain(|k| k.1 != "ControllerRevision");
+    v
+}
+
 /// The resource (plural) of an owner's kind: the built-in owners' own, else the
 /// English plural Kubernetes' naming convention gives (`Widget` -> `widgets`,
 /// `Policy` -> `policies`).
