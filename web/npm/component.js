@@ -125,6 +125,10 @@ export class KubeliveTable extends HTMLElement {
   /** The last window drawn. */
   #window = NO_WINDOW;
   #frame = 0;
+  /** The status line shows `#lastStatus`. */
+  #statusDrawn = true;
+  /** The rows' height in px, once measured (0: measure). */
+  #height = 0;
   #ageTimer = null;
   #lastStatus = null;
   /** The columns and sort the header was drawn for. */
@@ -369,10 +373,17 @@ export class KubeliveTable extends HTMLElement {
     fire(this, 'kubelive-error', error);
   }
 
+  /** Shows `status` with the next rows drawn (in their frame, not one of its own). */
   #showStatus(status) {
-    const wasEmpty = this.#isEmpty();
     this.#lastStatus = status;
-    if (wasEmpty !== this.#isEmpty()) this.#schedule();
+    this.#statusDrawn = false;
+    this.#schedule();
+  }
+
+  #drawStatus() {
+    this.#statusDrawn = true;
+    const status = this.#lastStatus;
+    if (!status) return;
     const parts = [status.phase];
     if (status.phase !== 'loading' && status.phase !== 'failed') {
       parts.push(status.synced ? 'synced' : 'syncing');
@@ -402,6 +413,7 @@ export class KubeliveTable extends HTMLElement {
     const drawn = `${w.columns.map((c) => c.id).join(',')} ${sort}`;
     if (drawn === this.#headerFor) return;
     this.#headerFor = drawn;
+    this.#height = 0;
     header.replaceChildren();
     header.style.gridTemplateColumns = template(w.columns);
     for (const c of w.columns) {
@@ -433,8 +445,11 @@ export class KubeliveTable extends HTMLElement {
     });
   }
 
+  /** The rows' height, read (a style recalculation) once per header drawn, not each frame. */
   #rowHeight() {
+    if (this.#height > 0) return this.#height;
     const h = Number.parseFloat(getComputedStyle(this.#els.header.firstElementChild ?? this.#els.status).height);
+    if (h > 0 && this.#els.header.firstElementChild) this.#height = h;
     return h > 0 ? h : 28;
   }
 
@@ -444,6 +459,7 @@ export class KubeliveTable extends HTMLElement {
    * view are reused for rows entering it; elements move only where the order changed.
    */
   #render() {
+    if (!this.#statusDrawn) this.#drawStatus();
     const { body, spacer, rows: box } = this.#els;
     const height = this.#rowHeight();
     const first = Math.max(0, Math.floor(body.scrollTop / height) - OVERSCAN);

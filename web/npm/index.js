@@ -268,11 +268,13 @@ export class View extends EventTarget {
     this.#core = core;
     this.#id = id;
     const changed = () => this.#changed();
-    for (const type of ['update', 'columns', 'tablesUnavailable', 'reset']) watcher.addEventListener(type, changed);
-    // Shared: a window answer from the worker that differs from the last is a change.
+    // Shared: a window answer from the worker that differs from the last is a change
+    // (the core asks again at each update), not the update itself.
     const offCore = core.onViewChange?.(id, changed);
+    const types = offCore ? ['columns', 'tablesUnavailable', 'reset'] : ['update', 'columns', 'tablesUnavailable', 'reset'];
+    for (const type of types) watcher.addEventListener(type, changed);
     this.#off = () => {
-      for (const type of ['update', 'columns', 'tablesUnavailable', 'reset']) watcher.removeEventListener(type, changed);
+      for (const type of types) watcher.removeEventListener(type, changed);
       offCore?.();
     };
   }
@@ -415,6 +417,9 @@ function connect() {
 
 const EMPTY = Object.freeze([]);
 
+/** A shared view's answer is asked again when this old (ms): its ages count in seconds. */
+const REASK_MS = 1000;
+
 /** An object's key in the store: `namespace/name`. */
 const objectKey = (o) => `${o?.metadata?.namespace ?? ''}/${o?.metadata?.name ?? ''}`;
 
@@ -444,7 +449,8 @@ class SharedCore {
   /**
    * Views by id: { local, options, first, count (the range last asked for), answers (the
    * worker's last answer for each of the few ranges last asked for), inFlight, again,
-   * req, changed }.
+   * req, changed, current (the range whose answer nothing has made stale since, else
+   * null), answeredAt }.
    */
   #views = new Map();
   #nextView = 1;
@@ -479,6 +485,7 @@ class SharedCore {
     for (const [id, v] of this.#views) {
       this.#conn.post({ t: 'view', sub: this.#sub, view: id, options: v.options });
       v.inFlight = false;
+      v.current = null;
       this.#ask(id, v);
     }
   }
@@ -569,7 +576,7 @@ class SharedCore {
     const local = this.#local.createView(options);
     const id = this.#nextView++;
     const plain = options === undefined || options === null ? {} : { ...options };
-    this.#views.set(id, { local, options: plain, first: 0, count: 0, answers: new Map(), inFlight: false, again: false, req: 0, changed: null });
+    this.#views.set(id, { local, options: plain, first: 0, count: 0, answers: new Map(), inFlight: false, again: false, req: 0, changed: null, current: null, answeredAt: 0 });
     if (this.#open) this.#conn.post({ t: 'view', sub: this.#sub, view: id, options: plain });
     return id;
   }
@@ -579,6 +586,7 @@ class SharedCore {
     if (!v) return this.#local.setView(0, options);
     this.#local.setView(v.local, options);
     Object.assign(v.options, options ?? {});
+    v.current = null;
     if (this.#open) this.#conn.post({ t: 'set', sub: this.#sub, view: id, options: { ...options } });
   }
 
@@ -601,8 +609,9 @@ class SharedCore {
 
   /**
    * The last answer the worker gave for view `id` and this range (else for the range
-   * asked for last: its own `first` says where its rows are), and a fresh one asked
-   * for: a `change` follows when it differs. Before any answer: no rows, `pending`.
+   * asked for last: its own `first` says where its rows are), and, when it may be
+   * behind, a fresh one asked for: a `change` follows when it differs. Before any
+   * answer: no rows, `pending`.
    */
   window(id, first, count) {
     const v = this.#views.get(id);
@@ -611,8 +620,15 @@ class SharedCore {
     const latest = v.answers.get(`${v.first},${v.count}`);
     v.first = first;
     v.count = count;
-    this.#ask(id, v);
-    return v.answers.get(`${first},${count}`) ?? latest ?? { ...empty, length: this.#length, pending: true };
+    const range = `${first},${count}`;
+    const answer = v.answers.get(range);
+    // Asked again only when the answer may be behind: another range, a view changed,
+    // work left, or ages a second old (after an update the worker sends the window
+    // last asked for when it changed). A page drawing each answer that differs would
+    // otherwise ask, draw and ask again every frame while the engine's store moves
+    // (an initial list lands in hundreds of batches).
+    if (v.current !== range || answer?.pending || performance.now() - v.answeredAt >= REASK_MS) this.#ask(id, v);
+    return answer ?? latest ?? { ...empty, length: this.#length, pending: true };
   }
 
   #ask(id, v) {
@@ -637,9 +653,12 @@ class SharedCore {
         this.#size = m.status.objects ?? this.#size;
         this.#running = m.running;
         if (!m.running && this.#open) this.#close();
-        hooks.status?.(m.urgent);
+        // The worker already holds counters back (at most every 250 ms): told at once,
+        // the status lands in the frame of the rows that came with it.
+        hooks.status?.(true);
         break;
       case 'columns':
+        for (const v of this.#views.values()) v.current = null;
         this.#columns = Object.freeze(m.columns);
         hooks.columns?.(this.#columns);
         break;
@@ -650,6 +669,7 @@ class SharedCore {
         hooks.synced?.(m.objects, m.resourceVersion);
         break;
       case 'reset':
+        for (const v of this.#views.values()) v.current = null;
         hooks.reset?.(m.reason);
         break;
       case 'error':
@@ -678,6 +698,7 @@ class SharedCore {
         this.#version += 1;
         if (this.#wantsChanges) for (const [type, o] of changes) hooks.change?.(type, o);
         hooks.update?.(this.#version);
+        // The worker sends each view's window after an update when it changed.
         break;
       }
       case 'window': {
@@ -685,6 +706,8 @@ class SharedCore {
         if (!v || m.req !== v.req) break;
         v.inFlight = false;
         if (m.window) {
+          v.current = m.window.pending || v.again ? null : v.asked;
+          v.answeredAt = performance.now();
           const before = v.answers.get(v.asked);
           v.answers.delete(v.asked);
           v.answers.set(v.asked, m.window);

@@ -227,7 +227,7 @@ impl View {
             // The window's matches first; the rest in slices, a window at a time.
             self.model.advance_filter(end, clock() + SLICE_MS, clock);
         }
-        let rows = self
+        let rows: Vec<WindowRow> = self
             .model
             .window(first, end)
             .iter()
@@ -261,12 +261,17 @@ impl View {
                 column: sort.col.id.clone(),
                 descending: sort.desc,
             }),
-            rows,
+            // Rows flashing elsewhere (any change of a large, churning view) do not
+            // make this window's answer move: asked every frame for them, a page (and,
+            // shared, the worker) would redraw the same rows for as long as the churn
+            // lasts. Fading deleted rows still count, as the length changes when they go.
             pending: preparing
                 || self.model.is_stale()
                 || self.model.is_filtering()
                 || self.model.behind()
-                || self.model.animating(),
+                || self.model.shown() != self.model.len()
+                || rows.iter().any(|r| !r.state.is_empty()),
+            rows,
         }
     }
 
