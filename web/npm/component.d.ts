@@ -36,8 +36,9 @@ export interface KubeliveTableEventMap extends HTMLElementEventMap {
  * `<kubelive-table resource="/api/v1/pods" namespace="web" label-selector="app=web">`:
  * the collection as the server prints it, live. Attributes: `resource`, `namespace`,
  * `label-selector`, `field-selector`, `base-url`, `shared` (the engine runs in kubelive's
- * shared worker: the Watcher's `shared` option; a change restarts the watch), `wide`,
- * `filter`.
+ * shared worker: the Watcher's `shared` option; a change restarts the watch), `persist`
+ * (the Watcher's `persist`: `persist` on, `persist="false"` off, absent the default),
+ * `wide`, `filter`.
  * Removed from the document, it stops its watcher.
  */
 export declare class KubeliveTable extends HTMLElement {
@@ -46,6 +47,9 @@ export declare class KubeliveTable extends HTMLElement {
   get watcher(): Watcher<TableRow> | null;
   /** The view of the watcher it shows (kubelive's table model sorts, filters and prints the rows); null while no watcher runs. */
   get view(): View | null;
+  /** The Watcher's `persist` option, reflected by the `persist` attribute: true (`persist`), false (`persist="false"`), null (absent: the Watcher's default, on for a shared table). */
+  get persist(): boolean | null;
+  set persist(on: boolean | null);
   /** Free text: only rows with every word in one of their shown cells (not ages); reflected by the `filter` attribute. */
   get filter(): string;
   set filter(text: string);

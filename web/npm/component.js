@@ -110,7 +110,7 @@ function fire(element, type, detail) {
 }
 
 export class KubeliveTable extends HTMLElement {
-  static observedAttributes = ['resource', 'namespace', 'label-selector', 'field-selector', 'base-url', 'wide', 'filter', 'shared'];
+  static observedAttributes = ['resource', 'namespace', 'label-selector', 'field-selector', 'base-url', 'wide', 'filter', 'shared', 'persist'];
 
   #watcher = null;
   /** The watcher's view this element draws (sorted, filtered, printed in wasm). */
@@ -199,6 +199,20 @@ export class KubeliveTable extends HTMLElement {
     this.toggleAttribute('wide', Boolean(on));
   }
 
+  /**
+   * The Watcher's `persist`: `true` (attribute `persist`), `false` (`persist="false"`),
+   * or null (no attribute: the Watcher's default, on for a shared table).
+   */
+  get persist() {
+    if (!this.hasAttribute('persist')) return null;
+    return this.getAttribute('persist') !== 'false';
+  }
+
+  set persist(on) {
+    if (on === null || on === undefined) this.removeAttribute('persist');
+    else this.setAttribute('persist', on ? '' : 'false');
+  }
+
   /** Free text: only rows with every word in one of their shown cells (not ages). */
   get filter() {
     return this.getAttribute('filter') ?? '';
@@ -283,6 +297,7 @@ export class KubeliveTable extends HTMLElement {
       fieldSelector: this.getAttribute('field-selector') || undefined,
       baseUrl: this.getAttribute('base-url') || undefined,
       shared: this.hasAttribute('shared') || undefined,
+      persist: this.persist ?? undefined,
     };
     let watcher;
     try {

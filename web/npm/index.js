@@ -471,7 +471,10 @@ class SharedCore {
     this.#sub = this.#conn.nextSub++;
     this.#conn.subs.set(this.#sub, this);
     this.reopen();
-    // As a local engine's start() says at once (the worker's status follows).
+    // As a local engine's start() says at once (the worker's status follows); a
+    // persisted one's first status is the worker's (`restored`, or `listing` when
+    // nothing was kept), not a `listing` shown while the kept view is read.
+    if (this.#options.persist) return;
     const phase = this.#status.mode === 'streamingList' ? 'initialEvents' : 'listing';
     this.#status = { ...this.#status, phase, error: null };
     this.#hooks.status?.(true);

@@ -12,7 +12,12 @@
 // * closing every page stops the watch;
 // * another cluster at the same URL (the kube-system namespace's uid changed): the
 //   kept view is dropped, not restored;
-// * `persist: false`: nothing is written to IndexedDB.
+// * `persist: false`, and `<kubelive-table shared persist="false">`: nothing is written
+//   to IndexedDB;
+// * a restoring page's first status is `restored` (no `listing` while the kept view is
+//   read), a page's own engine's too;
+// * a hung identity read (the kube-system namespace never answers) holds the first
+//   request no longer than its 2 s deadline: the watcher lists, keeps nothing.
 // The pages reach the API through a small proxy in this script, in front of kubectl
 // proxy: it logs the pods requests and answers the kube-system namespace (which the
 // sim does not serve) with a uid this script chooses, the cluster identity kept
@@ -29,6 +34,8 @@ const WINDOW_S = Number(process.env.WATCH_CACHE_WINDOW || 30);
 // The pages' origin: everything goes to kubectl proxy but the kube-system namespace.
 const upstream = new URL(BASE);
 let clusterUid = 'aaaaaaaa-0000-4000-8000-000000000001';
+/** The kube-system namespace read never answered (a hung identity read). */
+let hangIdentity = false;
 /** The pages' pods requests: { at, list, watch, rv }. */
 const podRequests = [];
 const front = http.createServer((req, res) => {
@@ -38,6 +45,7 @@ const front = http.createServer((req, res) => {
     podRequests.push({ at: Date.now(), watch, list: !watch, rv: url.searchParams.get('resourceVersion') });
   }
   if (req.method === 'GET' && url.pathname === '/api/v1/namespaces/kube-system') {
+    if (hangIdentity) return;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'kube-system', uid: clusterUid } }));
     return;
@@ -218,6 +226,7 @@ let restoredStatus = statuses.find((s) => s.phase === 'restored');
 let sinceOpen = requestsSince(mark);
 check(restoredStatus && restoredStatus.restored && restoredStatus.synced && restoredStatus.objects > 0,
   `the kept rows are shown at once, marked restored (${JSON.stringify(restoredStatus)})`);
+check(statuses[0]?.phase === 'restored', `the first status the page shows is restored, not a listing that is not happening (${statuses.slice(0, 3).map((x) => x.phase).join(', ')})`);
 check(sinceOpen.length > 0 && sinceOpen[0].watch && sinceOpen[0].rv === restoredStatus?.rv,
   `its first pods request is a WATCH from the kept version ${restoredStatus?.rv} (${JSON.stringify(sinceOpen.slice(0, 3))})`);
 check(now.lists === beforeReload.lists && !sinceOpen.some((r) => r.list), `no LIST (${now.lists - beforeReload.lists})`);
@@ -309,10 +318,43 @@ for (const persist of [false, undefined]) {
     return s?.phase === 'watching' && !s.restored && window.statuses.find((x) => x.phase === 'restored');
   }), 30000, 50);
   const after = requestsSince(mark);
+  const phases = await p.evaluate(() => window.statuses.map((x) => x.phase));
+  check(phases[0] === 'restored', `page mode: the first status after the reload is restored (${phases.slice(0, 3).join(', ')})`);
   check(restored.objects > 0 && after[0]?.watch && after[0].rv === restored.rv && !after.some((r) => r.list)
     && (await metrics()).lists === listsBefore,
   `page mode (persist: true, not shared): a reload shows ${restored.objects} kept rows, restored, then a WATCH from ${restored.rv}, no LIST (${JSON.stringify(after.slice(0, 2).map((r) => (r.list ? 'LIST' : `WATCH@${r.rv}`)))})`);
   await fresh.close();
+}
+
+// <kubelive-table persist="false" shared>: the attribute is the Watcher's option.
+{
+  const fresh = await browser.newContext();
+  const p = await open(fresh, 'attribute-off', page('', TABLE.replace(' shared>', ' shared persist="false">')), problems);
+  await until('the table (persist="false") to sync', () => p.evaluate(() => document.getElementById('t')?.watcher?.status().synced), 60000);
+  await new Promise((r) => setTimeout(r, 1500));
+  const k = await kept(p);
+  const prop = await p.evaluate(() => document.getElementById('t').persist);
+  check(k.count === 0 && prop === false, `<kubelive-table shared persist="false"> keeps nothing (${k.count} views; property persist ${prop})`);
+  await fresh.close();
+}
+
+// A hung identity read (the kube-system namespace never answers): a persisted watcher
+// does not wait for it past its 2 s deadline; it lists, syncs, and keeps nothing.
+{
+  hangIdentity = true;
+  const fresh = await browser.newContext();
+  mark = podRequests.length;
+  const t = Date.now();
+  const p = await open(fresh, 'hung-identity', page('', WATCHER(true, false)), problems);
+  await until('the first pods request despite a hung identity read', () => requestsSince(mark).length > 0, 15000, 50);
+  const waited = requestsSince(mark)[0].at - t;
+  await until('the watcher to sync without an identity', () => p.evaluate(() => window.synced), 60000);
+  const first = requestsSince(mark)[0];
+  check(first.list && waited < 4000, `a hung identity read holds the first request ${waited} ms (< 4 s, its deadline 2 s), a LIST`);
+  const phases = await p.evaluate(() => window.statuses.map((x) => x.phase));
+  check(phases[0] === 'listing' && !phases.includes('restored'), `then listing, nothing restored (${phases.slice(0, 3).join(', ')})`);
+  await fresh.close();
+  hangIdentity = false;
 }
 
 check(problems.length === 0, `no page errors (${problems.join('; ')})`);

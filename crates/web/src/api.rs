@@ -674,6 +674,10 @@ impl WatcherCore {
                     self.loading.clone(),
                     start,
                 ));
+                // Its first status is told once the kept view is read: `restored` when
+                // there is one, else `listing` (saying `listing` now would be wrong for
+                // the ~0.5 s a restore takes).
+                return;
             }
             None => {
                 let driver = run_driver(&self.shared, None, |config, base_url, sink| {
@@ -959,7 +963,10 @@ async fn start_kept(
     let key = ViewKey::of(&s.config);
     let (opened, identity) = futures::future::join(
         Persist::open(Limits::default()),
-        server_identity(&s.base_url, s.config.collection.namespace()),
+        within(
+            IDENTITY_WITHIN_MS,
+            server_identity(&s.base_url, s.config.collection.namespace()),
+        ),
     )
     .await;
     let kept = match (opened, identity) {
@@ -1020,6 +1027,26 @@ async fn start_kept(
     *driver.borrow_mut() = Some(d);
     let view = status_before(&shared, &driver, false);
     shared.tell_status(&view);
+}
+
+/// How long a persisted start waits for the server's identity: a slow or hung read
+/// must not hold back the first request, so past it the watcher starts as one
+/// without a kept view (and keeps nothing).
+const IDENTITY_WITHIN_MS: i32 = 2_000;
+
+/// `f`'s output, or `None` when it has not come within `ms`.
+async fn within<T>(ms: i32, f: impl std::future::Future<Output = Option<T>>) -> Option<T> {
+    let timer = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(g) = crate::scope::global() {
+            let _ = g.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    }));
+    futures::pin_mut!(f);
+    futures::pin_mut!(timer);
+    match futures::future::select(f, timer).await {
+        futures::future::Either::Left((out, _)) => out,
+        futures::future::Either::Right(_) => None,
+    }
 }
 
 /// Drops every view kept in this origin's IndexedDB by persisted watchers (theirs

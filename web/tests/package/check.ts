@@ -140,6 +140,10 @@ export async function dashboard(): Promise<void> {
   const held: number = element.watcher?.size ?? 0;
   const elementRows: readonly TableRow[] = element.watcher?.snapshot() ?? [];
   console.log(held, elementRows, element.wide);
+  element.persist = false;
+  const persisted: boolean | null = element.persist;
+  element.persist = null;
+  console.log(persisted);
   // Views: the rows sorted and filtered by the table model, a window at a time.
   const view = w.view({ sort: '-age', filter: 'web', wide: true });
   const page: ViewWindow = view.window(0, 40);
