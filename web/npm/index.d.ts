@@ -201,6 +201,25 @@ export interface WatcherError {
   retryable: boolean;
 }
 
+/** One version of an object the watcher got (`watcher.history()`). */
+export interface HistoryEntry {
+  kind: 'added' | 'modified' | 'deleted';
+  resourceVersion: string;
+  uid: string;
+  /** When the watcher got it: milliseconds since the epoch (as Date.now()). */
+  time: number;
+  /** Empty for `added` and `deleted`. managedFields, resourceVersion and generation are left out. */
+  changes: HistoryChange[];
+}
+
+/** One changed member of an object: `before`/`after` absent where the member was absent. */
+export interface HistoryChange {
+  /** `spec.containers[name=web].image`, `metadata.labels["app.kubernetes.io/name"]`, `cells.Status` (table rows). */
+  path: string;
+  before?: unknown;
+  after?: unknown;
+}
+
 export interface WatcherStatus {
   phase: WatcherPhase;
   /** The objects held equal the server's state at `resourceVersion`. */
@@ -326,6 +345,8 @@ export interface Watcher<T = KubeObject> extends EventTarget {
   columns(): readonly TableColumn[] | null;
   /** One object (namespace `''` for cluster-scoped ones). */
   get(namespace: string, name: string): T | undefined;
+  /** What changed in one object since the watcher synced, newest first (bounded: 64 versions per object, 8 MiB in all). Secret values are "(hidden)". A page's own engine keeps it; a `shared` watcher's is always `[]`. */
+  history(namespace: string, name: string): HistoryEntry[];
   status(): WatcherStatus;
   /** A view of the rows for a table that shows a window of them, sorted and filtered by kubelive's table model; `free()` it when done. */
   view(options?: ViewOptions): View;

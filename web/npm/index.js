@@ -140,6 +140,19 @@ export class Watcher extends EventTarget {
     }
     return this.#core.get(namespace, name);
   }
+  /**
+   * What changed in one object (namespace `''` for cluster-scoped ones) since the
+   * watcher synced, newest first: `[{ kind, resourceVersion, uid, time, changes: [{ path,
+   * before, after }] }]`. Kept by a page's own engine; a shared watcher's is `[]`.
+   */
+  history(namespace, name) {
+    this.#live('history()');
+    if (typeof namespace !== 'string' || typeof name !== 'string') {
+      throw new TypeError(`Watcher.history(namespace, name): both must be strings, got ${typeof namespace} and ${typeof name}`);
+    }
+    return this.#core.history(namespace, name);
+  }
+
 
   status() {
     this.#live('status()');
@@ -557,6 +570,11 @@ class SharedCore {
       }
     }
     return undefined;
+  }
+
+  /** The history lives in the worker's engine, which no message reads yet: none here. */
+  history() {
+    return EMPTY;
   }
 
   get size() {

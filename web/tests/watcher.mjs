@@ -5,7 +5,9 @@
 // forced garbage collection; a rejected selector, a 403 and a 404 end in `failed` with
 // their codes and stop requesting; unsubscribe and the EventTarget events; stop() +
 // start() resumes from its version with the right deletes, or after the history
-// expired relists with a `reset` and the deletes; snapshot identity; free().
+// expired relists with a `reset` and the deletes; snapshot identity; free();
+// history(namespace, name): an object's versions since the sync are the ones the sim
+// wrote (a watch of our own from the watcher's version).
 import { ARTIFACTS, check, done, getJson, until } from './lib.mjs';
 import { converges, keys, launchWithGc, packagePage } from './watcherlib.mjs';
 
@@ -31,6 +33,7 @@ try {
   await restarts();
   await snapshots();
   await freeing();
+  await history();
 } finally {
   await browser.close();
 }
@@ -89,7 +92,7 @@ async function options() {
   });
   check(before.includes('await init()'), `a Watcher before init() says what to do: ${before}`);
   const exported = await early.page.evaluate(() => Object.keys(window.kl).sort().join(','));
-  check(exported === 'View,Watcher,default,humanDuration,init', `the package exports Watcher, View, humanDuration, init and default only (${exported})`);
+  check(exported === 'View,Watcher,default,forgetSavedViews,humanDuration,init', `the package exports Watcher, View, forgetSavedViews, humanDuration, init and default only (${exported})`);
   await early.context.close();
 }
 
@@ -463,5 +466,85 @@ async function freeing() {
   check(fetches > 0 && late.length === 0, `nothing is requested after free() (${fetches} fetches before; after: ${late.join(', ')})`);
   check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
   await page.screenshot({ path: `${ARTIFACTS}/watcher.png` });
+  await context.close();
+}
+
+/** The events of a watch of `path` from `rv` (node side, through the proxy) for `ms`: { type, key, rv }. */
+async function watchFor(path, rv, ms) {
+  const events = [];
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), ms);
+  try {
+    const r = await fetch(`${BASE}${path}?watch=1&resourceVersion=${rv}`, { signal: abort.signal });
+    const decoder = new TextDecoder();
+    let text = '';
+    for await (const chunk of r.body) {
+      text += decoder.decode(chunk, { stream: true });
+      let nl;
+      while ((nl = text.indexOf('\n')) >= 0) {
+        const line = text.slice(0, nl).trim();
+        text = text.slice(nl + 1);
+        if (!line) continue;
+        const e = JSON.parse(line);
+        if (e.type === 'BOOKMARK' || e.type === 'ERROR') continue;
+        const m = e.object.metadata;
+        events.push({ type: e.type, key: `${m.namespace ?? ''}/${m.name}`, rv: m.resourceVersion });
+      }
+    }
+  } catch (e) {
+    if (e.name !== 'AbortError') throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  return events;
+}
+
+async function history() {
+  console.log('history');
+  const { page, context, problems } = await packagePage(browser, BASE);
+  await page.evaluate((path) => {
+    window.h = { w: new window.kl.Watcher({ path }) };
+    window.h.w.start();
+  }, NS0);
+  await until('the watcher to sync', () => page.evaluate(() => window.h.w.status().synced && window.h.w.status().phase === 'watching'), 30000);
+  const from = await page.evaluate(() => window.h.w.status().resourceVersion);
+  // The sim's versions of each pod after `from`, seen by a watch of our own.
+  let events = [];
+  let pick = null;
+  for (let i = 0; i < 4 && !pick; i++) {
+    events = events.concat(await watchFor(NS0, events.length ? events[events.length - 1].rv : from, 5000));
+    const per = new Map();
+    for (const e of events) per.set(e.key, (per.get(e.key) ?? 0) + (e.type === 'MODIFIED' ? 1 : 0));
+    pick = [...per].find(([, n]) => n >= 2)?.[0] ?? null;
+  }
+  check(pick !== null, `the sim modified a pod of ns-0 twice after the watcher's version ${from} (${events.length} events)`);
+  if (pick) {
+    const last = events[events.length - 1].rv;
+    await until('the watcher to have the versions the watch saw', () => page.evaluate((rv) => Number(window.h.w.status().resourceVersion) >= Number(rv), last), 30000);
+    const [ns, name] = pick.split('/');
+    const got = await page.evaluate(([ns, name]) => window.h.w.history(ns, name), [ns, name]);
+    const kind = { ADDED: 'added', MODIFIED: 'modified', DELETED: 'deleted' };
+    const wanted = events.filter((e) => e.key === pick && Number(e.rv) <= Number(last)).map((e) => `${kind[e.type]}@${e.rv}`).reverse();
+    const shown = got.filter((h) => Number(h.resourceVersion) > Number(from) && Number(h.resourceVersion) <= Number(last)).map((h) => `${h.kind}@${h.resourceVersion}`);
+    check(JSON.stringify(shown) === JSON.stringify(wanted), `history(${ns}, ${name}) holds the versions the sim wrote, newest first (${shown.join(' ')}; the sim's: ${wanted.join(' ')})`);
+    const paths = got.flatMap((h) => h.changes.map((c) => c.path));
+    const modified = got.filter((h) => h.kind === 'modified');
+    check(modified.length > 0 && modified.every((h) => h.changes.length > 0 && typeof h.time === 'number' && h.uid),
+      `each modified version says what changed (${modified.map((h) => h.changes.length).join(', ')} changes: ${[...new Set(paths)].slice(0, 4).join(', ')})`);
+    check(!paths.some((p) => /managedFields|metadata\.resourceVersion/.test(p)), 'managedFields and metadata.resourceVersion are left out of the changes');
+  }
+  const typed = await page.evaluate(() => {
+    try {
+      window.h.w.history('ns-0');
+      return 'no error';
+    } catch (e) {
+      return String(e);
+    }
+  });
+  check(typed.startsWith('TypeError: Watcher.history(namespace, name)'), `history() without a name is a TypeError: ${typed}`);
+  const none = await page.evaluate(() => window.h.w.history('ns-0', 'no-such-pod'));
+  check(Array.isArray(none) && none.length === 0, 'an object never seen has no history ([])');
+  await page.evaluate(() => window.h.w.free());
+  check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
   await context.close();
 }

@@ -19,6 +19,7 @@
 //!
 //! No borrow is held while a hook runs: a hook may call back (`snapshot()`, `stop()`).
 
+mod history;
 pub mod options;
 pub mod order;
 pub mod report;
@@ -313,6 +314,8 @@ struct Shared {
     /// The views made by `view()`, by id.
     views: RefCell<HashMap<u32, View>>,
     next_view: Cell<u32>,
+    /// The objects' versions since the sync, for `history()`.
+    history: history::Histories,
 }
 
 impl Shared {
@@ -375,6 +378,8 @@ impl Shared {
 
     /// One batch of engine events (possibly none: the status may have moved).
     fn batch(&self, d: &DriverRef<'_>, events: Vec<Event>) {
+        self.history
+            .record(&self.settings.config, &events, js_sys::Date::now());
         for event in &events {
             self.note_restore(event);
         }
@@ -630,6 +635,7 @@ impl WatcherCore {
                 told_restored: Cell::new(false),
                 views: RefCell::default(),
                 next_view: Cell::new(1),
+                history: history::Histories::default(),
                 tracker: RefCell::default(),
                 told: RefCell::default(),
                 starting: Cell::new(false),

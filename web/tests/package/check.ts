@@ -18,6 +18,7 @@ import init, {
   type TableWatcherOptions,
   type ViewRow,
   type ViewWindow,
+  type HistoryEntry,
 } from 'kubelive';
 import { KubeliveTable, type KubeliveStatusEvent } from 'kubelive/table';
 // @ts-expect-error: the wasm half is internal
@@ -83,6 +84,10 @@ export async function dashboard(): Promise<void> {
   const one: Pod | undefined = w.get('ns-0', snapshot[0]?.metadata.name ?? '');
   const counts: number = w.size + w.version + pods.length;
   console.log(one, counts);
+  // An object's versions since the sync, newest first.
+  const versions: HistoryEntry[] = w.history('ns-0', snapshot[0]?.metadata.name ?? '');
+  const touched: string[] = versions.flatMap((v) => (v.kind === 'modified' ? v.changes.map((c) => `${v.resourceVersion} ${c.path}: ${String(c.before)} -> ${String(c.after)}`) : []));
+  console.log(touched, versions[0]?.time);
   w.start();
   w.stop();
   unsubscribe();
