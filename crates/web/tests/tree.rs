@@ -281,13 +281,14 @@ async fn a_crash_looping_pod_makes_its_deployment_red() {
     );
     let d = root.query_selector("li.current").unwrap().unwrap();
     assert!(has_class(&d, "health-bad"));
-    // Not by colour alone: the word is there, and in the line's label.
+    // Not by colour alone: the word is there, and in the line's name (its text, the
+    // parts apart).
     let word = d.query_selector(".tree-health").unwrap().unwrap();
     assert_eq!(word.text_content().as_deref(), Some("bad"));
-    assert!(d
-        .get_attribute("aria-label")
-        .unwrap()
-        .contains("health bad"));
+    assert_eq!(
+        d.text_content().unwrap().trim_start_matches('▾'),
+        "Deployment web 2/2 bad"
+    );
     let crash = &all(&root, "li[role=treeitem]")[3];
     assert_eq!(
         crash
@@ -314,14 +315,14 @@ async fn a_level_the_user_may_not_list_says_why() {
             "1 Deployment/web ok".to_string(),
             // Its own cells (a generic row here) say nothing, and nothing below it is seen.
             "2 ReplicaSet/web-a unknown".to_string(),
-            format!("3 Pod: Podcannot be listed: {why}"),
+            format!("3 Pod: Pod cannot be listed: {why}"),
         ]
     );
     let missing = root.query_selector("li.tree-missing").unwrap().unwrap();
     assert!(missing
-        .get_attribute("aria-label")
+        .text_content()
         .unwrap()
-        .contains("pods is forbidden"));
+        .contains("Pod cannot be listed: pods is forbidden"));
     // An owner that cannot be listed: the pod's ReplicaSet is a name with the reason.
     let mut c = Cluster::new(false);
     c.owners.clear(c.rs);

@@ -5,7 +5,8 @@
 //! Everything is joined by uid in one core [`Owners`], one source per kind:
 //!
 //! * the object itself is the panel's own copy (the GET it makes on opening and again
-//!   whenever the view's row moves), so the tree costs no watch of it;
+//!   whenever the view's row moves), so the tree costs no watch of it; its `kind` and
+//!   `apiVersion` say what is watched below it, so the tree starts when it comes;
 //! * each kind its controller makes ([`model::watched_below`]) is one engine
 //!   ([`Driver`], table mode, rows kept with [`KeptMetadata::Owners`]): one LIST and
 //!   WATCH of the object's namespace;
@@ -32,6 +33,7 @@ pub mod view;
 pub use model::Model;
 pub use view::{TreeState, TreeView, TreeViewProps};
 
+use crate::app::detail::history::HistoryTarget;
 use crate::app::detail::Fetched;
 use crate::app::fetch::{fetch, Reply};
 use crate::driver::{Driver, DriverRef};
@@ -174,12 +176,39 @@ impl Join {
 
 #[derive(Properties, PartialEq)]
 pub struct OwnerTreeProps {
-    /// The object; none: nothing is shown or watched.
+    /// The object's collection and name, as the panel's history watches it; none:
+    /// nothing is shown or watched.
     #[prop_or_default]
-    pub target: Option<Rc<TreeTarget>>,
-    /// The panel's copy of the whole object (its ownerReferences start the way up).
+    pub history: Option<Rc<HistoryTarget>>,
+    /// The panel's copy of the whole object: its kind and apiVersion say what is
+    /// watched below it, its ownerReferences start the way up.
     #[prop_or(Fetched::Loading)]
     pub fetched: Fetched,
+    /// The object's uid (its node in the join).
+    #[prop_or_default]
+    pub uid: String,
+}
+
+/// The object of the tree, once the panel's copy says its kind.
+fn target_of(p: &OwnerTreeProps) -> Option<TreeTarget> {
+    let h = p.history.as_ref()?;
+    let Fetched::Loaded(v) = &p.fetched else {
+        return None;
+    };
+    let api_version = v.get("apiVersion")?.as_str()?;
+    let kind = v.get("kind")?.as_str()?;
+    if p.uid.is_empty() || kind.is_empty() {
+        return None;
+    }
+    Some(TreeTarget {
+        group: api_group(api_version).to_string(),
+        version: api_version.rsplit('/').next().unwrap_or("v1").to_string(),
+        kind: kind.to_string(),
+        plural: h.plural.clone(),
+        namespace: h.namespace.clone(),
+        name: h.name.clone(),
+        uid: p.uid.clone(),
+    })
 }
 
 pub enum Msg {
@@ -193,6 +222,8 @@ pub enum Msg {
 
 /// The detail panel's owner tree (see the module documentation).
 pub struct OwnerTree {
+    /// What the tree is of: known once the panel's copy of the object came.
+    target: Option<Rc<TreeTarget>>,
     join: Rc<RefCell<Join>>,
     /// The engines of the kinds below; dropped with the component.
     drivers: Vec<Driver>,
@@ -214,7 +245,7 @@ impl OwnerTree {
         self.generation += 1;
         self.took_ms = None;
         self.started = crate::time::now_ms();
-        let Some(t) = ctx.props().target.clone().filter(|_| self.shown) else {
+        let Some(t) = self.target.clone().filter(|_| self.shown) else {
             return;
         };
         // Source 0: the object itself, from the panel's copy.
@@ -250,7 +281,7 @@ impl OwnerTree {
 
     /// Gives the join the panel's copy of the object (added, or a new version).
     fn fetched(&mut self, ctx: &Context<Self>) {
-        let Some(t) = ctx.props().target.clone().filter(|_| self.shown) else {
+        let Some(t) = self.target.clone().filter(|_| self.shown) else {
             return;
         };
         match &ctx.props().fetched {
@@ -283,7 +314,7 @@ impl OwnerTree {
 
     /// GETs the nearest owner above the object that the join knows by name only.
     fn ask_owner(&mut self, ctx: &Context<Self>) {
-        let Some(t) = ctx.props().target.clone() else {
+        let Some(t) = self.target.clone() else {
             return;
         };
         if self.join.borrow().kinds.len() >= MAX_KINDS {
@@ -337,6 +368,7 @@ impl Component for OwnerTree {
 
     fn create(ctx: &Context<Self>) -> Self {
         let mut me = OwnerTree {
+            target: target_of(ctx.props()).map(Rc::new),
             join: Rc::default(),
             drivers: Vec::new(),
             generation: 0,
@@ -350,9 +382,18 @@ impl Component for OwnerTree {
     }
 
     fn changed(&mut self, ctx: &Context<Self>, old: &OwnerTreeProps) -> bool {
-        if ctx.props().target != old.target {
+        let p = ctx.props();
+        if p.history != old.history || p.uid != old.uid {
+            self.target = None;
+        }
+        // A copy being fetched again (Loading) keeps the target it had.
+        let new = target_of(p).map(Rc::new);
+        if new.is_some() && new != self.target {
+            self.target = new;
             self.start(ctx);
-        } else if ctx.props().fetched != old.fetched {
+        } else if self.target.is_none() {
+            self.start(ctx);
+        } else if p.fetched != old.fetched {
             self.fetched(ctx);
         }
         true
@@ -402,23 +443,28 @@ impl Component for OwnerTree {
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
-        let Some(t) = ctx.props().target.as_ref() else {
+        if ctx.props().history.is_none() {
             return html! {};
+        }
+        let model = match self.target.as_ref().filter(|_| self.shown) {
+            Some(t) => {
+                let j = self.join.borrow();
+                Model::build(&j.owners, &t.uid, |s| {
+                    j.kinds
+                        .get(usize::from(s.0))
+                        .and_then(|k| k.columns.as_deref())
+                })
+            }
+            None => Model::default(),
         };
-        let model = if self.shown {
-            let j = self.join.borrow();
-            Model::build(&j.owners, &t.uid, |s| {
-                j.kinds
-                    .get(usize::from(s.0))
-                    .and_then(|k| k.columns.as_deref())
-            })
-        } else {
-            Model::default()
+        let state = match (&self.target, &ctx.props().fetched) {
+            (None, Fetched::Failed(why)) => TreeState::Failed(why.clone()),
+            _ => self.state(),
         };
         html! {
             <div class="owner-tree-host" data-took-ms={self.took_ms.map(|ms| format!("{ms:.0}"))}
                 data-kinds={self.drivers.len().to_string()}>
-                <TreeView model={Rc::new(model)} state={self.state()} open={self.shown}
+                <TreeView model={Rc::new(model)} {state} open={self.shown}
                     on_toggle={ctx.link().callback(|_| Msg::Toggle)} />
             </div>
         }

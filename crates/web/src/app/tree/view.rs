@@ -183,14 +183,15 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
         } else {
             html! { <span class="tree-twisty" aria-hidden="true"></span> }
         };
-        let common = |class: Classes, body: Html, label: String| {
+        // A line's accessible name is its text (kind, name, cells, health word), as
+        // shown: a label of other words would not match what a speech user reads.
+        let common = |class: Classes, body: Html| {
             html! {
                 <li key={r.key.clone()} role="treeitem" class={class}
                     data-key={r.key.clone()} data-depth={r.depth.to_string()}
                     aria-level={(r.depth + 1).to_string()} aria-posinset={r.pos.to_string()}
                     aria-setsize={r.of.to_string()}
                     aria-expanded={expandable.then(|| open.to_string())}
-                    aria-label={label}
                     tabindex={if Some(i) == stop { "0" } else { "-1" }}
                     style={format!("--depth:{}", r.depth)}
                     onclick={on_click.clone()}>
@@ -201,12 +202,6 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
         match &r.line {
             Line::Node { uid, kind, name, namespace, ready, status, health, rolled, absent, current } => {
                 let word = health_word(*rolled);
-                let label = format!(
-                    "{kind} {name}{}{}, health {word}{}",
-                    ready.as_ref().map(|x| format!(", ready {x}")).unwrap_or_default(),
-                    status.as_ref().map(|x| format!(", {x}")).unwrap_or_default(),
-                    absent.as_ref().map(|x| format!(", {x}")).unwrap_or_default(),
-                );
                 let class = classes!(
                     "tree-node",
                     format!("health-{word}"),
@@ -217,24 +212,25 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
                     <span class="tree-line" data-uid={uid.clone()} data-kind={kind.clone()} data-name={name.clone()}
                         data-namespace={namespace.clone()} data-health={word} data-own-health={health_word(*health)}
                         data-status={status.clone().unwrap_or_default()}>
-                        <span class="tree-kind">{ kind.clone() }</span>
-                        <span class="tree-name">{ name.clone() }</span>
-                        if let Some(x) = ready { <span class="tree-ready" title="Ready">{ x.clone() }</span> }
-                        if let Some(x) = status { <span class="tree-status">{ x.clone() }</span> }
-                        if let Some(x) = absent { <span class="tree-absent">{ x.clone() }</span> }
+                        // Spaces between the parts: the line's name is their text.
+                        <span class="tree-kind">{ kind.clone() }</span>{" "}
+                        <span class="tree-name">{ name.clone() }</span>{" "}
+                        if let Some(x) = ready { <span class="tree-ready" title="Ready">{ x.clone() }</span>{" "} }
+                        if let Some(x) = status { <span class="tree-status">{ x.clone() }</span>{" "} }
+                        if let Some(x) = absent { <span class="tree-absent">{ x.clone() }</span>{" "} }
                         <span class={classes!("tree-health", word)} title="Health, rolled up from what it owns">{ word }</span>
                     </span>
                 };
-                common(class, body, label)
+                common(class, body)
             }
             Line::Missing { kind, why } => {
                 let body = html! {
                     <span class="tree-line tree-missing-line" data-kind={kind.clone()}>
-                        <span class="tree-kind">{ kind.clone() }</span>
+                        <span class="tree-kind">{ kind.clone() }</span>{" "}
                         <span class="tree-why">{ format!("cannot be listed: {why}") }</span>
                     </span>
                 };
-                common(classes!("tree-node", "tree-missing"), body, format!("{kind}: cannot be listed: {why}"))
+                common(classes!("tree-node", "tree-missing"), body)
             }
         }
     });
