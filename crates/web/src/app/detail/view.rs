@@ -6,6 +6,7 @@
 use super::events::EventRow;
 use super::history::{HistoryTarget, ObjectHistory};
 use super::yaml::{plain, to_json, to_yaml, Mask, Segment, MASK};
+use crate::app::tree::OwnerTree;
 use crate::table::{row_texts, Column};
 use kubelive_core::{Entry, Object};
 use std::collections::HashSet;
@@ -197,6 +198,7 @@ pub fn detail(p: &DetailProps) -> Html {
                         }) }
                     </dl>
                 }
+                <OwnerTree history={p.history_target.clone()} fetched={p.fetched.clone()} uid={o.uid().to_string()} />
                 <RelatedEvents view={p.events.clone()} now={p.now} />
                 <ObjectHistory target={p.history_target.clone()} rows={p.history.clone()} now={p.now} />
                 <h4>{"Labels"}</h4>
