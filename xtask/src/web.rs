@@ -945,6 +945,12 @@ fn suites() -> Vec<Suite> {
             &["tests/restore.mjs"],
             calm(60, 5.0, &["--namespaces", "2", "--watch-cache-window", "30"]),
         ),
+        // Issue 29: the detail panel's owner tree, against Deployments rolling over (a
+        // new ReplicaSet every 8 s, one Deployment after the other).
+        Suite::sim(
+            &["tests/tree.mjs"],
+            calm(20, 0.0, &["--namespaces", "1", "--rollout-every", "8"]),
+        ),
         // The app keeps the view it shows: a reload shows its rows and lists nothing.
         Suite::sim(&["tests/reload.mjs"], calm(60, 2.0, &["--namespaces", "2"])),
     ]

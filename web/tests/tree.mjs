@@ -1,0 +1,196 @@
+// Issue 29, the owner tree of the detail panel: a Deployment's panel shows it, its
+// ReplicaSets and their pods, live. Against the sim rolling its Deployments over
+// (`--rollout-every`): the tree equals the sim's truth (the ReplicaSets the
+// Deployment owns and the pods each owns, by uid, read from the sim's API); a rollout's
+// new ReplicaSet and the pods it makes appear, and the tree equals the truth again.
+// The apiserver's cost is read on the sim's /metrics: one LIST of each kind involved
+// for the tree, none per node, none for a rollout (the watches carry it). The tree
+// fits a window 800 px wide and its lines are reachable with the keyboard (one tab
+// stop, the arrow keys; axe-core finds no serious violation). A pod's tree shows its ReplicaSet and Deployment above it.
+// The tree is hidden until asked for (its Show button). Figures (logged): the time
+// from Show to the whole tree, and the requests per kind.
+import { launch, openPage, until, check, done, getJson, ARTIFACTS } from './lib.mjs';
+import { axeCheck } from './axe.mjs';
+
+const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
+const NS = process.env.TREE_NS || 'ns-0';
+const APP = process.env.TREE_APP || 'app-0';
+const browser = await launch();
+
+/** LISTs this script made of each resource (subtracted from the sim's counts). */
+const ownLists = { pods: 0, replicasets: 0, deployments: 0 };
+
+async function list(path, resource) {
+  ownLists[resource] += 1;
+  return (await getJson(`${BASE}${path}`)).items;
+}
+
+/** The sim's requests by verb and resource (LIST and WATCH), less this script's LISTs. */
+async function metrics() {
+  const text = await (await fetch(`${BASE}/metrics`)).text();
+  const m = {};
+  for (const line of text.split('\n')) {
+    const x = /^apiserver_request_total\{verb="(LIST|WATCH)",resource="([a-z]+)",code="\d+"\} (\d+)$/.exec(line);
+    if (!x) continue;
+    const key = `${x[1]} ${x[2]}`;
+    m[key] = (m[key] || 0) + Number(x[3]);
+  }
+  for (const [r, n] of Object.entries(ownLists)) m[`LIST ${r}`] = (m[`LIST ${r}`] || 0) - n;
+  return m;
+}
+
+const delta = (a, b) => Object.fromEntries(Object.keys({ ...a, ...b })
+  .map((k) => [k, (b[k] || 0) - (a[k] || 0)]).filter(([, v]) => v !== 0));
+
+/** The sim's truth: the Deployment, its ReplicaSets and their pods, as `depth uid` lines. */
+async function truth() {
+  const d = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/deployments/${APP}`);
+  const owned = (items, uid) => items.filter((o) => (o.metadata.ownerReferences || []).some((r) => r.uid === uid));
+  const rss = owned(await list(`/apis/apps/v1/namespaces/${NS}/replicasets`, 'replicasets'), d.metadata.uid);
+  const pods = await list(`/api/v1/namespaces/${NS}/pods`, 'pods');
+  const lines = [`0 ${d.metadata.uid}`];
+  const byName = (a, b) => a.metadata.name.localeCompare(b.metadata.name);
+  for (const rs of rss.sort(byName)) {
+    lines.push(`1 ${rs.metadata.uid}`);
+    for (const p of owned(pods, rs.metadata.uid).sort(byName)) lines.push(`2 ${p.metadata.uid}`);
+  }
+  return { lines, rss: rss.map((r) => r.metadata.uid) };
+}
+
+/** The panel's tree: its state and its lines as `depth uid`, plus the health of each. */
+const panelTree = (page) => page.evaluate(() => {
+  const s = document.getElementById('owner-tree');
+  if (!s) return null;
+  const items = [...s.querySelectorAll('li[role=treeitem]')];
+  return {
+    state: s.dataset.state,
+    took: s.parentElement?.dataset.tookMs,
+    lines: items.map((li) => `${li.dataset.depth} ${li.querySelector('.tree-line')?.dataset.uid ?? li.dataset.key}`),
+    kinds: items.map((li) => li.querySelector('.tree-line')?.dataset.kind),
+    health: items.map((li) => li.querySelector('.tree-line')?.dataset.health),
+    stops: s.querySelectorAll('[role=treeitem][tabindex="0"]').length,
+  };
+});
+
+try {
+  const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 1600 } });
+  await page.goto(`${BASE}/ui/#r=apps/v1/deployments`);
+  await until('the first sync', () => page.evaluate(() => document.getElementById('status')?.dataset.synced === 'true'), 60000);
+  const row = `.row:not(.gone)[data-key="${NS}/${APP}"]`;
+  await page.waitForSelector(row, { timeout: 30000 });
+
+  await page.dblclick(row);
+  await until('the panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, APP), 10000);
+  // Hidden by default (a browser's six connections to kubectl proxy): no watch of it yet.
+  const closed = await panelTree(page);
+  check(closed?.state === 'closed' && closed.lines.length === 0, `the tree is hidden until asked for (${closed?.state})`);
+  const before = await metrics();
+  const opened = Date.now();
+  await page.click('#owner-tree-toggle');
+  const live = await until('the tree to be live', async () => (await panelTree(page))?.state === 'live', 30000, 20).catch(() => false);
+  const wall = Date.now() - opened;
+  check(live, `the tree of ${NS}/${APP} is live`);
+  const first = await panelTree(page);
+  console.log(`figure: Show to the whole tree ${wall} ms (wall, the panel's own count ${first?.took} ms), ${first?.lines.length} lines`);
+
+  // The tree equals the sim's truth (rollouts move it: read both until they agree).
+  let last = '';
+  const agree = async (what, extra = () => true) => until(what, async () => {
+    const t = await truth();
+    const p = await panelTree(page);
+    last = `panel [${p?.lines}] sim [${t.lines}]`;
+    return p && p.lines.join() === t.lines.join() && extra(t, p) && { t, p };
+  }, 60000, 200).catch(() => null);
+  const start = await agree('the tree to equal the sim\'s truth');
+  check(start, `the tree equals the Deployment's ReplicaSets and their pods on the sim: ${last}`);
+  if (start) {
+    check(start.p.kinds[0] === 'Deployment' && start.p.kinds.slice(1).every((k) => k === 'ReplicaSet' || k === 'Pod'),
+      `a Deployment over ReplicaSets over Pods (${start.p.kinds})`);
+    check(start.p.health.every((h) => ['ok', 'progressing', 'bad', 'unknown'].includes(h)), `every line has a health (${start.p.health})`);
+  }
+  const opening = delta(before, await metrics());
+  console.log(`figure: requests for the tree: ${JSON.stringify(opening)}`);
+  check(opening['LIST replicasets'] === 1 && opening['LIST pods'] === 1 && opening['WATCH replicasets'] === 1 && opening['WATCH pods'] === 1
+    && !opening['LIST deployments'] && !opening['WATCH deployments'],
+    `one LIST and one WATCH of replicasets and of pods for the tree, none per node, none of the Deployment (the panel's copy) (${JSON.stringify(opening)})`);
+
+  // A rollout: a new ReplicaSet the tree did not show, with its pods, then the tree
+  // equals the truth again.
+  const known = new Set(start ? start.t.rss : []);
+  const afterRollout = await until('a rollout\'s new ReplicaSet in the tree, equal to the truth', async () => {
+    const t = await truth();
+    const p = await panelTree(page);
+    last = `panel [${p?.lines}] sim [${t.lines}]`;
+    const fresh = t.rss.filter((u) => !known.has(u));
+    return fresh.length > 0 && p && p.lines.join() === t.lines.join() && { t, p, fresh };
+  }, 90000, 200).catch(() => null);
+  check(afterRollout, `after a rollout the tree shows the new ReplicaSet and the sim's pods: ${last}`);
+  if (afterRollout) {
+    const { p, fresh } = afterRollout;
+    check(fresh.every((u) => p.lines.includes(`1 ${u}`)), `the new ReplicaSet ${fresh} is a line under the Deployment`);
+    // The pods move: wait until the new ReplicaSet holds pods and the tree agrees.
+    const moved = await agree('pods under the new ReplicaSet', (t) => {
+      const at = t.lines.indexOf(`1 ${fresh[0]}`);
+      return at >= 0 && t.lines[at + 1]?.startsWith('2 ');
+    });
+    check(moved, `pods made by the new ReplicaSet appear under it: ${last}`);
+  }
+  const total = delta(before, await metrics());
+  console.log(`figure: requests from opening the panel to past a rollout: ${JSON.stringify(total)}`);
+  check((total['LIST replicasets'] || 0) <= 1 && (total['LIST pods'] || 0) <= 1,
+    `a rollout costs no LIST: the watches carry it (${JSON.stringify(total)})`);
+  await page.evaluate(() => document.getElementById('owner-tree')?.scrollIntoView());
+  await page.screenshot({ path: `${ARTIFACTS}/tree.png` });
+
+  await axeCheck(page, 'the detail panel with its owner tree shown');
+
+  // The keyboard: one tab stop; Down moves it to the next line.
+  const p = await panelTree(page);
+  check(p && p.stops === 1, `one line of the tree takes the tab stop (${p?.stops})`);
+  await page.focus('#owner-tree [role=treeitem][tabindex="0"]');
+  const from = await page.evaluate(() => document.activeElement?.dataset.key);
+  await page.keyboard.press('ArrowDown');
+  const to = await page.evaluate(() => document.activeElement?.closest('#owner-tree') && document.activeElement.dataset.key);
+  check(from && to && from !== to, `ArrowDown moves the focus along the tree, not the table's selection (${from} -> ${to})`);
+  const selected = await page.evaluate(() => document.getElementById('detail-name')?.textContent);
+  check(selected === APP, `the panel still shows ${APP} (${selected})`);
+
+  // A pod's tree: its ReplicaSet and Deployment above it (one GET each), by uid.
+  const pod = (await list(`/api/v1/namespaces/${NS}/pods`, 'pods'))
+    .find((x) => !x.metadata.deletionTimestamp && (x.metadata.ownerReferences || [])[0]?.kind === 'ReplicaSet');
+  const rs = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/replicasets/${pod.metadata.ownerReferences[0].name}`);
+  const dep = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/deployments/${rs.metadata.ownerReferences[0].name}`);
+  await page.goto(`${BASE}/ui/#r=v1/pods&ns=${NS}`);
+  await until('the pods', () => page.evaluate(() => document.getElementById('status')?.dataset.synced === 'true'), 60000);
+  const podRow = `.row:not(.gone)[data-key="${NS}/${pod.metadata.name}"]`;
+  await page.waitForSelector(podRow, { timeout: 30000 });
+  await page.dblclick(podRow);
+  await until('the pod\'s panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, pod.metadata.name), 10000);
+  if ((await panelTree(page))?.state === 'closed') await page.click('#owner-tree-toggle');
+  const up = [`0 ${dep.metadata.uid}`, `1 ${rs.metadata.uid}`, `2 ${pod.metadata.uid}`];
+  const owners = await until('the pod\'s owners', async () => {
+    const t = await panelTree(page);
+    last = `panel [${t?.lines}] sim [${up}]`;
+    return t && t.state === 'live' && t.lines.join() === up.join() && t;
+  }, 20000, 100).catch(() => null);
+  check(owners, `a pod's tree is its Deployment over its ReplicaSet over it: ${last}`);
+  check(owners && owners.kinds.join() === 'Deployment,ReplicaSet,Pod', `by kind (${owners?.kinds})`);
+
+  // An 800 px window: the tree does not scroll sideways.
+  await page.setViewportSize({ width: 800, height: 900 });
+  await page.waitForTimeout(300);
+  await page.evaluate(() => document.getElementById('owner-tree')?.scrollIntoView());
+  const fits = await page.evaluate(() => {
+    const s = document.getElementById('owner-tree');
+    const d = document.getElementById('detail');
+    return s && d && s.scrollWidth <= s.clientWidth + 1 && s.getBoundingClientRect().right <= d.getBoundingClientRect().right + 1
+      && `${s.scrollWidth}/${s.clientWidth}`;
+  });
+  check(fits, `the tree fits an 800 px window (${fits})`);
+  await axeCheck(page, 'the owner tree at 800 px');
+  await page.screenshot({ path: `${ARTIFACTS}/tree-800.png` });
+  check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
+} finally {
+  await browser.close();
+}
+done('tree');
