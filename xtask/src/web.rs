@@ -951,6 +951,24 @@ fn suites() -> Vec<Suite> {
             &["tests/tree.mjs"],
             calm(20, 0.0, &["--namespaces", "1", "--rollout-every", "8"]),
         ),
+        // The same for a user who may list Deployments and ReplicaSets, not Pods.
+        Suite::sim(
+            &["tests/tree-rbac.mjs"],
+            calm(
+                20,
+                0.0,
+                &[
+                    "--namespaces",
+                    "1",
+                    "--user",
+                    "jane@example.com",
+                    "--allow",
+                    "get,list,watch:deployments.apps@ns-0",
+                    "--allow",
+                    "get,list,watch:replicasets.apps@ns-0",
+                ],
+            ),
+        ),
         // The app keeps the view it shows: a reload shows its rows and lists nothing.
         Suite::sim(&["tests/reload.mjs"], calm(60, 2.0, &["--namespaces", "2"])),
     ]
