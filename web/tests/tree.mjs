@@ -68,6 +68,7 @@ const panelTree = (page) => page.evaluate(() => {
     lines: items.map((li) => `${li.dataset.depth} ${li.querySelector('.tree-line')?.dataset.uid ?? li.dataset.key}`),
     kinds: items.map((li) => li.querySelector('.tree-line')?.dataset.kind),
     health: items.map((li) => li.querySelector('.tree-line')?.dataset.health),
+    own: items.map((li) => li.querySelector('.tree-line')?.dataset.ownHealth),
     stops: s.querySelectorAll('[role=treeitem][tabindex="0"]').length,
   };
 });
@@ -107,6 +108,15 @@ try {
     check(start.p.kinds[0] === 'Deployment' && start.p.kinds.slice(1).every((k) => k === 'ReplicaSet' || k === 'Pod'),
       `a Deployment over ReplicaSets over Pods (${start.p.kinds})`);
     check(start.p.health.every((h) => ['ok', 'progressing', 'bad', 'unknown'].includes(h)), `every line has a health (${start.p.health})`);
+    // The roll-up: a line's health is the worst of its own and its dependents'.
+    const rank = (h) => ['unknown', 'ok', 'progressing', 'bad'].indexOf(h);
+    const depth = start.p.lines.map((l) => Number(l.split(' ')[0]));
+    const rolled = start.p.lines.every((_, i) => {
+      let worst = rank(start.p.own[i]);
+      for (let j = i + 1; j < depth.length && depth[j] > depth[i]; j++) if (depth[j] === depth[i] + 1) worst = Math.max(worst, rank(start.p.health[j]));
+      return rank(start.p.health[i]) === worst;
+    });
+    check(rolled, `each line's health is the worst of its own and its dependents' (${start.p.own} / ${start.p.health})`);
   }
   const opening = delta(before, await metrics());
   console.log(`figure: requests for the tree: ${JSON.stringify(opening)}`);
