@@ -26,7 +26,7 @@ pub mod report;
 pub mod view;
 
 use crate::driver::{Driver, DriverRef};
-use crate::persist::{server_identity, Limits, Persist};
+use crate::persist::{server_identity_within, Limits, Persist};
 use crate::status::StatusView;
 use kubelive_core::{
     ColumnKind, ColumnType, Event, IncludeObject, Object, Restart, RestoreError, Store,
@@ -969,10 +969,7 @@ async fn start_kept(
     let key = ViewKey::of(&s.config);
     let (opened, identity) = futures::future::join(
         Persist::open(Limits::default()),
-        within(
-            IDENTITY_WITHIN_MS,
-            server_identity(&s.base_url, s.config.collection.namespace()),
-        ),
+        server_identity_within(&s.base_url, s.config.collection.namespace()),
     )
     .await;
     let kept = match (opened, identity) {
@@ -1033,26 +1030,6 @@ async fn start_kept(
     *driver.borrow_mut() = Some(d);
     let view = status_before(&shared, &driver, false);
     shared.tell_status(&view);
-}
-
-/// How long a persisted start waits for the server's identity: a slow or hung read
-/// must not hold back the first request, so past it the watcher starts as one
-/// without a kept view (and keeps nothing).
-const IDENTITY_WITHIN_MS: i32 = 2_000;
-
-/// `f`'s output, or `None` when it has not come within `ms`.
-async fn within<T>(ms: i32, f: impl std::future::Future<Output = Option<T>>) -> Option<T> {
-    let timer = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(g) = crate::scope::global() {
-            let _ = g.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        }
-    }));
-    futures::pin_mut!(f);
-    futures::pin_mut!(timer);
-    match futures::future::select(f, timer).await {
-        futures::future::Either::Left((out, _)) => out,
-        futures::future::Either::Right(_) => None,
-    }
 }
 
 /// Drops every view kept in this origin's IndexedDB by persisted watchers (theirs

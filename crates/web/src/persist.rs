@@ -620,3 +620,31 @@ async fn get_json(url: &str) -> Option<serde_json::Value> {
     }
     serde_json::from_str(&response.text().await.ok()?).ok()
 }
+
+/// How long a start waits for the server's identity: a slow or hung read must not hold
+/// back the first request, so past it the view starts without a kept view (and keeps
+/// nothing).
+pub const IDENTITY_WITHIN_MS: i32 = 2_000;
+
+/// [`server_identity`], or None when it has not come within [`IDENTITY_WITHIN_MS`].
+pub async fn server_identity_within(
+    base_url: &str,
+    namespace: Option<&str>,
+) -> Option<ServerIdentity> {
+    within(IDENTITY_WITHIN_MS, server_identity(base_url, namespace)).await
+}
+
+/// `f`'s output, or `None` when it has not come within `ms`.
+async fn within<T>(ms: i32, f: impl std::future::Future<Output = Option<T>>) -> Option<T> {
+    let timer = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(g) = crate::scope::global() {
+            let _ = g.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    }));
+    futures::pin_mut!(f);
+    futures::pin_mut!(timer);
+    match futures::future::select(f, timer).await {
+        futures::future::Either::Left((out, _)) => out,
+        futures::future::Either::Right(_) => None,
+    }
+}

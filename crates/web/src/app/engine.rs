@@ -12,7 +12,7 @@ use super::frames::{is_urgent, Wake};
 use super::problem::Blocked;
 use super::url::ViewState;
 use crate::driver::{Driver, DriverRef, Sink};
-use crate::persist::{server_identity, Limits, Persist, ServerIdentity};
+use crate::persist::{server_identity_within, Limits, Persist, ServerIdentity};
 use crate::status::StatusView;
 use kubelive_core::{
     ApiError, ApiErrorKind, Collection, Config, Event as CoreEvent, History, HistoryConfig,
@@ -290,7 +290,7 @@ async fn launch_kept(
     let key = ViewKey::of(&config);
     let (opened, identity) = futures::future::join(
         Persist::open(Limits::default()),
-        server_identity("", config.collection.namespace()),
+        server_identity_within("", config.collection.namespace()),
     )
     .await;
     let kept: Option<(Rc<Persist>, ServerIdentity)> = match (opened, identity) {
