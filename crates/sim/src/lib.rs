@@ -28,7 +28,8 @@
 //!   PersistentVolumeClaims print as `printers.go` does, the claim's
 //!   VolumeAttributesClass column from 1.29.
 //!
-//! The protocol facts it follows are in `docs/protocol.md`.
+//! Each protocol fact it follows cites the kube-apiserver source it was read from, in
+//! the code and in the fidelity test that pins it (`tests/fidelity.rs`).
 //!
 //! # Releases
 //!
