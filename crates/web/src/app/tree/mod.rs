@@ -37,11 +37,13 @@ use crate::app::detail::history::HistoryTarget;
 use crate::app::detail::Fetched;
 use crate::app::fetch::{fetch, Reply};
 use crate::driver::{Driver, DriverRef};
+use crate::table::{row_texts, Column};
 use kubelive_core::owners::{api_group, owner_references, Absence};
 use kubelive_core::{
     ApiErrorKind, Collection, ColumnKind, Config, Event, IncludeObject, KeptMetadata, Object,
     Owners, ParseOptions, SourceId, TableColumn,
 };
+use model::Line;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -187,6 +189,25 @@ pub struct OwnerTreeProps {
     /// The object's uid (its node in the join).
     #[prop_or_default]
     pub uid: String,
+    /// The view's row of the object and the view's columns: its line shows the Ready
+    /// and Status the server printed for the row (the panel's copy has only the
+    /// fallback printer's, which few kinds have).
+    #[prop_or_default]
+    pub row: Option<Arc<Object>>,
+    #[prop_or_default]
+    pub cols: Rc<Vec<Column>>,
+}
+
+/// The row's Ready and Status texts under the view's columns, if it has them.
+fn row_cells(row: &Object, cols: &[Column]) -> (Option<String>, Option<String>) {
+    let texts = row_texts(cols, row, 0.0);
+    let find = |title: &str| {
+        cols.iter()
+            .zip(&texts)
+            .find(|(c, t)| c.title.eq_ignore_ascii_case(title) && !t.is_empty())
+            .map(|(_, t)| t.clone())
+    };
+    (find("ready"), find("status"))
 }
 
 /// The object of the tree, once the panel's copy says its kind.
@@ -446,7 +467,7 @@ impl Component for OwnerTree {
         if ctx.props().history.is_none() {
             return html! {};
         }
-        let model = match self.target.as_ref().filter(|_| self.shown) {
+        let mut model = match self.target.as_ref().filter(|_| self.shown) {
             Some(t) => {
                 let j = self.join.borrow();
                 Model::build(&j.owners, &t.uid, |s| {
@@ -457,6 +478,21 @@ impl Component for OwnerTree {
             }
             None => Model::default(),
         };
+        if let Some(row) = &ctx.props().row {
+            let (ready, status) = row_cells(row, &ctx.props().cols);
+            for r in &mut model.rows {
+                if let Line::Node {
+                    current: true,
+                    ready: rr,
+                    status: rs,
+                    ..
+                } = &mut r.line
+                {
+                    *rr = ready.clone().or(rr.take());
+                    *rs = status.clone().or(rs.take());
+                }
+            }
+        }
         let state = match (&self.target, &ctx.props().fetched) {
             (None, Fetched::Failed(why)) => TreeState::Failed(why.clone()),
             _ => self.state(),
