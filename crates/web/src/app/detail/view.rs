@@ -198,7 +198,8 @@ pub fn detail(p: &DetailProps) -> Html {
                         }) }
                     </dl>
                 }
-                <OwnerTree history={p.history_target.clone()} fetched={p.fetched.clone()} uid={o.uid().to_string()} />
+                <OwnerTree history={p.history_target.clone()} fetched={p.fetched.clone()} uid={o.uid().to_string()}
+                    row={o.clone()} cols={p.cols.clone()} />
                 <RelatedEvents view={p.events.clone()} now={p.now} />
                 <ObjectHistory target={p.history_target.clone()} rows={p.history.clone()} now={p.now} />
                 <h4>{"Labels"}</h4>
