@@ -7,7 +7,8 @@
 // for the tree, none per node, none for a rollout (the watches carry it). The tree
 // fits a window 800 px wide and its lines are reachable with the keyboard (one tab
 // stop, the arrow keys; axe-core finds no serious violation). A pod's tree shows its ReplicaSet and Deployment above it.
-// The tree is hidden until asked for (its Show button). Figures (logged): the time
+// A StatefulSet's tree is it over its pods, its Ready the row's. The tree is hidden
+// until asked for (its Show button). Figures (logged): the time
 // from Show to the whole tree, and the requests per kind.
 import { launch, openPage, until, check, done, getJson, ARTIFACTS } from './lib.mjs';
 import { axeCheck } from './axe.mjs';
@@ -185,6 +186,35 @@ try {
   }, 20000, 100).catch(() => null);
   check(owners, `a pod's tree is its Deployment over its ReplicaSet over it: ${last}`);
   check(owners && owners.kinds.join() === 'Deployment,ReplicaSet,Pod', `by kind (${owners?.kinds})`);
+
+  // A StatefulSet's tree: its pods (by uid), and its own line shows the Ready the
+  // server printed for the view's row (the panel's copy has no printer for its kind).
+  const sts = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/statefulsets/web-0`);
+  const stsPods = (await list(`/api/v1/namespaces/${NS}/pods`, 'pods'))
+    .filter((x) => (x.metadata.ownerReferences || []).some((r) => r.uid === sts.metadata.uid))
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
+    .map((x) => `1 ${x.metadata.uid}`);
+  await page.goto(`${BASE}/ui/#r=apps/v1/statefulsets&ns=${NS}`);
+  const stsRow = `.row:not(.gone)[data-key="${NS}/web-0"]`;
+  await page.waitForSelector(stsRow, { timeout: 30000 });
+  await page.dblclick(stsRow);
+  await until('the StatefulSet\'s panel', () => page.evaluate(() => document.getElementById('detail-name')?.textContent === 'web-0'), 10000);
+  if ((await panelTree(page))?.state === 'closed') await page.click('#owner-tree-toggle');
+  const stsWant = [`0 ${sts.metadata.uid}`, ...stsPods];
+  const stsTree = await until('the StatefulSet\'s tree', async () => {
+    const t = await panelTree(page);
+    last = `panel [${t?.lines}] sim [${stsWant}]`;
+    return t && t.state === 'live' && t.lines.join() === stsWant.join() && t;
+  }, 20000, 100).catch(() => null);
+  check(stsTree && stsPods.length === 3, `a StatefulSet's tree is it over its pods: ${last}`);
+  const readies = await page.evaluate(() => {
+    const col = [...document.querySelectorAll('#detail-cells dt')].findIndex((dt) => dt.textContent.toLowerCase() === 'ready');
+    return {
+      row: col >= 0 ? document.querySelectorAll('#detail-cells dd')[col]?.textContent : null,
+      tree: document.querySelector('#owner-tree li.current .tree-ready')?.textContent ?? null,
+    };
+  });
+  check(readies.row && readies.tree === readies.row, `its line's Ready is the row's (${readies.tree} / ${readies.row})`);
 
   // An 800 px window: the tree does not scroll sideways.
   await page.setViewportSize({ width: 800, height: 900 });

@@ -946,10 +946,21 @@ fn suites() -> Vec<Suite> {
             calm(60, 5.0, &["--namespaces", "2", "--watch-cache-window", "30"]),
         ),
         // Issue 29: the detail panel's owner tree, against Deployments rolling over (a
-        // new ReplicaSet every 8 s, one Deployment after the other).
+        // new ReplicaSet every 8 s, one Deployment after the other) and a StatefulSet.
         Suite::sim(
             &["tests/tree.mjs"],
-            calm(20, 0.0, &["--namespaces", "1", "--rollout-every", "8"]),
+            calm(
+                20,
+                0.0,
+                &[
+                    "--namespaces",
+                    "1",
+                    "--rollout-every",
+                    "8",
+                    "--statefulsets",
+                    "1",
+                ],
+            ),
         ),
         // The same for a user who may list Deployments and ReplicaSets, not Pods.
         Suite::sim(
