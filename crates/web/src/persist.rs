@@ -37,7 +37,6 @@
 //! restored is simply listed again.
 
 use kubelive_core::ViewKey;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -106,12 +105,33 @@ impl fmt::Display for PersistError {
 
 impl std::error::Error for PersistError {}
 
-/// What eviction knows of a saved view.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// What eviction knows of a saved view, kept as JSON (`{"server","saved_at","bytes"}`).
+#[derive(Clone, Debug, PartialEq)]
 struct Entry {
     server: String,
     saved_at: f64,
     bytes: f64,
+}
+
+impl Entry {
+    fn to_json(&self) -> String {
+        serde_json::json!({
+            "server": self.server,
+            "saved_at": self.saved_at,
+            "bytes": self.bytes,
+        })
+        .to_string()
+    }
+
+    /// None for a record this version cannot read (every member, of its type).
+    fn from_json(text: &str) -> Option<Entry> {
+        let v: serde_json::Value = serde_json::from_str(text).ok()?;
+        Some(Entry {
+            server: v.get("server")?.as_str()?.to_string(),
+            saved_at: v.get("saved_at")?.as_f64()?,
+            bytes: v.get("bytes")?.as_f64()?,
+        })
+    }
 }
 
 /// The saved views of this origin.
@@ -448,7 +468,7 @@ impl Persist {
             // A record this version cannot read is treated as expired: evicted.
             let entry = value
                 .as_string()
-                .and_then(|v| serde_json::from_str::<Entry>(&v).ok())
+                .and_then(|v| Entry::from_json(&v))
                 .unwrap_or(Entry {
                     server: String::new(),
                     saved_at: f64::NEG_INFINITY,
@@ -527,7 +547,7 @@ impl Persist {
                 saved_at: now_ms,
                 bytes: bytes.len() as f64,
             };
-            let entry = serde_json::to_string(&entry).unwrap_or_default();
+            let entry = entry.to_json();
             let id = JsValue::from_str(id);
             views
                 .put_with_key(&js_sys::Uint8Array::from(bytes), &id)
@@ -646,5 +666,29 @@ async fn within<T>(ms: i32, f: impl std::future::Future<Output = Option<T>>) -> 
     match futures::future::select(f, timer).await {
         futures::future::Either::Left((out, _)) => out,
         futures::future::Either::Right(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Entry;
+
+    #[test]
+    fn an_entry_reads_back_as_written_and_a_damaged_one_not_at_all() {
+        let e = Entry {
+            server: "https://10.0.0.1:6443".into(),
+            saved_at: 1_764_000_000_123.0,
+            bytes: 15_234_567.0,
+        };
+        assert_eq!(Entry::from_json(&e.to_json()), Some(e));
+        for bad in [
+            r#"{"server":"s","saved_at":"1","bytes":2}"#,
+            r#"{"server":"s","bytes":2}"#,
+            r#"{"server":null,"saved_at":1,"bytes":2}"#,
+            "[]",
+            "",
+        ] {
+            assert_eq!(Entry::from_json(bad), None, "{bad}");
+        }
     }
 }

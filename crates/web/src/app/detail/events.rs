@@ -8,7 +8,6 @@
 //! `count`; both forms are read.
 
 use crate::time::{human_duration, parse_rfc3339};
-use serde::Deserialize;
 use std::cmp::Ordering;
 
 /// The field selector of an object's events.
@@ -34,44 +33,38 @@ pub struct EventRow {
     pub last: Option<f64>,
 }
 
-/// The fields of a core `v1` Event the panel reads (a JSON `null` reads as absent).
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct EventDoc {
-    metadata: Meta,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    reason: Option<String>,
-    message: Option<String>,
-    source: Option<Source>,
-    reporting_component: Option<String>,
-    reporting_instance: Option<String>,
-    count: Option<u64>,
-    first_timestamp: Option<String>,
-    last_timestamp: Option<String>,
-    event_time: Option<String>,
-    series: Option<Series>,
-}
+/// The members of a JSON object the panel reads, typed as the API types them: absent
+/// or `null` is None; a member of another type makes the whole event unreadable
+/// (`Err`), as a typed decoder refuses it.
+struct Members<'a>(&'a serde_json::Map<String, serde_json::Value>);
 
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct Meta {
-    name: Option<String>,
-    creation_timestamp: Option<String>,
-}
+impl<'a> Members<'a> {
+    fn of(v: Option<&'a serde_json::Value>) -> Result<Option<Members<'a>>, ()> {
+        match v {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::Object(m)) => Ok(Some(Members(m))),
+            Some(_) => Err(()),
+        }
+    }
 
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Source {
-    component: Option<String>,
-    host: Option<String>,
-}
+    fn text(&self, key: &str) -> Result<Option<String>, ()> {
+        match self.0.get(key) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(()),
+        }
+    }
 
-#[derive(Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct Series {
-    count: Option<u64>,
-    last_observed_time: Option<String>,
+    fn count(&self, key: &str) -> Result<Option<u64>, ()> {
+        match self.0.get(key) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => v.as_u64().map(Some).ok_or(()),
+        }
+    }
+
+    fn object(&self, key: &str) -> Result<Option<Members<'a>>, ()> {
+        Members::of(self.0.get(key))
+    }
 }
 
 /// RFC 3339 with optional fractional seconds (`MicroTime`), to Unix seconds.
@@ -102,29 +95,56 @@ fn first_of(options: [&Option<String>; 2]) -> String {
 impl EventRow {
     /// Reads an Event object; None if it is not one (no JSON object).
     pub fn from_json(json: &str) -> Option<EventRow> {
-        let v: EventDoc = serde_json::from_str(json).ok()?;
-        let series = v.series.unwrap_or_default();
-        let first = timestamp(v.first_timestamp.as_ref())
-            .or_else(|| timestamp(v.event_time.as_ref()))
-            .or_else(|| timestamp(v.metadata.creation_timestamp.as_ref()));
-        let last = timestamp(series.last_observed_time.as_ref())
-            .or_else(|| timestamp(v.last_timestamp.as_ref()))
-            .or_else(|| timestamp(v.event_time.as_ref()))
+        let doc: serde_json::Value = serde_json::from_str(json).ok()?;
+        let v = Members::of(Some(&doc)).ok()??;
+        let meta = v.object("metadata").ok()?;
+        let meta_text = |k: &str| match &meta {
+            Some(m) => m.text(k),
+            None => Ok(None),
+        };
+        let (name, created) = (
+            meta_text("name").ok()?,
+            meta_text("creationTimestamp").ok()?,
+        );
+        let series = v.object("series").ok()?;
+        let (series_count, series_last) = match &series {
+            Some(s) => (s.count("count").ok()?, s.text("lastObservedTime").ok()?),
+            None => (None, None),
+        };
+        let source = v.object("source").ok()?;
+        let (src_component, src_host) = match &source {
+            Some(s) => (s.text("component").ok()?, s.text("host").ok()?),
+            None => (None, None),
+        };
+        let kind = v.text("type").ok()?;
+        let reason = v.text("reason").ok()?;
+        let message = v.text("message").ok()?;
+        let reporting_component = v.text("reportingComponent").ok()?;
+        let reporting_instance = v.text("reportingInstance").ok()?;
+        let event_count = v.count("count").ok()?;
+        let first_timestamp = v.text("firstTimestamp").ok()?;
+        let last_timestamp = v.text("lastTimestamp").ok()?;
+        let event_time = v.text("eventTime").ok()?;
+        let first = timestamp(first_timestamp.as_ref())
+            .or_else(|| timestamp(event_time.as_ref()))
+            .or_else(|| timestamp(created.as_ref()));
+        let last = timestamp(series_last.as_ref())
+            .or_else(|| timestamp(last_timestamp.as_ref()))
+            .or_else(|| timestamp(event_time.as_ref()))
             .or(first);
-        let count = series.count.or(v.count).unwrap_or(1).max(1);
-        let src = v.source.unwrap_or_default();
-        let component = first_of([&src.component, &v.reporting_component]);
-        let host = first_of([&src.host, &v.reporting_instance]);
+        let count = series_count.or(event_count).unwrap_or(1).max(1);
+        let component = first_of([&src_component, &reporting_component]);
+        let host = first_of([&src_host, &reporting_instance]);
         let source = match (component.is_empty(), host.is_empty()) {
             (false, false) => format!("{component}, {host}"),
             (false, true) => component,
             (true, _) => host,
         };
         Some(EventRow {
-            name: v.metadata.name.unwrap_or_default(),
-            kind: v.kind.unwrap_or_default(),
-            reason: v.reason.unwrap_or_default(),
-            message: v.message.unwrap_or_default().trim_end().to_string(),
+            name: name.unwrap_or_default(),
+            kind: kind.unwrap_or_default(),
+            reason: reason.unwrap_or_default(),
+            message: message.unwrap_or_default().trim_end().to_string(),
             source,
             count,
             first,
@@ -178,6 +198,27 @@ pub fn newest_first(rows: &mut [EventRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_member_of_the_wrong_type_makes_the_event_unreadable_and_null_is_absent() {
+        let ok = r#"{"metadata":{"name":"e1"},"reason":"Pulled","count":null,"source":null}"#;
+        let row = EventRow::from_json(ok).expect("an event");
+        assert_eq!(
+            (row.name.as_str(), row.reason.as_str(), row.count),
+            ("e1", "Pulled", 1)
+        );
+        for bad in [
+            r#"{"metadata":{"name":"e1"},"count":"3"}"#,
+            r#"{"metadata":{"name":7}}"#,
+            r#"{"metadata":[]}"#,
+            r#"{"series":{"count":-1}}"#,
+            r#"{"source":"kubelet"}"#,
+            r#"["metadata"]"#,
+            "not json",
+        ] {
+            assert_eq!(EventRow::from_json(bad), None, "{bad}");
+        }
+    }
 
     fn core(name: &str, reason: &str, count: u64, first: &str, last: &str) -> String {
         format!(
