@@ -16,7 +16,7 @@ use crate::args::{Namespaces, Output, TreeArgs, WatchArgs};
 use crate::http::{self, BaseUrl, Pool};
 use crate::output::human_age;
 use crate::run::{self, Clock, Conn, Job, Msg, Terminal, CONNECT_TIMEOUT, MAX_FAILED};
-use kubelive_core::owners::{api_group, dependent_kinds, Absence, NodeRef};
+use kubelive_core::owners::{api_group, kinds_below, ready_text, status_text, Absence, NodeRef};
 use kubelive_core::time::parse_rfc3339_ms;
 use kubelive_core::{
     ApiErrorKind, Cell, Collection, Config, Engine, Event, Health, IncludeObject, Instant,
@@ -36,20 +36,6 @@ const MIN_INTERVAL: Duration = Duration::from_millis(250);
 /// And this often for ages.
 const REFRESH: Duration = Duration::from_secs(1);
 
-/// The kinds watched below a custom resource (its operator's controller is not
-/// known): what operators usually make.
-const ANY_OWNER_MAKES: &[(&str, &str, &str)] = &[
-    ("apps", "Deployment", "deployments"),
-    ("apps", "StatefulSet", "statefulsets"),
-    ("apps", "DaemonSet", "daemonsets"),
-    ("batch", "CronJob", "cronjobs"),
-    ("batch", "Job", "jobs"),
-    ("", "Pod", "pods"),
-    ("", "Service", "services"),
-    ("", "ConfigMap", "configmaps"),
-    ("", "PersistentVolumeClaim", "persistentvolumeclaims"),
-];
-
 /// One kind's engine and what the tree knows of its state.
 struct Kind {
     engine: Engine,
@@ -64,32 +50,6 @@ struct Kind {
     /// Refused (401/403, or another failure retrying will not fix), with the message.
     refused: Option<String>,
     failed_in_a_row: u32,
-}
-
-/// Whether `group` is one of Kubernetes' own (whose kinds' dependents, if any, are
-/// [`dependent_kinds`]'s), not a custom resource's.
-fn built_in(group: &str) -> bool {
-    matches!(group, "" | "apps" | "batch" | "autoscaling" | "policy") || group.ends_with(".k8s.io")
-}
-
-/// The kinds to watch below `(group, kind)`: its controller's kinds, theirs, and so
-/// on, each once; for a custom resource, what operators usually make.
-fn kinds_below(group: &str, kind: &str) -> Vec<(&'static str, &'static str, &'static str)> {
-    let mut out: Vec<(&str, &str, &str)> = Vec::new();
-    let mut queue: Vec<(&str, &str, &str)> = if built_in(group) {
-        dependent_kinds(group, kind).to_vec()
-    } else {
-        ANY_OWNER_MAKES.to_vec()
-    };
-    while let Some(k) = queue.pop() {
-        if out.contains(&k) || (k.0 == group && k.1 == kind) {
-            continue;
-        }
-        out.push(k);
-        queue.extend(dependent_kinds(k.0, k.1).iter().copied());
-    }
-    out.sort();
-    out
 }
 
 fn prefix_of(group: &str) -> String {
@@ -645,32 +605,6 @@ impl Tree {
         }
         let _ = self.out.flush();
     }
-}
-
-/// The Ready cell as `n/m` (pods, deployments, statefulsets print it so; replicasets
-/// and daemonsets print Ready and Desired counts).
-fn ready_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
-    let find = |name: &str| {
-        columns
-            .iter()
-            .position(|c| c.name.eq_ignore_ascii_case(name))
-            .and_then(|i| cells.get(i))
-    };
-    match find("ready")? {
-        Cell::Str(s) if s.contains('/') => Some(s.to_string()),
-        c => {
-            let ready = c.as_f64()?;
-            let desired = find("desired")?.as_f64()?;
-            Some(format!("{ready}/{desired}"))
-        }
-    }
-}
-
-fn status_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
-    let i = columns
-        .iter()
-        .position(|c| c.name.eq_ignore_ascii_case("status"))?;
-    Some(cells.get(i)?.to_string()).filter(|s| !s.is_empty())
 }
 
 fn health_word(h: Health) -> &'static str {

@@ -320,6 +320,74 @@ pub fn dependent_kinds(
     }
 }
 
+/// The kinds operators usually make: watched below a custom resource, whose
+/// controller's kinds are not known.
+pub const ANY_OWNER_MAKES: &[(&str, &str, &str)] = &[
+    ("apps", "Deployment", "deployments"),
+    ("apps", "StatefulSet", "statefulsets"),
+    ("apps", "DaemonSet", "daemonsets"),
+    ("batch", "CronJob", "cronjobs"),
+    ("batch", "Job", "jobs"),
+    ("", "Pod", "pods"),
+    ("", "Service", "services"),
+    ("", "ConfigMap", "configmaps"),
+    ("", "PersistentVolumeClaim", "persistentvolumeclaims"),
+];
+
+/// Whether `group` is one of Kubernetes' own (whose kinds' dependents, if any, are
+/// [`dependent_kinds`]'s), not a custom resource's.
+pub fn built_in(group: &str) -> bool {
+    matches!(group, "" | "apps" | "batch" | "autoscaling" | "policy") || group.ends_with(".k8s.io")
+}
+
+/// The kinds to watch below `(group, kind)`, as (group, kind, resource): its
+/// controller's kinds, theirs, and so on, each once, sorted; for a custom resource,
+/// [`ANY_OWNER_MAKES`] and theirs.
+pub fn kinds_below(group: &str, kind: &str) -> Vec<(&'static str, &'static str, &'static str)> {
+    let mut out: Vec<(&str, &str, &str)> = Vec::new();
+    let mut queue: Vec<(&str, &str, &str)> = if built_in(group) {
+        dependent_kinds(group, kind).to_vec()
+    } else {
+        ANY_OWNER_MAKES.to_vec()
+    };
+    while let Some(k) = queue.pop() {
+        if out.contains(&k) || (k.0 == group && k.1 == kind) {
+            continue;
+        }
+        out.push(k);
+        queue.extend(dependent_kinds(k.0, k.1).iter().copied());
+    }
+    out.sort();
+    out
+}
+
+/// A row's Ready cell as `n/m` (pods, deployments and statefulsets print it so;
+/// replicasets and daemonsets print Ready and Desired counts).
+pub fn ready_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
+    let find = |name: &str| {
+        columns
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+            .and_then(|i| cells.get(i))
+    };
+    match find("ready")? {
+        Cell::Str(s) if s.contains('/') => Some(s.to_string()),
+        c => {
+            let ready = c.as_f64()?;
+            let desired = find("desired")?.as_f64()?;
+            Some(format!("{ready}/{desired}"))
+        }
+    }
+}
+
+/// A row's Status cell, if it has one and it is not empty.
+pub fn status_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
+    let i = columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case("status"))?;
+    Some(cells.get(i)?.to_string()).filter(|s| !s.is_empty())
+}
+
 /// The group of an `apiVersion` (`apps/v1` is `apps`, `v1` the core group `""`).
 pub fn api_group(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or("", |(g, _)| g)

@@ -753,3 +753,57 @@ fn owners_metadata_keeps_owner_references_only() {
     );
     assert!(bytes(&owners) < bytes(&all));
 }
+
+/// What a tree watches below a root: each kind its controller makes, and theirs, once;
+/// never the root's own kind; below a custom resource, what operators usually make.
+#[test]
+fn the_kinds_below_a_root_are_its_controllers_kinds_and_theirs() {
+    use kubelive_core::owners::{built_in, kinds_below, ANY_OWNER_MAKES};
+    assert_eq!(
+        kinds_below("apps", "Deployment"),
+        vec![("", "Pod", "pods"), ("apps", "ReplicaSet", "replicasets")]
+    );
+    assert_eq!(
+        kinds_below("batch", "CronJob"),
+        vec![("", "Pod", "pods"), ("batch", "Job", "jobs")]
+    );
+    assert!(kinds_below("", "Pod").is_empty());
+    assert!(built_in("networking.k8s.io") && !built_in("example.com"));
+    let custom = kinds_below("example.com", "Widget");
+    for k in ANY_OWNER_MAKES {
+        assert!(custom.contains(k), "{k:?} in {custom:?}");
+    }
+    assert!(custom.contains(&("apps", "ReplicaSet", "replicasets")));
+    assert!(custom.windows(2).all(|w| w[0] < w[1]), "sorted, each once");
+}
+
+/// The Ready and Status a tree's line shows, from the server's printed cells.
+#[test]
+fn a_lines_ready_and_status_come_from_the_printed_cells() {
+    use kubelive_core::owners::{ready_text, status_text};
+    use kubelive_core::{Cell, ColumnType, TableColumn};
+    let col = |name: &str| TableColumn {
+        name: name.into(),
+        column_type: ColumnType::String,
+        format: String::new(),
+        description: String::new(),
+        priority: 0,
+    };
+    let pod = [col("Name"), col("Ready"), col("Status")];
+    let cells = [
+        Cell::Str("web-1".into()),
+        Cell::Str("1/2".into()),
+        Cell::Str("Running".into()),
+    ];
+    assert_eq!(ready_text(&pod, &cells).as_deref(), Some("1/2"));
+    assert_eq!(status_text(&pod, &cells).as_deref(), Some("Running"));
+    let rs = [col("Name"), col("Desired"), col("Current"), col("Ready")];
+    let cells = [
+        Cell::Str("web-abc".into()),
+        Cell::Int(3),
+        Cell::Int(3),
+        Cell::Int(2),
+    ];
+    assert_eq!(ready_text(&rs, &cells).as_deref(), Some("2/3"));
+    assert_eq!(status_text(&rs, &cells), None);
+}

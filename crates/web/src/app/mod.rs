@@ -722,14 +722,8 @@ impl Component for App {
                 let deleted = self.engine.deleted(o);
                 let secret = resource == "v1/secrets";
                 let history = self.engine.history();
-                self.detail.view(
-                    o,
-                    deleted,
-                    &cols.all,
-                    cols.shown.len(),
-                    secret,
-                    &history,
-                )
+                self.detail
+                    .view(o, deleted, &cols.all, cols.shown.len(), secret, &history)
             });
         html! {
             // The rows' height is the app's (`--row-height`: style.css sizes them by it).

@@ -4,49 +4,9 @@
 //! what it owns; a node that is not there, or a level that cannot be listed, says why.
 //! Pure data (no DOM), so that the view renders it and tests build it from fed rows.
 
-use kubelive_core::owners::{dependent_kinds, Absence, NodeRef};
+use kubelive_core::owners::{built_in, kinds_below, ready_text, status_text, Absence, NodeRef};
 use kubelive_core::{Cell, Health, Owners, SourceId, TableColumn};
 use std::collections::HashSet;
-
-/// The kinds operators usually make: watched below a custom resource, whose
-/// controller's kinds are not known (as `kubelive tree` does).
-const ANY_OWNER_MAKES: &[(&str, &str, &str)] = &[
-    ("apps", "Deployment", "deployments"),
-    ("apps", "StatefulSet", "statefulsets"),
-    ("apps", "DaemonSet", "daemonsets"),
-    ("batch", "CronJob", "cronjobs"),
-    ("batch", "Job", "jobs"),
-    ("", "Pod", "pods"),
-    ("", "Service", "services"),
-    ("", "ConfigMap", "configmaps"),
-    ("", "PersistentVolumeClaim", "persistentvolumeclaims"),
-];
-
-/// Whether `group` is one of Kubernetes' own (whose kinds' dependents, if any, are
-/// [`dependent_kinds`]'s), not a custom resource's.
-fn built_in(group: &str) -> bool {
-    matches!(group, "" | "apps" | "batch" | "autoscaling" | "policy") || group.ends_with(".k8s.io")
-}
-
-/// The kinds to watch below `(group, kind)`, as (group, kind, resource): its
-/// controller's kinds, theirs, and so on, each once.
-pub fn kinds_below(group: &str, kind: &str) -> Vec<(&'static str, &'static str, &'static str)> {
-    let mut out: Vec<(&str, &str, &str)> = Vec::new();
-    let mut queue: Vec<(&str, &str, &str)> = if built_in(group) {
-        dependent_kinds(group, kind).to_vec()
-    } else {
-        ANY_OWNER_MAKES.to_vec()
-    };
-    while let Some(k) = queue.pop() {
-        if out.contains(&k) || (k.0 == group && k.1 == kind) {
-            continue;
-        }
-        out.push(k);
-        queue.extend(dependent_kinds(k.0, k.1).iter().copied());
-    }
-    out.sort();
-    out
-}
 
 /// The kinds the panel's tree watches below `(group, kind)`: [`kinds_below`] of a
 /// built-in kind but a StatefulSet's or DaemonSet's ControllerRevisions (their own
@@ -294,32 +254,6 @@ fn line<'a>(
         absent,
         current,
     }
-}
-
-/// The Ready cell as `n/m` (pods, deployments, statefulsets print it so; replicasets
-/// and daemonsets print Ready and Desired counts).
-fn ready_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
-    let find = |name: &str| {
-        columns
-            .iter()
-            .position(|c| c.name.eq_ignore_ascii_case(name))
-            .and_then(|i| cells.get(i))
-    };
-    match find("ready")? {
-        Cell::Str(s) if s.contains('/') => Some(s.to_string()),
-        c => {
-            let ready = c.as_f64()?;
-            let desired = find("desired")?.as_f64()?;
-            Some(format!("{ready}/{desired}"))
-        }
-    }
-}
-
-fn status_text(columns: &[TableColumn], cells: &[Cell<'_>]) -> Option<String> {
-    let i = columns
-        .iter()
-        .position(|c| c.name.eq_ignore_ascii_case("status"))?;
-    Some(cells.get(i)?.to_string()).filter(|s| !s.is_empty())
 }
 
 /// The word for a health, as the tree shows it (colour is never the only sign).
