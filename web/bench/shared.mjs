@@ -13,7 +13,7 @@
 //   cd web && SIM_BIN=../target/release/kubelive-sim DIST=../dist PODS=100000 node bench/shared.mjs
 //
 // PODS (default 100000), CHURN (changes/s, default 10), MODES (default shared,own).
-import { launch, until } from '../tests/lib.mjs';
+import { launch, until, simPodMetrics } from '../tests/lib.mjs';
 import { startCluster } from './cluster.mjs';
 
 const PODS = Number(process.env.PODS || 100000);
@@ -30,21 +30,6 @@ ${tables}
 <script type="module">await import('/ui/npm/component.js');</script>`;
 
 const table = (id, shared) => `<kubelive-table id="${id}" resource="pods"${shared ? ' shared' : ''}></kubelive-table>`;
-
-async function metrics(base) {
-  const text = await (await fetch(`${base}/metrics`)).text();
-  const m = { initialLists: 0, lists: 0, watches: 0, openWatches: 0 };
-  for (const line of text.split('\n')) {
-    let x = /^kubelive_sim_initial_lists_total\{resource="pods",how="[a-z]+"\} (\d+)$/.exec(line);
-    if (x) m.initialLists += Number(x[1]);
-    x = /^apiserver_request_total\{verb="(LIST|WATCH)",resource="pods",code="\d+"\} (\d+)$/.exec(line);
-    if (x && x[1] === 'LIST') m.lists += Number(x[2]);
-    if (x && x[1] === 'WATCH') m.watches += Number(x[2]);
-    x = /^apiserver_longrunning_requests\{verb="WATCH",resource="pods"\} (\d+)$/.exec(line);
-    if (x) m.openWatches = Number(x[1]);
-  }
-  return m;
-}
 
 /** Every table of the page synced and showing rows. */
 const synced = (p) => p.evaluate(() => {
@@ -66,7 +51,7 @@ async function run(mode) {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const tabs = [];
     const t0 = Date.now();
-    const before = await metrics(cluster.base);
+    const before = await simPodMetrics(cluster.base);
     for (const [i, tables] of [[table('a', shared), table('b', shared)], [table('a', shared)], [table('a', shared)]].entries()) {
       const p = await context.newPage();
       const cdp = await context.newCDPSession(p);
@@ -79,16 +64,16 @@ async function run(mode) {
     await until('every table synced', async () => (await Promise.all(tabs.map((t) => synced(t.p)))).every(Boolean), 600000, 200);
     const syncedMs = Date.now() - t0;
     const tasks = await Promise.all(tabs.map((t) => taskSeconds(t.cdp)));
-    const after = await metrics(cluster.base);
+    const after = await simPodMetrics(cluster.base);
     log(`${mode}: ${PODS} pods, 3 tabs, 4 tables: LIST requests ${after.lists - before.lists}, initial lists ${after.initialLists - before.initialLists}, WATCH requests ${after.watches - before.watches}, open watches ${after.openWatches}; every table synced ${(syncedMs / 1000).toFixed(2)} s after the first navigation; main-thread task time per tab ${tasks.map((s) => s.toFixed(2)).join(', ')} s`);
 
     // A reload of the second tab (the others stay).
-    const beforeReload = await metrics(cluster.base);
+    const beforeReload = await simPodMetrics(cluster.base);
     const t1 = Date.now();
     await tabs[1].p.reload();
     await until('the reloaded tab synced', () => synced(tabs[1].p), 600000, 50);
     const reloadMs = Date.now() - t1;
-    const afterReload = await metrics(cluster.base);
+    const afterReload = await simPodMetrics(cluster.base);
     log(`${mode}: reload of tab 2: rows on screen and synced ${reloadMs} ms after the reload began; LIST requests ${afterReload.lists - beforeReload.lists}, WATCH requests ${afterReload.watches - beforeReload.watches}`);
     await context.close();
   } finally {

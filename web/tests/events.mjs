@@ -6,7 +6,7 @@
 // keep coming while the panel is open; the panel converges to the server's events for
 // it (reasons and counts, newest first), again after new ones came, the ages move, and
 // closing the panel aborts the events watch.
-import { launch, openPage, until, check, done, getJson, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, getJson, openNewPendingPod, ARTIFACTS } from './lib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 const browser = await launch();
@@ -70,20 +70,7 @@ try {
   let uid;
   let first = [];
   for (let attempt = 1; attempt <= 4; attempt++) {
-    const young = await until('a new Pending pod, opened', async () => {
-      const pods = (await getJson(`${BASE}/api/v1/pods`)).items
-        .filter((p) => p.status.phase === 'Pending' && !p.metadata.deletionTimestamp)
-        .sort((a, b) => Number(b.metadata.resourceVersion) - Number(a.metadata.resourceVersion));
-      for (const p of pods) {
-        const row = `.row:not(.gone)[data-key="${p.metadata.namespace}/${p.metadata.name}"]`;
-        if (!(await page.evaluate((sel) => !!document.querySelector(sel), row))) continue;
-        const opened = await page.dblclick(row, { timeout: 2000 })
-          .then(() => until('the panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, p.metadata.name), 3000))
-          .catch(() => false);
-        return opened && p;
-      }
-      return null;
-    }, 30000, 300);
+    const young = await until('a new Pending pod, opened', () => openNewPendingPod(page, BASE), 30000, 300);
     ns = young.metadata.namespace;
     ({ name, uid } = young.metadata);
     const watch = await until('the events watch', () => requests.find((u) => u.includes(`/api/v1/namespaces/${ns}/events?`)

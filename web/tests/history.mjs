@@ -6,7 +6,7 @@
 // entries past that version equal the versions the sim wrote (kinds included), the
 // newest is the sim's current version, its changes leave managedFields and
 // resourceVersion out, and the history fits a window 800 px wide.
-import { launch, openPage, until, check, done, getJson, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, getJson, openNewPendingPod, ARTIFACTS } from './lib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 const browser = await launch();
@@ -61,20 +61,7 @@ try {
 
   // A pod just created, opened; its version when the panel opened is read after the
   // panel's watch is live, and the script watches it from there.
-  const young = await until('a new Pending pod, opened', async () => {
-    const pods = (await getJson(`${BASE}/api/v1/pods`)).items
-      .filter((p) => p.status.phase === 'Pending' && !p.metadata.deletionTimestamp)
-      .sort((a, b) => Number(b.metadata.resourceVersion) - Number(a.metadata.resourceVersion));
-    for (const p of pods) {
-      const row = `.row:not(.gone)[data-key="${p.metadata.namespace}/${p.metadata.name}"]`;
-      if (!(await page.evaluate((sel) => !!document.querySelector(sel), row))) continue;
-      const opened = await page.dblclick(row, { timeout: 2000 })
-        .then(() => until('the panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, p.metadata.name), 3000))
-        .catch(() => false);
-      return opened && p;
-    }
-    return null;
-  }, 30000, 300);
+  const young = await until('a new Pending pod, opened', () => openNewPendingPod(page, BASE), 30000, 300);
   const { namespace: ns, name } = young.metadata;
   const live = await until('the panel\'s watch of the pod', async () => (await panelHistory(page))?.state === 'live', 15000).catch(() => false);
   check(live, `the history of ${ns}/${name} is live`);

@@ -228,3 +228,41 @@ export async function startRelay(target) {
     },
   };
 }
+
+/**
+ * The sim's pods counters on its /metrics: lists from nothing (`initialLists`), LIST
+ * and WATCH requests, and the watches open now.
+ */
+export async function simPodMetrics(base) {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const m = { initialLists: 0, lists: 0, watches: 0, openWatches: 0 };
+  for (const line of text.split('\n')) {
+    let x = /^kubelive_sim_initial_lists_total\{resource="pods",how="[a-z]+"\} (\d+)$/.exec(line);
+    if (x) m.initialLists += Number(x[1]);
+    x = /^apiserver_request_total\{verb="(LIST|WATCH)",resource="pods",code="\d+"\} (\d+)$/.exec(line);
+    if (x && x[1] === 'LIST') m.lists += Number(x[2]);
+    if (x && x[1] === 'WATCH') m.watches += Number(x[2]);
+    x = /^apiserver_longrunning_requests\{verb="WATCH",resource="pods"\} (\d+)$/.exec(line);
+    if (x) m.openWatches = Number(x[1]);
+  }
+  return m;
+}
+
+/**
+ * Opens the detail panel of the newest Pending pod the table shows (double click);
+ * the pod as the server listed it, or null when none could be opened.
+ */
+export async function openNewPendingPod(page, base) {
+  const pods = (await getJson(`${base}/api/v1/pods`)).items
+    .filter((p) => p.status.phase === 'Pending' && !p.metadata.deletionTimestamp)
+    .sort((a, b) => Number(b.metadata.resourceVersion) - Number(a.metadata.resourceVersion));
+  for (const p of pods) {
+    const row = `.row:not(.gone)[data-key="${p.metadata.namespace}/${p.metadata.name}"]`;
+    if (!(await page.evaluate((sel) => !!document.querySelector(sel), row))) continue;
+    const opened = await page.dblclick(row, { timeout: 2000 })
+      .then(() => until('the panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, p.metadata.name), 3000))
+      .catch(() => false);
+    return opened && p;
+  }
+  return null;
+}

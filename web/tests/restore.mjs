@@ -25,7 +25,7 @@
 // Figures (logged, not asserted): the time from a reload to the first row on screen,
 // and the LIST requests it cost.
 import http from 'node:http';
-import { launch, until, check, done, getJson } from './lib.mjs';
+import { launch, until, check, done, getJson, simPodMetrics } from './lib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 /** The sim's watch cache window (s): a view kept longer gets a 410 on resume. */
@@ -101,14 +101,7 @@ async function serverPods(rv) {
 
 /** The sim's pods metrics, less the script's own LISTs. */
 async function metrics() {
-  const text = await (await fetch(`${BASE}/metrics`)).text();
-  const m = { lists: 0, openWatches: 0 };
-  for (const line of text.split('\n')) {
-    let x = /^apiserver_request_total\{verb="LIST",resource="pods",code="\d+"\} (\d+)$/.exec(line);
-    if (x) m.lists += Number(x[1]);
-    x = /^apiserver_longrunning_requests\{verb="WATCH",resource="pods"\} (\d+)$/.exec(line);
-    if (x) m.openWatches = Number(x[1]);
-  }
+  const m = await simPodMetrics(BASE);
   m.lists -= ownLists;
   return m;
 }

@@ -11,7 +11,7 @@
 //   the worker; closing every page stops every watch (the open-watch gauge drops to 0);
 // * a page without SharedWorker runs the engine in a dedicated worker, and works.
 // The pages' CSP allows workers from the origin only (`worker-src 'self'`).
-import { launch, until, check, done, serverKeys } from './lib.mjs';
+import { launch, until, check, done, serverKeys, simPodMetrics } from './lib.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
 
@@ -37,22 +37,9 @@ async function serverPods() {
   return (await serverKeys(BASE, '/api/v1/pods')).keys;
 }
 
-/**
- * The sim's pods metrics: initial lists (from nothing) and LIST requests, both less the
- * script's own, and open watches.
- */
+/** The sim's pods metrics, less the LISTs this script made itself. */
 async function metrics() {
-  const text = await (await fetch(`${BASE}/metrics`)).text();
-  const m = { initialLists: 0, lists: 0, openWatches: 0, watches: 0 };
-  for (const line of text.split('\n')) {
-    let x = /^kubelive_sim_initial_lists_total\{resource="pods",how="[a-z]+"\} (\d+)$/.exec(line);
-    if (x) m.initialLists += Number(x[1]);
-    x = /^apiserver_request_total\{verb="(LIST|WATCH)",resource="pods",code="\d+"\} (\d+)$/.exec(line);
-    if (x && x[1] === 'LIST') m.lists += Number(x[2]);
-    if (x && x[1] === 'WATCH') m.watches += Number(x[2]);
-    x = /^apiserver_longrunning_requests\{verb="WATCH",resource="pods"\} (\d+)$/.exec(line);
-    if (x) m.openWatches = Number(x[1]);
-  }
+  const m = await simPodMetrics(BASE);
   m.initialLists -= ownLists;
   m.lists -= ownLists;
   return m;
