@@ -205,7 +205,9 @@ export class Browser {
     } catch (_) {
       throw new Error(`${method} ${path}: HTTP ${r.status}: ${text.slice(0, 300)}`);
     }
-    if (!r.ok || (json.value && json.value.error)) throw new WebDriverError(`${method} ${path}`, json.value || {});
+    // A driver's error is its non-2xx status (W3C WebDriver, "send an error"); a 2xx
+    // value is the command's result, even an object of the page's with an `error` key.
+    if (!r.ok) throw new WebDriverError(`${method} ${path}`, json.value || {});
     return json.value;
   }
 
