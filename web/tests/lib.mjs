@@ -230,6 +230,26 @@ export async function startRelay(target) {
 }
 
 /**
+ * The sim's LIST and WATCH requests by resource on its /metrics, as
+ * `{ 'LIST pods': n, 'WATCH replicasets': m, ... }` (every status code counted).
+ */
+export async function apiRequests(base) {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const m = {};
+  for (const line of text.split('\n')) {
+    const x = /^apiserver_request_total\{verb="(LIST|WATCH)",resource="([a-z]+)",code="\d+"\} (\d+)$/.exec(line);
+    if (!x) continue;
+    const key = `${x[1]} ${x[2]}`;
+    m[key] = (m[key] || 0) + Number(x[3]);
+  }
+  return m;
+}
+
+/** What moved between two counts of `apiRequests` (the counts that did not, left out). */
+export const requestsDelta = (a, b) => Object.fromEntries(Object.keys({ ...a, ...b })
+  .map((k) => [k, (b[k] || 0) - (a[k] || 0)]).filter(([, v]) => v !== 0));
+
+/**
  * The sim's pods counters on its /metrics: lists from nothing (`initialLists`), LIST
  * and WATCH requests, and the watches open now.
  */

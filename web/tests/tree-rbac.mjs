@@ -2,7 +2,8 @@
 // get, list and watch Deployments and ReplicaSets in ns-0, not Pods. A Deployment's
 // tree shows its ReplicaSets (equal to the sim's, by uid), and under each the Pod
 // level as a line that says why it is missing, in the server's words (the 403's
-// message); the tree is live (every kind answered), and nothing else is refused.
+// message); the tree is live (every kind answered), and nothing else is refused. The
+// tree view (`view=tree`) says the same under the Deployment it opens.
 import { launch, openPage, until, check, done, getJson, ARTIFACTS } from './lib.mjs';
 import { axeCheck } from './axe.mjs';
 
@@ -51,6 +52,36 @@ try {
   await page.evaluate(() => document.getElementById('owner-tree')?.scrollIntoView());
   await axeCheck(page, 'the owner tree with a missing level');
   await page.screenshot({ path: `${ARTIFACTS}/tree-rbac.png` });
+
+  // The tree view of the same Deployments: the head says pods cannot be listed, and
+  // the opened Deployment's ReplicaSets each say so of their Pod level.
+  await page.goto(`${BASE}/ui/#view=tree&r=apps/v1/deployments&ns=${NS}`);
+  const forest = await until('the tree view with its missing level', async () => {
+    const f = await page.evaluate(() => {
+      const h = document.getElementById('forest-host');
+      return h && {
+        pods: h.querySelector('.forest-kind[data-resource="pods"]')?.dataset.state,
+        replicasets: h.querySelector('.forest-kind[data-resource="replicasets"]')?.dataset.state,
+        lines: [...h.querySelectorAll('[role=treeitem]')]
+          .sort((a, b) => Number(a.dataset.line) - Number(b.dataset.line))
+          .map((li) => {
+            const l = li.querySelector('.tree-line');
+            return li.classList.contains('tree-missing') ? `${li.dataset.depth} missing ${l.dataset.kind}` : `${li.dataset.depth} ${l.dataset.uid}`;
+          }),
+        why: [...h.querySelectorAll('.tree-missing .tree-why')].map((e) => e.textContent),
+      };
+    });
+    last = `view ${JSON.stringify(f)}`;
+    if (f && f.replicasets === 'live' && f.pods === 'cannot be listed' && !f.lines.some((l) => l.startsWith('1 '))) {
+      await page.click(`[role=treeitem][data-key="${d.metadata.uid}"] .tree-twisty`).catch(() => {});
+      return null;
+    }
+    const mine = f?.lines.slice(f.lines.indexOf(`0 ${d.metadata.uid}`), f.lines.indexOf(`0 ${d.metadata.uid}`) + want.length);
+    return f && mine.join() === want.join() && f;
+  }, 30000, 200).catch(() => null);
+  check(forest, `in the tree view too, each ReplicaSet's Pod level says it is missing: ${last}`);
+  check(forest && forest.why.every((w) => w === `cannot be listed: ${refused.message}`), `in the server's words (${forest?.why[0]})`);
+  await axeCheck(page, 'the tree view with a missing level');
   check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
 } finally {
   await browser.close();

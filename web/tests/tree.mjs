@@ -10,7 +10,7 @@
 // A StatefulSet's tree is it over its pods, its Ready the row's. The tree is hidden
 // until asked for (its Show button). Figures (logged): the time
 // from Show to the whole tree, and the requests per kind.
-import { launch, openPage, until, check, done, getJson, ARTIFACTS } from './lib.mjs';
+import { launch, openPage, until, check, done, getJson, apiRequests, requestsDelta, ARTIFACTS } from './lib.mjs';
 import { axeCheck } from './axe.mjs';
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
@@ -28,20 +28,12 @@ async function list(path, resource) {
 
 /** The sim's requests by verb and resource (LIST and WATCH), less this script's LISTs. */
 async function metrics() {
-  const text = await (await fetch(`${BASE}/metrics`)).text();
-  const m = {};
-  for (const line of text.split('\n')) {
-    const x = /^apiserver_request_total\{verb="(LIST|WATCH)",resource="([a-z]+)",code="\d+"\} (\d+)$/.exec(line);
-    if (!x) continue;
-    const key = `${x[1]} ${x[2]}`;
-    m[key] = (m[key] || 0) + Number(x[3]);
-  }
+  const m = await apiRequests(BASE);
   for (const [r, n] of Object.entries(ownLists)) m[`LIST ${r}`] = (m[`LIST ${r}`] || 0) - n;
   return m;
 }
 
-const delta = (a, b) => Object.fromEntries(Object.keys({ ...a, ...b })
-  .map((k) => [k, (b[k] || 0) - (a[k] || 0)]).filter(([, v]) => v !== 0));
+const delta = requestsDelta;
 
 /** The sim's truth: the Deployment, its ReplicaSets and their pods, as `depth uid` lines. */
 async function truth() {

@@ -945,10 +945,11 @@ fn suites() -> Vec<Suite> {
             &["tests/restore.mjs"],
             calm(60, 5.0, &["--namespaces", "2", "--watch-cache-window", "30"]),
         ),
-        // Issue 29: the detail panel's owner tree, against Deployments rolling over (a
-        // new ReplicaSet every 8 s, one Deployment after the other) and a StatefulSet.
+        // Issue 29: the detail panel's owner tree and the tree view, against
+        // Deployments rolling over (a new ReplicaSet every 8 s, one Deployment after the
+        // other) and a StatefulSet.
         Suite::sim(
-            &["tests/tree.mjs"],
+            &["tests/tree.mjs", "tests/forest.mjs"],
             calm(
                 20,
                 0.0,

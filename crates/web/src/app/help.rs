@@ -11,7 +11,7 @@ pub struct KeyHelpProps {
 /// The keys and the filter's syntax (`?`).
 #[function_component(KeyHelp)]
 pub fn key_help(p: &KeyHelpProps) -> Html {
-    let keys: [(&str, &str); 12] = [
+    let keys: [(&str, &str); 14] = [
         ("/", "filter (free text, label and field selectors)"),
         (
             "Tab  Shift+Tab",
@@ -29,6 +29,14 @@ pub fn key_help(p: &KeyHelpProps) -> Html {
             "type a name and Enter; empty for all namespaces",
         ),
         ("Column header", "sort; again to reverse"),
+        (
+            "Tree (toolbar)",
+            "each row over what it owns (ReplicaSets, Pods, Jobs), live",
+        ),
+        (
+            "→ ←  Enter (tree)",
+            "open or close a line; ← goes to its owner",
+        ),
         (
             "+N (header's end)",
             "columns hidden for want of room: the details show every column",

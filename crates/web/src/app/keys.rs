@@ -44,6 +44,12 @@ impl App {
         if target.as_ref().is_some_and(|el| el.id() == "namespace") {
             return false;
         }
+        // The tree view's lines take the moving keys (WAI-ARIA's tree pattern).
+        if self.view.tree && !in_input && !in_control && self.forest.key(&e.key(), &self.grid.model)
+        {
+            e.prevent_default();
+            return true;
+        }
         match e.key().as_str() {
             "Escape" => {
                 if self.focus.help_open {

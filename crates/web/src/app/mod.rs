@@ -50,6 +50,7 @@ use problem::Blocked;
 use query::Query;
 use status_bar::Status;
 use toolbar::{Bar, Toolbar};
+use tree::forest::Forest;
 use url::ViewState;
 use wasm_bindgen::prelude::*;
 use web_sys::KeyboardEvent;
@@ -64,6 +65,7 @@ pub enum Msg {
     Grid(grid::Msg),
     Detail(detail::Msg),
     Log(log::Msg),
+    Forest(tree::forest::Msg),
     /// A namespace chosen in the field or the problem panel (`""`: all namespaces).
     SetNamespace(String),
     HashChanged,
@@ -75,7 +77,10 @@ impl Msg {
     /// their timers, nor scrolls (a frame says itself whether it does: see
     /// [`App::frame`]).
     fn may_change_header(&self) -> bool {
-        !matches!(self, Msg::Frames(_) | Msg::Grid(grid::Msg::Scroll))
+        !matches!(
+            self,
+            Msg::Frames(_) | Msg::Grid(grid::Msg::Scroll) | Msg::Forest(_)
+        )
     }
 }
 
@@ -89,6 +94,8 @@ pub struct App {
     namespaces: Namespaces,
     toolbar: Toolbar,
     grid: Grid,
+    /// The tree view of the rows (`view=tree`), over the same engine.
+    forest: Forest,
     detail: detail::Panel,
     log: Log,
     status: Status,
@@ -101,6 +108,7 @@ impl App {
     /// come from the URL).
     fn restart(&mut self) {
         self.engine.stop();
+        self.forest.stop();
         self.status.restart();
         self.frames.restart();
         self.grid.restart();
@@ -133,6 +141,7 @@ impl App {
         self.engine.blocked = None;
         let config = engine::config(&rt, ns.as_deref(), &self.view);
         self.status.view = self.engine.start(config, self.frames.waker());
+        self.sync_forest();
         let q = &self.view.query;
         let mut what = match &ns {
             Some(ns) => format!("{} in {ns}", self.view.resource),
@@ -146,6 +155,24 @@ impl App {
         }
         self.log.push("VIEW", what, String::new(), "note");
         self.plan_reviews();
+    }
+
+    /// Runs the tree view's engines while the view is a tree of a known resource.
+    fn sync_forest(&mut self) {
+        let rt = self.discovery.find(&self.view.resource);
+        match rt.filter(|_| self.view.tree && self.engine.blocked.is_none()) {
+            Some(rt) => {
+                let ns = if rt.namespaced {
+                    self.view.namespace.clone()
+                } else {
+                    None
+                };
+                let id = rt.id();
+                let (group, kind) = (rt.group.clone(), rt.kind.clone());
+                self.forest.start(&group, &kind, &id, ns.as_deref());
+            }
+            None => self.forest.stop(),
+        }
     }
 
     /// Forgets the selection (a new view).
@@ -243,6 +270,8 @@ impl App {
         };
         let now = time::now_ms();
         self.grid.apply(&events, driver, anchor);
+        self.forest
+            .roots(&events, driver, self.grid.columns.server());
         self.status.view = driver.status();
         let selected = self
             .view
@@ -372,6 +401,15 @@ impl App {
                 self.grid.rebuild_now(self.engine.driver());
                 self.write_hash(false);
             }
+            toolbar::Msg::SetTree(tree) => {
+                if tree == self.view.tree {
+                    return false;
+                }
+                self.view.tree = tree;
+                self.sync_forest();
+                self.frames.schedule_frame();
+                self.write_hash(true);
+            }
             toolbar::Msg::Help => self.focus.toggle_help(),
         }
         true
@@ -450,6 +488,10 @@ impl App {
                 let words = self.view.query.words.clone();
                 self.grid
                     .apply_words(words, &mut self.view, self.engine.driver());
+            }
+            if old.tree != self.view.tree {
+                self.sync_forest();
+                self.frames.schedule_frame();
             }
             if old.wide != self.view.wide {
                 self.grid.set_columns(&self.view);
@@ -585,6 +627,7 @@ impl Component for App {
         let mut app = App {
             toolbar: Toolbar::new(link.callback(Msg::Toolbar), view.query.to_text()),
             grid: Grid::new(link.callback(Msg::Grid), view.selected.is_some()),
+            forest: Forest::new(link.callback(Msg::Forest)),
             view,
             engine: Engine::keeping_views(),
             frames: Frames::new(link.callback(Msg::Frames)),
@@ -620,6 +663,13 @@ impl Component for App {
             }
             Msg::Toolbar(m) => self.on_toolbar(m),
             Msg::Grid(m) => self.on_grid(m),
+            Msg::Forest(tree::forest::Msg::Events(generation)) => {
+                if self.forest.is_current(generation) {
+                    self.frames.schedule_frame();
+                }
+                false
+            }
+            Msg::Forest(m) => self.forest.update(m),
             Msg::Detail(detail::Msg::Close) => {
                 self.close_detail();
                 true
@@ -651,7 +701,11 @@ impl Component for App {
         }
         self.frames.end_measure();
         self.grid.observe_columns();
-        self.place_focus();
+        if self.view.tree {
+            self.forest.rendered();
+        } else {
+            self.place_focus();
+        }
         if first_render {
             let before = self.grid.scroller.viewport();
             self.grid.scroller.measure();
@@ -663,6 +717,7 @@ impl Component for App {
 
     fn destroy(&mut self, _ctx: &Context<Self>) {
         self.engine.stop();
+        self.forest.stop();
         self.namespaces.stop();
         self.detail.clear();
         self.page.stop();
@@ -691,6 +746,10 @@ impl Component for App {
                 })
                 .flatten(),
             has_wide: self.grid.columns.has_wide(),
+            has_tree: self
+                .discovery
+                .find(resource)
+                .is_some_and(|r| Forest::offered(&r.group, &r.kind)),
         };
         let problem = problem::view(
             link,
@@ -705,13 +764,18 @@ impl Component for App {
             .find(resource)
             .map(|r| r.plural.clone())
             .unwrap_or_else(|| resource.clone());
-        let table = self.grid.view(
-            problem,
-            label,
-            self.view.selected.as_ref(),
-            self.status.synced(),
-            blocked == Some(&Blocked::Discovering),
-        );
+        let table = if self.view.tree && problem.is_none() && blocked.is_none() {
+            self.forest
+                .view(&self.grid.model, &self.grid.columns.all, &label)
+        } else {
+            self.grid.view(
+                problem,
+                label,
+                self.view.selected.as_ref(),
+                self.status.synced(),
+                blocked == Some(&Blocked::Discovering),
+            )
+        };
         let detail = self
             .view
             .open

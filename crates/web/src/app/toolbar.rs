@@ -1,5 +1,5 @@
 //! The toolbar: the resource picker (what discovery found, marked with what the user
-//! may not list), the namespace field, the filter box, the wide toggle, the counts
+//! may not list), the namespace field, the filter box, the wide and tree toggles, the counts
 //! and the help button. The filter box's text is parsed by `query` into free words
 //! (filtered in the browser) and selectors (sent to the server on Enter).
 
@@ -18,6 +18,8 @@ pub enum Msg {
     FilterApply,
     /// The wide toggle: every column the server prints, or priority 0 only.
     SetWide(bool),
+    /// The tree toggle: each row over what it owns, or the table.
+    SetTree(bool),
     /// The help button (or the help's close button).
     Help,
 }
@@ -36,6 +38,8 @@ pub struct Bar<'a> {
     pub rejected: Option<String>,
     /// The server prints columns for `-o wide`.
     pub has_wide: bool,
+    /// The view's kind owns built-in kinds (a tree of it has levels).
+    pub has_tree: bool,
 }
 
 /// The filter box's state.
@@ -88,6 +92,7 @@ impl Toolbar {
             total,
             rejected,
             has_wide,
+            has_tree,
         } = bar;
         let on_resource = self.send.reform(|e: Event| {
             Msg::SetResource(e.target_unchecked_into::<HtmlSelectElement>().value())
@@ -175,6 +180,13 @@ impl Toolbar {
                         onchange={self.send.reform(|e: Event| Msg::SetWide(e.target_unchecked_into::<HtmlInputElement>().checked()))} />
                     {"Wide"}
                 </label>
+                if has_tree || view.tree {
+                    <label class="wide-toggle" title="Each row over what it owns (its ReplicaSets, Pods, Jobs...), live">
+                        <input type="checkbox" id="tree-toggle" checked={view.tree}
+                            onchange={self.send.reform(|e: Event| Msg::SetTree(e.target_unchecked_into::<HtmlInputElement>().checked()))} />
+                        {"Tree"}
+                    </label>
+                }
                 <div class="counts" id="counts">
                     <b id="shown-count">{shown}</b>{if filtering { "+ shown (filtering…) · " } else { " shown · " }}<b id="total-count">{total}</b>{" objects"}
                 </div>

@@ -2,7 +2,8 @@
 //! `#r=v1/pods&ns=default&l=app%3Dweb&f=status.phase%3DRunning&q=web&sort=-restarts&sel=default/web-1&open=1`
 //! (`&stream=1`: streaming list; `&wide=1`: every column the server prints;
 //! `&pipeline=0`: each LIST page asked for after the previous one ended, for
-//! measuring what pipelined pages save).
+//! measuring what pipelined pages save; `&view=tree`: each object over what it owns,
+//! the owner tree of every row).
 //!
 //! `l` and `f` are the label and field selectors sent to the server, `q` the free
 //! text filtered in the browser. `q` is read with the filter box's syntax, so an old
@@ -31,6 +32,8 @@ pub struct ViewState {
     pub open: bool,
     /// Every column the server prints, not only priority 0 (`kubectl get -o wide`).
     pub wide: bool,
+    /// The rows as roots of their owner trees (`view=tree`), not as a table.
+    pub tree: bool,
 }
 
 impl Default for ViewState {
@@ -45,6 +48,7 @@ impl Default for ViewState {
             selected: None,
             open: false,
             wide: false,
+            tree: false,
         }
     }
 }
@@ -81,6 +85,7 @@ impl ViewState {
                 "sel" if !val.is_empty() => v.selected = Some(val),
                 "open" => v.open = val == "1",
                 "wide" => v.wide = val == "1",
+                "view" => v.tree = val == "tree",
                 _ => {}
             }
         }
@@ -124,6 +129,9 @@ impl ViewState {
         }
         if self.wide {
             add("wide", "1");
+        }
+        if self.tree {
+            add("view", "tree");
         }
         if let Some(sel) = &self.selected {
             add("sel", sel);
@@ -247,13 +255,14 @@ mod tests {
             selected: Some("team-a/web-1".into()),
             open: true,
             wide: true,
+            tree: true,
         };
         let h = v.to_hash();
         assert_eq!(
             h,
             "#r=apps/v1/deployments&ns=team-a&l=env%20in%20%28a%2Cb%29%2Ctier%21%3Ddb\
              &f=status.phase%3DRunning&q=web%20%3Cb%3E%26x&sort=-age&stream=1\
-             &pipeline=0&wide=1&sel=team-a/web-1&open=1"
+             &pipeline=0&wide=1&view=tree&sel=team-a/web-1&open=1"
         );
         assert_eq!(ViewState::from_hash(&h), v);
         assert_eq!(ViewState::from_hash(""), ViewState::default());
@@ -269,6 +278,10 @@ mod tests {
             ..ViewState::default()
         };
         assert_eq!(v.to_hash(), "#r=v1/pods");
+        // The table is the default view; an unknown view is the table.
+        assert!(!ViewState::from_hash("#r=v1/pods&view=table").tree);
+        assert!(!ViewState::from_hash("#r=v1/pods&view=graph").tree);
+        assert!(ViewState::from_hash("#view=tree&r=apps/v1/deployments&ns=shop").tree);
     }
 
     #[test]

@@ -92,6 +92,11 @@ impl Columns {
         true
     }
 
+    /// The server's columns for the view, if it prints them.
+    pub fn server(&self) -> Option<Arc<[TableColumn]>> {
+        self.server.clone()
+    }
+
     /// Whether the server prints more columns than priority 0 ones.
     pub fn has_wide(&self) -> bool {
         has_wide(self.server.as_deref())

@@ -27,6 +27,7 @@
 //! and the view, the namespaces, the panel's events and history already hold four
 //! watches; a Deployment's tree adds two, a StatefulSet's two.
 
+pub mod forest;
 pub mod model;
 pub mod view;
 
@@ -104,7 +105,7 @@ fn config(collection: Collection) -> Config {
 
 /// Where one kind's engine stands.
 #[derive(Default)]
-struct KindState {
+pub(crate) struct KindState {
     synced: bool,
     /// The server does not serve it (404): stopped.
     gone: bool,
@@ -115,10 +116,32 @@ struct KindState {
 
 /// The join and what each engine said, written by the engines' sinks.
 #[derive(Default)]
-struct Join {
+pub(crate) struct Join {
     owners: Owners,
     /// By source index.
     kinds: Vec<KindState>,
+}
+
+/// Starts the engine of one kind below (its namespace's `collection`), fed to the
+/// join as a new source; `wake` runs after each batch it applied.
+fn watch_kind(
+    join: &Rc<RefCell<Join>>,
+    group: &str,
+    kind: &str,
+    collection: Collection,
+    wake: impl Fn() + 'static,
+) -> Driver {
+    let (i, source) = {
+        let mut j = join.borrow_mut();
+        j.kinds.push(KindState::default());
+        (j.kinds.len() - 1, j.owners.add_source(group, kind))
+    };
+    let join = join.clone();
+    let sink = Box::new(move |d: &DriverRef<'_>, events: Vec<Event>| {
+        join.borrow_mut().apply(i, source, &events, d);
+        wake();
+    });
+    Driver::start(config(collection), "", sink)
 }
 
 impl Join {
@@ -199,7 +222,7 @@ pub struct OwnerTreeProps {
 }
 
 /// The row's Ready and Status texts under the view's columns, if it has them.
-fn row_cells(row: &Object, cols: &[Column]) -> (Option<String>, Option<String>) {
+pub(crate) fn row_cells(row: &Object, cols: &[Column]) -> (Option<String>, Option<String>) {
     let texts = row_texts(cols, row, 0.0);
     let find = |title: &str| {
         cols.iter()
@@ -288,16 +311,12 @@ impl OwnerTree {
 
     /// Starts an engine for a kind, fed to the join as a new source.
     fn add(&mut self, ctx: &Context<Self>, group: &str, kind: &str, collection: Collection) {
-        let (i, source) = self.source(group, kind);
-        let join = self.join.clone();
         let link = ctx.link().clone();
         let generation = self.generation;
-        let sink = Box::new(move |d: &DriverRef<'_>, events: Vec<Event>| {
-            join.borrow_mut().apply(i, source, &events, d);
-            link.send_message(Msg::Events(generation));
-        });
         self.drivers
-            .push(Driver::start(config(collection), "", sink));
+            .push(watch_kind(&self.join, group, kind, collection, move || {
+                link.send_message(Msg::Events(generation))
+            }));
     }
 
     /// Gives the join the panel's copy of the object (added, or a new version).

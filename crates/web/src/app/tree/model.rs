@@ -155,6 +155,46 @@ impl Model {
         Model { rows }
     }
 
+    /// The object with `uid` (depth 0) and everything below it, as
+    /// [`Model::build`] draws them below the open object; empty if it is not in the
+    /// join.
+    pub fn subtree<'a>(
+        owners: &'a Owners,
+        uid: &str,
+        columns: impl Fn(SourceId) -> Option<&'a [TableColumn]>,
+    ) -> Model {
+        let mut rows = Vec::new();
+        if let Some(n) = owners.get(uid) {
+            below(
+                n,
+                0,
+                (1, 1),
+                false,
+                &columns,
+                &mut HashSet::new(),
+                &mut rows,
+            );
+        }
+        Model { rows }
+    }
+
+    /// The line of the object with `uid` alone (its dependents counted, not drawn).
+    pub fn node<'a>(
+        owners: &'a Owners,
+        uid: &str,
+        columns: impl Fn(SourceId) -> Option<&'a [TableColumn]>,
+    ) -> Option<Row> {
+        let n = owners.get(uid)?;
+        Some(Row {
+            line: line(n, &columns, false),
+            depth: 0,
+            children: n.dependents().len() + n.missing_below().len(),
+            pos: 1,
+            of: 1,
+            key: n.uid().to_string(),
+        })
+    }
+
     /// Whether the row at `i` (a node with lines below it) is an owner of the open
     /// object, not below it: those are shown as a path, never collapsed.
     pub fn is_owner_row(&self, i: usize) -> bool {

@@ -47,7 +47,7 @@ pub struct TreeViewProps {
 }
 
 /// The indices of the rows shown: those under a closed node are not.
-fn shown(rows: &[Row], closed: &HashSet<String>) -> Vec<usize> {
+pub fn shown(rows: &[Row], closed: &HashSet<String>) -> Vec<usize> {
     let mut out = Vec::with_capacity(rows.len());
     let mut hide_below: Option<usize> = None;
     for (i, r) in rows.iter().enumerate() {

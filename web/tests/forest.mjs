@@ -1,0 +1,196 @@
+// The tree view (`#view=tree&r=apps/v1/deployments&ns=...`): every Deployment of the
+// namespace as the root of its owner tree, closed; opening one shows its ReplicaSets
+// and their pods, live. Against the sim rolling its Deployments over
+// (`--rollout-every`): the roots are the sim's Deployments, an opened root's lines
+// equal the sim's truth (by uid) and follow a rollout. The apiserver's cost, read on
+// the sim's /metrics: the view's own LIST and WATCH of Deployments (shared with the
+// table: switching between table and tree lists no Deployment again) and one LIST
+// and WATCH per kind below, none per root or line. The keys of WAI-ARIA's tree move
+// through the lines and open and close them; a line's name leads to its object's
+// table with its detail panel open. It fits 800 and 360 px windows; axe-core finds no
+// serious violation.
+import { launch, openPage, until, check, done, getJson, apiRequests, requestsDelta, ARTIFACTS } from './lib.mjs';
+import { axeCheck } from './axe.mjs';
+
+const BASE = process.env.BASE_URL || 'http://127.0.0.1:8001';
+const NS = process.env.TREE_NS || 'ns-0';
+const browser = await launch();
+
+/** LISTs this script made (subtracted from the sim's counts). */
+const ownLists = {};
+async function list(path, resource) {
+  ownLists[resource] = (ownLists[resource] || 0) + 1;
+  return (await getJson(`${BASE}${path}`)).items;
+}
+async function metrics() {
+  const m = await apiRequests(BASE);
+  for (const [r, n] of Object.entries(ownLists)) m[`LIST ${r}`] = (m[`LIST ${r}`] || 0) - n;
+  return m;
+}
+
+/** The forest as drawn: its counts, the head's kinds and the lines as `depth uid`. */
+const forest = (page) => page.evaluate(() => {
+  const host = document.getElementById('forest-host');
+  if (!host) return null;
+  const items = [...host.querySelectorAll('[role=treeitem]')]
+    .sort((a, b) => Number(a.dataset.line) - Number(b.dataset.line));
+  return {
+    roots: Number(host.dataset.roots),
+    total: Number(host.dataset.lines),
+    kinds: Object.fromEntries([...host.querySelectorAll('.forest-kind[data-resource]')].map((k) => [k.dataset.resource, k.dataset.state])),
+    lines: items.map((li) => `${li.dataset.depth} ${li.querySelector('.tree-line')?.dataset.uid ?? li.dataset.key}`),
+    names: items.map((li) => li.querySelector('.tree-line')?.dataset.name),
+    expanded: items.map((li) => li.getAttribute('aria-expanded')),
+    health: items.map((li) => li.querySelector('.tree-line')?.dataset.health),
+    stops: host.querySelectorAll('[role=treeitem][tabindex="0"]').length,
+  };
+});
+
+/** The sim's truth: the namespace's Deployments by name, and below `open` (a name) its ReplicaSets and their pods. */
+async function truth(open) {
+  const deps = (await list(`/apis/apps/v1/namespaces/${NS}/deployments`, 'deployments'))
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+  const lines = [];
+  let rss = [];
+  const owned = (items, uid) => items.filter((o) => (o.metadata.ownerReferences || []).some((r) => r.uid === uid));
+  const byName = (a, b) => a.metadata.name.localeCompare(b.metadata.name);
+  const allRs = open ? await list(`/apis/apps/v1/namespaces/${NS}/replicasets`, 'replicasets') : [];
+  const pods = open ? await list(`/api/v1/namespaces/${NS}/pods`, 'pods') : [];
+  for (const d of deps) {
+    lines.push(`0 ${d.metadata.uid}`);
+    if (d.metadata.name !== open) continue;
+    rss = owned(allRs, d.metadata.uid).sort(byName);
+    for (const rs of rss) {
+      lines.push(`1 ${rs.metadata.uid}`);
+      for (const p of owned(pods, rs.metadata.uid).sort(byName)) lines.push(`2 ${p.metadata.uid}`);
+    }
+  }
+  return { deps, lines, rss: rss.map((r) => r.metadata.uid) };
+}
+
+try {
+  const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 1200 } });
+  const before = await metrics();
+  await page.goto(`${BASE}/ui/#view=tree&r=apps/v1/deployments&ns=${NS}`);
+  const live = await until('the forest to be live', async () => {
+    const f = await forest(page);
+    return f && f.kinds.replicasets === 'live' && f.kinds.pods === 'live' && f.roots > 0 && f;
+  }, 60000).catch(() => null);
+  check(live, `the tree view of deployments in ${NS} is live (${JSON.stringify(live?.kinds)}, ${live?.roots} roots)`);
+  const toggle = await page.evaluate(() => document.getElementById('tree-toggle')?.checked);
+  check(toggle === true, `the toolbar's Tree toggle is on (${toggle})`);
+
+  // Every Deployment is a root, closed, in the table's order (by name).
+  let last = '';
+  const roots = await until('the roots to equal the sim\'s Deployments', async () => {
+    const t = await truth(null);
+    const f = await forest(page);
+    last = `view [${f?.lines}] sim [${t.lines}]`;
+    return f && f.lines.join() === t.lines.join() && { t, f };
+  }, 30000, 200).catch(() => null);
+  check(roots, `every Deployment is a root, in name order: ${last}`);
+  check(roots && roots.f.expanded.every((e) => e === 'false' || e === null), `roots start closed (${roots?.f.expanded})`);
+  check(roots && roots.f.expanded.some((e) => e === 'false'), 'a root with ReplicaSets below it can be opened');
+  check(roots && roots.f.health.every((h) => ['ok', 'progressing', 'bad', 'unknown'].includes(h)), `every root has a rolled-up health (${roots?.f.health})`);
+  const opening = requestsDelta(before, await metrics());
+  console.log(`figure: requests for the tree view: ${JSON.stringify(opening)}`);
+  check(opening['LIST deployments'] === 1 && opening['WATCH deployments'] === 1
+    && opening['LIST replicasets'] === 1 && opening['WATCH replicasets'] === 1
+    && opening['LIST pods'] === 1 && opening['WATCH pods'] === 1,
+    `one LIST and one WATCH per kind (the view's Deployments, and ReplicaSets and Pods below), none per root (${JSON.stringify(opening)})`);
+
+  // Open one root (its twisty): its lines equal the sim's truth, and follow a rollout.
+  const name = roots?.t.deps.find((d) => d.metadata.name.startsWith('app-'))?.metadata.name ?? 'app-0';
+  const uid = roots?.t.deps.find((d) => d.metadata.name === name)?.metadata.uid;
+  await page.click(`[role=treeitem][data-key="${uid}"] .tree-twisty`);
+  const opened = await until('the opened root to equal the truth', async () => {
+    const t = await truth(name);
+    const f = await forest(page);
+    last = `view [${f?.lines}] sim [${t.lines}]`;
+    return f && f.lines.join() === t.lines.join() && t.rss.length > 0 && { t, f };
+  }, 30000, 200).catch(() => null);
+  check(opened, `an opened Deployment shows its ReplicaSets and their pods, as on the sim: ${last}`);
+  const known = new Set(opened ? opened.t.rss : []);
+  const rolled = await until('a rollout\'s new ReplicaSet under the opened root', async () => {
+    const t = await truth(name);
+    const f = await forest(page);
+    last = `view [${f?.lines}] sim [${t.lines}]`;
+    return t.rss.some((u) => !known.has(u)) && f && f.lines.join() === t.lines.join() && t;
+  }, 90000, 200).catch(() => null);
+  check(rolled, `after a rollout the opened root shows the new ReplicaSet and the sim's pods: ${last}`);
+  const afterRollout = requestsDelta(before, await metrics());
+  check((afterRollout['LIST replicasets'] || 0) === 1 && (afterRollout['LIST pods'] || 0) === 1,
+    `a rollout costs no LIST (${JSON.stringify(afterRollout)})`);
+  await page.screenshot({ path: `${ARTIFACTS}/forest.png` });
+  await axeCheck(page, 'the tree view with a Deployment opened');
+
+  // The keys: one tab stop; Down moves it; Left on an opened root closes it; Right opens it.
+  const f1 = await forest(page);
+  check(f1?.stops === 1, `one line takes the tab stop (${f1?.stops})`);
+  await page.focus(`[role=treeitem][data-key="${uid}"]`);
+  await page.click(`[role=treeitem][data-key="${uid}"] .tree-kind`);
+  await page.keyboard.press('ArrowLeft');
+  const closed = await until('Left to close the root', async () => {
+    const f = await forest(page);
+    return f && f.lines.every((l) => l.startsWith('0 ')) && f;
+  }, 5000).catch(() => null);
+  check(closed, `ArrowLeft on an opened root closes it (${closed?.lines.length} lines)`);
+  await page.keyboard.press('ArrowRight');
+  const reopened = await until('Right to open it again', async () => {
+    const f = await forest(page);
+    return f && f.lines.some((l) => l.startsWith('1 ')) && f;
+  }, 5000).catch(() => null);
+  check(reopened, `ArrowRight opens it again (${reopened?.lines.length} lines)`);
+  await page.keyboard.press('ArrowDown');
+  const moved = await page.evaluate(() => ({
+    key: document.activeElement?.dataset.key,
+    depth: document.activeElement?.dataset.depth,
+  }));
+  check(moved.depth === '1', `ArrowDown moves the focus to the first line below (${JSON.stringify(moved)})`);
+
+  // The table and back: the view's engine is shared; no Deployment is listed again.
+  const mid = await metrics();
+  await page.click('#tree-toggle');
+  await until('the table', () => page.evaluate(() => !!document.querySelector('.row:not(.gone)') && !document.getElementById('forest-host')), 10000);
+  const hash = await page.evaluate(() => location.hash);
+  check(!hash.includes('view=tree'), `the toggle shows the table (${hash})`);
+  await page.click('#tree-toggle');
+  await until('the forest again', async () => (await forest(page))?.kinds.pods === 'live', 30000);
+  const switched = requestsDelta(mid, await metrics());
+  check(!switched['LIST deployments'] && !switched['WATCH deployments'],
+    `switching to the table and back lists no Deployment again (${JSON.stringify(switched)})`);
+
+  // A line's name leads to its object: a pod, in the pods table, its panel open.
+  await page.click(`[role=treeitem][data-key="${uid}"] .tree-twisty`);
+  const podLine = await until('a pod line', () => page.evaluate(() => {
+    const a = document.querySelector('[role=treeitem][data-depth="2"] a.tree-name');
+    return a && a.textContent;
+  }), 10000).catch(() => null);
+  if (podLine) {
+    await page.click(`[role=treeitem][data-depth="2"] a.tree-name >> text=${podLine}`);
+    const panel = await until('the pod\'s panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n && location.hash, podLine), 15000).catch(() => null);
+    check(panel && panel.includes('r=v1/pods'), `a pod's name opens it in the pods table with its panel (${panel})`);
+  } else {
+    check(false, 'an opened Deployment has a pod line');
+  }
+
+  // 800 and 360 px: nothing scrolls sideways, and the Tree toggle is on screen.
+  await page.goto(`${BASE}/ui/#view=tree&r=apps/v1/deployments&ns=${NS}`);
+  for (const width of [800, 360]) {
+    await page.setViewportSize({ width, height: 900 });
+    await until(`the forest at ${width} px`, async () => (await forest(page))?.roots > 0, 30000);
+    await page.waitForTimeout(200);
+    const fits = await page.evaluate(() => {
+      const s = document.getElementById('forest');
+      const t = document.getElementById('tree-toggle')?.getBoundingClientRect();
+      return s && t && s.scrollWidth <= s.clientWidth + 1 && document.documentElement.scrollWidth <= innerWidth + 1
+        && t.left >= 0 && t.right <= innerWidth && t.width > 0 && `${s.scrollWidth}/${s.clientWidth}`;
+    });
+    check(fits, `the tree view and its toggle fit a ${width} px window (${fits})`);
+    await page.screenshot({ path: `${ARTIFACTS}/forest-${width}.png` });
+  }
+  check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
+} finally {
+  await browser.close();
+}
+done('forest');
