@@ -6,8 +6,9 @@
 // the sim's /metrics: the view's own LIST and WATCH of Deployments (shared with the
 // table: switching between table and tree lists no Deployment again) and one LIST
 // and WATCH per kind below, none per root or line. The keys of WAI-ARIA's tree move
-// through the lines and open and close them; a line's name leads to its object's
-// table with its detail panel open. It fits 800 and 360 px windows; axe-core finds no
+// through the lines and open and close them; a root's name opens its detail panel
+// beside the tree, whose owner tree shares the tree view's engines (no LIST); a
+// line's name below leads to its object's table with its detail panel open. It fits 800 and 360 px windows; axe-core finds no
 // serious violation.
 import { launch, openPage, until, check, done, getJson, apiRequests, requestsDelta, ARTIFACTS } from './lib.mjs';
 import { axeCheck } from './axe.mjs';
@@ -159,6 +160,24 @@ try {
   const switched = requestsDelta(mid, await metrics());
   check(!switched['LIST deployments'] && !switched['WATCH deployments'],
     `switching to the table and back lists no Deployment again (${JSON.stringify(switched)})`);
+
+  // A root's name opens its detail panel beside the tree; the panel's owner tree
+  // listens to the tree view's engines: no LIST or WATCH of its kinds.
+  const beforePanel = await metrics();
+  await page.click(`[role=treeitem][data-key="${uid}"] a.tree-name`);
+  const panel = await until('the root\'s panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n
+    && !!document.getElementById('forest-host') && location.hash, name), 15000).catch(() => null);
+  check(panel && panel.includes('view=tree') && panel.includes('open=1'), `a root's name opens its panel beside the tree (${panel})`);
+  if (await page.evaluate(() => document.getElementById('owner-tree')?.dataset.state === 'closed')) await page.click('#owner-tree-toggle');
+  const panelTree = await until('the panel\'s tree to be live', () => page.evaluate(() => {
+    const t = document.getElementById('owner-tree');
+    return t?.dataset.state === 'live' && t.querySelectorAll('li[role=treeitem]').length;
+  }), 20000).catch(() => 0);
+  const panelCost = requestsDelta(beforePanel, await metrics());
+  check(panelTree > 1 && !panelCost['LIST replicasets'] && !panelCost['LIST pods'] && !panelCost['WATCH replicasets'] && !panelCost['WATCH pods'],
+    `the panel's tree (${panelTree} lines) shares the tree view's engines: no LIST or WATCH of ReplicaSets or Pods (${JSON.stringify(panelCost)})`);
+  await page.keyboard.press('Escape');
+  await until('the panel to close', () => page.evaluate(() => !document.getElementById('detail')), 5000).catch(() => null);
 
   // A line's name leads to its object: a pod, in the pods table, its panel open.
   await page.click(`[role=treeitem][data-key="${uid}"] .tree-twisty`);

@@ -108,7 +108,7 @@ impl App {
     /// come from the URL).
     fn restart(&mut self) {
         self.engine.stop();
-        self.forest.stop();
+        self.forest.restart_roots();
         self.status.restart();
         self.frames.restart();
         self.grid.restart();
@@ -135,6 +135,7 @@ impl App {
                 }
                 self.engine.blocked = Some(blocked);
                 self.status.stopped();
+                self.forest.stop();
                 return;
             }
         };

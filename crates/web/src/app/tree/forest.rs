@@ -20,7 +20,7 @@
 
 use super::model::{self, health_word, Line, Model, Row};
 use super::view::shown;
-use super::{prefix, row_cells, watch_kind, Join, KindState};
+use super::{prefix, row_cells, watch_kind, Join, KindState, Subscription};
 use crate::app::grid::ROW_HEIGHT;
 use crate::app::url::ViewState;
 use crate::driver::Driver;
@@ -159,7 +159,8 @@ struct Of {
 /// The tree view's state: its engines, the join, what is open and the scroll.
 pub struct Forest {
     join: Rc<RefCell<Join>>,
-    drivers: Vec<Driver>,
+    /// The engines of the kinds below (shared with the panel's tree).
+    drivers: Vec<Subscription>,
     of: Option<Of>,
     /// The view's rows are in the join (they are given once, then their events).
     seeded: bool,
@@ -226,6 +227,8 @@ impl Forest {
         if self.of.as_ref() == Some(&of) {
             return;
         }
+        // Dropped once the new ones listen: an engine both need goes on.
+        let _old = std::mem::take(&mut self.drivers);
         self.stop();
         self.open.clear();
         self.closed.clear();
@@ -245,6 +248,17 @@ impl Forest {
             }));
         }
         self.of = Some(of);
+    }
+
+    /// The view's engine starts again (new selectors, say): its rows are given anew;
+    /// the engines below go on.
+    pub fn restart_roots(&mut self) {
+        if self.of.is_some() && self.seeded {
+            let mut j = self.join.borrow_mut();
+            j.owners.clear(SourceId(0));
+            j.kinds[0] = KindState::default();
+        }
+        self.seeded = false;
     }
 
     pub fn is_current(&self, generation: u64) -> bool {

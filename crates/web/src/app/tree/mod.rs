@@ -28,16 +28,17 @@
 //! watches; a Deployment's tree adds two, a StatefulSet's two.
 
 pub mod forest;
+pub mod kinds;
 pub mod model;
 pub mod view;
 
+pub use kinds::Subscription;
 pub use model::Model;
 pub use view::{TreeState, TreeView, TreeViewProps};
 
 use crate::app::detail::history::HistoryTarget;
 use crate::app::detail::Fetched;
 use crate::app::fetch::{fetch, Reply};
-use crate::driver::{Driver, DriverRef};
 use crate::table::{row_texts, Column};
 use kubelive_core::owners::{api_group, owner_references, Absence};
 use kubelive_core::{
@@ -122,30 +123,41 @@ pub(crate) struct Join {
     kinds: Vec<KindState>,
 }
 
-/// Starts the engine of one kind below (its namespace's `collection`), fed to the
-/// join as a new source; `wake` runs after each batch it applied.
+/// Listens to the engine of one kind below (its namespace's `collection`, shared
+/// with the page's other trees: [`kinds`]), fed to the join as a new source; `wake`
+/// runs after each batch it applied.
 fn watch_kind(
     join: &Rc<RefCell<Join>>,
     group: &str,
     kind: &str,
     collection: Collection,
     wake: impl Fn() + 'static,
-) -> Driver {
+) -> Subscription {
     let (i, source) = {
         let mut j = join.borrow_mut();
         j.kinds.push(KindState::default());
         (j.kinds.len() - 1, j.owners.add_source(group, kind))
     };
-    let join = join.clone();
-    let sink = Box::new(move |d: &DriverRef<'_>, events: Vec<Event>| {
-        join.borrow_mut().apply(i, source, &events, d);
-        wake();
-    });
-    Driver::start(config(collection), "", sink)
+    // Weak: the join belongs to its tree, not to the engine it listens to.
+    let join = Rc::downgrade(join);
+    kinds::subscribe(
+        config(collection),
+        Box::new(move |events: &[Event]| {
+            let Some(join) = join.upgrade() else {
+                return false;
+            };
+            let stop = join.borrow_mut().apply(i, source, events);
+            wake();
+            stop
+        }),
+    )
 }
 
 impl Join {
-    fn apply(&mut self, i: usize, source: SourceId, events: &[Event], driver: &DriverRef<'_>) {
+    /// Takes a batch of source `i`'s engine; true: the kind is not served (404), its
+    /// engine should stop.
+    fn apply(&mut self, i: usize, source: SourceId, events: &[Event]) -> bool {
+        let mut stop = false;
         for event in events {
             self.owners.apply(source, event);
             let k = &mut self.kinds[i];
@@ -161,7 +173,7 @@ impl Join {
                 Event::Relisting { .. } => k.synced = false,
                 Event::Failed { error } if error.kind == ApiErrorKind::NotFound && i > 0 => {
                     k.gone = true;
-                    driver.stop();
+                    stop = true;
                 }
                 Event::Failed { error } if k.refused.is_none() => {
                     k.refused = Some(error.message.clone());
@@ -170,6 +182,7 @@ impl Join {
                 _ => {}
             }
         }
+        stop
     }
 
     /// The nearest owner on the open object's chain that the join knows by name only,
@@ -270,7 +283,7 @@ pub struct OwnerTree {
     target: Option<Rc<TreeTarget>>,
     join: Rc<RefCell<Join>>,
     /// The engines of the kinds below; dropped with the component.
-    drivers: Vec<Driver>,
+    drivers: Vec<Subscription>,
     generation: u64,
     shown: bool,
     /// The object as last given to the join.
@@ -283,7 +296,8 @@ pub struct OwnerTree {
 
 impl OwnerTree {
     fn start(&mut self, ctx: &Context<Self>) {
-        self.drivers.clear();
+        // Dropped once the new ones listen: an engine both need goes on.
+        let _old = std::mem::take(&mut self.drivers);
         self.join = Rc::default();
         self.root = None;
         self.generation += 1;
