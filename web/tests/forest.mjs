@@ -37,6 +37,7 @@ const forest = (page) => page.evaluate(() => {
     .sort((a, b) => Number(a.dataset.line) - Number(b.dataset.line));
   return {
     roots: Number(host.dataset.roots),
+    synced: document.getElementById('status')?.dataset.synced === 'true',
     total: Number(host.dataset.lines),
     kinds: Object.fromEntries([...host.querySelectorAll('.forest-kind[data-resource]')].map((k) => [k.dataset.resource, k.dataset.state])),
     lines: items.map((li) => `${li.dataset.depth} ${li.querySelector('.tree-line')?.dataset.uid ?? li.dataset.key}`),
@@ -49,8 +50,9 @@ const forest = (page) => page.evaluate(() => {
 
 /** The sim's truth: the namespace's Deployments by name, and below `open` (a name) its ReplicaSets and their pods. */
 async function truth(open) {
+  // The table's order by name: digits compare as numbers (app-2 before app-10).
   const deps = (await list(`/apis/apps/v1/namespaces/${NS}/deployments`, 'deployments'))
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name, 'en', { numeric: true }));
   const lines = [];
   let rss = [];
   const owned = (items, uid) => items.filter((o) => (o.metadata.ownerReferences || []).some((r) => r.uid === uid));
@@ -72,22 +74,28 @@ async function truth(open) {
 try {
   const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 1200 } });
   const before = await metrics();
+  const navigated = Date.now();
   await page.goto(`${BASE}/ui/#view=tree&r=apps/v1/deployments&ns=${NS}`);
   const live = await until('the forest to be live', async () => {
     const f = await forest(page);
-    return f && f.kinds.replicasets === 'live' && f.kinds.pods === 'live' && f.roots > 0 && f;
-  }, 60000).catch(() => null);
+    return f && f.synced && f.kinds.replicasets === 'live' && f.kinds.pods === 'live' && f.roots > 0 && f;
+  }, 60000, 20).catch(() => null);
+  console.log(`figure: navigation to the tree view live ${Date.now() - navigated} ms (${live?.roots} roots)`);
   check(live, `the tree view of deployments in ${NS} is live (${JSON.stringify(live?.kinds)}, ${live?.roots} roots)`);
   const toggle = await page.evaluate(() => document.getElementById('tree-toggle')?.checked);
   check(toggle === true, `the toolbar's Tree toggle is on (${toggle})`);
 
   // Every Deployment is a root, closed, in the table's order (by name).
   let last = '';
+  // Only the window's lines are drawn: they are the truth's first lines, and the
+  // forest counts every root.
+  const drawnAgree = (f, t) => f && f.lines.length > 0 && f.total === t.lines.length
+    && f.lines.join() === t.lines.slice(0, f.lines.length).join();
   const roots = await until('the roots to equal the sim\'s Deployments', async () => {
     const t = await truth(null);
     const f = await forest(page);
-    last = `view [${f?.lines}] sim [${t.lines}]`;
-    return f && f.lines.join() === t.lines.join() && { t, f };
+    last = `view ${f?.roots} roots [${f?.lines.slice(0, 4)}...] sim ${t.deps.length} [${t.lines.slice(0, 4)}...]`;
+    return drawnAgree(f, t) && f.roots === t.deps.length && { t, f };
   }, 30000, 200).catch(() => null);
   check(roots, `every Deployment is a root, in name order: ${last}`);
   check(roots && roots.f.expanded.every((e) => e === 'false' || e === null), `roots start closed (${roots?.f.expanded})`);
@@ -95,32 +103,44 @@ try {
   check(roots && roots.f.health.every((h) => ['ok', 'progressing', 'bad', 'unknown'].includes(h)), `every root has a rolled-up health (${roots?.f.health})`);
   const opening = requestsDelta(before, await metrics());
   console.log(`figure: requests for the tree view: ${JSON.stringify(opening)}`);
-  check(opening['LIST deployments'] === 1 && opening['WATCH deployments'] === 1
-    && opening['LIST replicasets'] === 1 && opening['WATCH replicasets'] === 1
-    && opening['LIST pods'] === 1 && opening['WATCH pods'] === 1,
+  // One LIST (in pages: one at this script's sizes) and one WATCH per kind.
+  const pages = (n) => n >= 1 && n <= 12;
+  check(pages(opening['LIST deployments']) && opening['WATCH deployments'] === 1
+    && pages(opening['LIST replicasets']) && opening['WATCH replicasets'] === 1
+    && pages(opening['LIST pods']) && opening['WATCH pods'] === 1,
     `one LIST and one WATCH per kind (the view's Deployments, and ReplicaSets and Pods below), none per root (${JSON.stringify(opening)})`);
 
   // Open one root (its twisty): its lines equal the sim's truth, and follow a rollout.
   const name = roots?.t.deps.find((d) => d.metadata.name.startsWith('app-'))?.metadata.name ?? 'app-0';
+  // Its lines must be drawn: the first root's are, from the top.
   const uid = roots?.t.deps.find((d) => d.metadata.name === name)?.metadata.uid;
-  await page.click(`[role=treeitem][data-key="${uid}"] .tree-twisty`);
+  // Timed in the page: the click to its lines in the DOM.
+  const drawnMs = await page.evaluate(async (key) => {
+    const t0 = performance.now();
+    document.querySelector(`[role=treeitem][data-key="${key}"] .tree-twisty`)?.click();
+    while (!document.querySelector('#forest-host [role=treeitem][data-depth="2"]') && performance.now() - t0 < 10000) {
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    return performance.now() - t0;
+  }, uid);
+  console.log(`figure: a click on a root's twisty to its ReplicaSets and Pods in the DOM ${drawnMs.toFixed(1)} ms`);
   const opened = await until('the opened root to equal the truth', async () => {
     const t = await truth(name);
     const f = await forest(page);
-    last = `view [${f?.lines}] sim [${t.lines}]`;
-    return f && f.lines.join() === t.lines.join() && t.rss.length > 0 && { t, f };
+    last = `view [${f?.lines.slice(0, 16)}] sim [${t.lines.slice(0, 16)}]`;
+    return drawnAgree(f, t) && t.rss.length > 0 && { t, f };
   }, 30000, 200).catch(() => null);
   check(opened, `an opened Deployment shows its ReplicaSets and their pods, as on the sim: ${last}`);
   const known = new Set(opened ? opened.t.rss : []);
   const rolled = await until('a rollout\'s new ReplicaSet under the opened root', async () => {
     const t = await truth(name);
     const f = await forest(page);
-    last = `view [${f?.lines}] sim [${t.lines}]`;
-    return t.rss.some((u) => !known.has(u)) && f && f.lines.join() === t.lines.join() && t;
+    last = `view [${f?.lines.slice(0, 16)}] sim [${t.lines.slice(0, 16)}]`;
+    return t.rss.some((u) => !known.has(u)) && drawnAgree(f, t) && t;
   }, 90000, 200).catch(() => null);
   check(rolled, `after a rollout the opened root shows the new ReplicaSet and the sim's pods: ${last}`);
   const afterRollout = requestsDelta(before, await metrics());
-  check((afterRollout['LIST replicasets'] || 0) === 1 && (afterRollout['LIST pods'] || 0) === 1,
+  check(afterRollout['LIST replicasets'] === opening['LIST replicasets'] && afterRollout['LIST pods'] === opening['LIST pods'],
     `a rollout costs no LIST (${JSON.stringify(afterRollout)})`);
   await page.screenshot({ path: `${ARTIFACTS}/forest.png` });
   await axeCheck(page, 'the tree view with a Deployment opened');
