@@ -309,6 +309,14 @@ export interface WatcherEventMap<T = KubeObject> {
   columns: CustomEvent<WatcherColumns>;
   /** table mode: the server prints no tables here; rows are made from objects from now on (a `columns` event follows). */
   tablesUnavailable: CustomEvent<WatcherTablesUnavailable>;
+  /** a `shared` watcher: the worker answered `history(namespace, name)` with something new; ask again. */
+  history: CustomEvent<WatcherHistory>;
+}
+
+/** Which object's history came (`history` event). */
+export interface WatcherHistory {
+  namespace: string;
+  name: string;
 }
 
 /**
@@ -345,7 +353,7 @@ export interface Watcher<T = KubeObject> extends EventTarget {
   columns(): readonly TableColumn[] | null;
   /** One object (namespace `''` for cluster-scoped ones). */
   get(namespace: string, name: string): T | undefined;
-  /** What changed in one object since the watcher synced, newest first (bounded: 64 versions per object, 8 MiB in all). Secret values are "(hidden)". A page's own engine keeps it; a `shared` watcher's is always `[]`. */
+  /** What changed in one object since the watcher synced, newest first (bounded: 64 versions per object, 8 MiB in all). Secret values are "(hidden)". A page's own engine keeps it; a `shared` watcher's is the worker's last answer (`[]` before the first), asked again when the watcher moved, with a `history` event when a new answer came. */
   history(namespace: string, name: string): HistoryEntry[];
   status(): WatcherStatus;
   /** A view of the rows for a table that shows a window of them, sorted and filtered by kubelive's table model; `free()` it when done. */

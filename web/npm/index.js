@@ -88,6 +88,7 @@ export class Watcher extends EventTarget {
       columns: (columns) => self.deref()?.#emit('columns', { columns }),
       tablesUnavailable: (reason) => self.deref()?.#emit('tablesUnavailable', { reason }),
       status: (urgent) => self.deref()?.#statusChanged(urgent),
+      history: (namespace, name) => self.deref()?.#emit('history', { namespace, name }),
     };
     const shared = sharedOption(options);
     const engineOptions = withPersist(withoutShared(options), shared);
@@ -143,7 +144,9 @@ export class Watcher extends EventTarget {
   /**
    * What changed in one object (namespace `''` for cluster-scoped ones) since the
    * watcher synced, newest first: `[{ kind, resourceVersion, uid, time, changes: [{ path,
-   * before, after }] }]`. Kept by a page's own engine; a shared watcher's is `[]`.
+   * before, after }] }]`. A shared watcher's is kept in the worker: this returns the
+   * last answer it sent (`[]` before the first), asks again when the watcher moved, and
+   * a `history` event ({ namespace, name }) says when a different answer came.
    */
   history(namespace, name) {
     this.#live('history()');
@@ -467,6 +470,8 @@ class SharedCore {
    */
   #views = new Map();
   #nextView = 1;
+  /** Histories asked for, by 'namespace/name': { entries, askedAt (version), inFlight, req }. */
+  #histories = new Map();
   #length = 0;
 
   constructor(options, hooks) {
@@ -572,9 +577,26 @@ class SharedCore {
     return undefined;
   }
 
-  /** The history lives in the worker's engine, which no message reads yet: none here. */
-  history() {
-    return EMPTY;
+  /**
+   * The worker's last answer for this object (`[]` before the first); asked again when
+   * the watcher moved since (a `history` hook follows when the answer differs).
+   */
+  history(namespace, name) {
+    const key = `${namespace}/${name}`;
+    let h = this.#histories.get(key);
+    if (!h) {
+      h = { entries: EMPTY, askedAt: -1, inFlight: false, req: 0 };
+      this.#histories.set(key, h);
+      // A few objects' (a panel's, a reader's): the oldest go.
+      if (this.#histories.size > 16) this.#histories.delete(this.#histories.keys().next().value);
+    }
+    if (this.#open && !h.inFlight && h.askedAt !== this.#version) {
+      h.inFlight = true;
+      h.askedAt = this.#version;
+      h.req += 1;
+      this.#conn.post({ t: 'history', sub: this.#sub, req: h.req, namespace, name });
+    }
+    return h.entries;
   }
 
   get size() {
@@ -720,6 +742,17 @@ class SharedCore {
         if (this.#wantsChanges) for (const [type, o] of changes) hooks.change?.(type, o);
         hooks.update?.(this.#version);
         // The worker sends each view's window after an update when it changed.
+        break;
+      }
+      case 'history': {
+        const key = `${m.namespace}/${m.name}`;
+        const h = this.#histories.get(key);
+        if (!h || m.req !== h.req) break;
+        h.inFlight = false;
+        const entries = Object.freeze(m.entries ?? []);
+        const same = JSON.stringify(entries) === JSON.stringify(h.entries);
+        if (!same) h.entries = entries;
+        if (!same) hooks.history?.(m.namespace, m.name);
         break;
       }
       case 'window': {

@@ -16,6 +16,7 @@
 // { t: 'close', sub }, { t: 'objects', sub } (send every object, then each change),
 // { t: 'view', sub, view, options }, { t: 'set', sub, view, options },
 // { t: 'window', sub, view, req, first, count }, { t: 'dropView', sub, view },
+// { t: 'history', sub, req, namespace, name },
 // { t: 'beat' } (every 2 s), { t: 'bye' } (the page leaves; it may come back from the
 // back/forward cache).
 // worker -> page: { t: 'status', sub, status, urgent, running }, { t: 'columns', sub,
@@ -23,7 +24,8 @@
 // resourceVersion }, { t: 'reset', sub, reason }, { t: 'error', sub, error },
 // { t: 'update', sub, version, size, changes? } (the rows may have changed), { t:
 // 'objects', sub, objects, version, size }, { t: 'window', sub, view, req, window,
-// error? } (an answer, or after an update the window last asked for when it changed), { t: 'failed', sub, message } (the watcher could not be opened;
+// error? } (an answer, or after an update the window last asked for when it changed),
+// { t: 'history', sub, req, namespace, name, entries }, { t: 'failed', sub, message } (the watcher could not be opened;
 // sub null: none can), { t: 'reopen' } (the worker had forgotten the page: open again).
 
 import initWasm, { WatcherCore, HubCore, viewKey, hubTickMs } from './kubelive_watcher.js';
@@ -351,6 +353,10 @@ function handle(port, m) {
         p.post({ t: 'window', sub: m.sub, view: m.view, req: m.req, window });
         break;
       }
+      case 'history':
+        if (!engine) break;
+        p.post({ t: 'history', sub: m.sub, req: m.req, namespace: m.namespace, name: m.name, entries: engine.core.history(m.namespace, m.name) });
+        break;
       default:
         break;
     }

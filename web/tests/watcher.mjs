@@ -502,12 +502,15 @@ async function watchFor(path, rv, ms) {
 async function history() {
   console.log('history');
   const { page, context, problems } = await packagePage(browser, BASE);
+  // A page's own engine, and a shared one (in the worker) beside it.
   await page.evaluate((path) => {
-    window.h = { w: new window.kl.Watcher({ path }) };
+    window.h = { w: new window.kl.Watcher({ path }), s: new window.kl.Watcher({ path, shared: true }), told: [] };
+    window.h.s.addEventListener('history', (e) => window.h.told.push(e.detail));
     window.h.w.start();
+    window.h.s.start();
   }, NS0);
-  await until('the watcher to sync', () => page.evaluate(() => window.h.w.status().synced && window.h.w.status().phase === 'watching'), 30000);
-  const from = await page.evaluate(() => window.h.w.status().resourceVersion);
+  await until('the watchers to sync', () => page.evaluate(() => [window.h.w, window.h.s].every((w) => w.status().synced && w.status().phase === 'watching')), 30000);
+  const from = await page.evaluate(() => String(Math.max(...[window.h.w, window.h.s].map((w) => Number(w.status().resourceVersion)))));
   // The sim's versions of each pod after `from`, seen by a watch of our own.
   let events = [];
   let pick = null;
@@ -532,6 +535,18 @@ async function history() {
     check(modified.length > 0 && modified.every((h) => h.changes.length > 0 && typeof h.time === 'number' && h.uid),
       `each modified version says what changed (${modified.map((h) => h.changes.length).join(', ')} changes: ${[...new Set(paths)].slice(0, 4).join(', ')})`);
     check(!paths.some((p) => /managedFields|metadata\.resourceVersion/.test(p)), 'managedFields and metadata.resourceVersion are left out of the changes');
+    // The shared watcher's history comes from the worker: [] at first, then a
+    // `history` event, then the same versions.
+    await until('the shared watcher to have the versions', () => page.evaluate((rv) => Number(window.h.s.status().resourceVersion) >= Number(rv), last), 30000);
+    const sharedGot = await until('the worker\'s answer', () => page.evaluate(([ns, name]) => {
+      const h = window.h.s.history(ns, name);
+      return h.length > 0 && h;
+    }, [ns, name]), 10000, 50).catch(() => []);
+    const sharedShown = sharedGot.filter((h) => Number(h.resourceVersion) > Number(from) && Number(h.resourceVersion) <= Number(last)).map((h) => `${h.kind}@${h.resourceVersion}`);
+    check(JSON.stringify(sharedShown) === JSON.stringify(wanted), `a shared watcher's history(${ns}, ${name}) is the worker's, the same versions (${sharedShown.join(' ')})`);
+    const told = await page.evaluate(() => window.h.told);
+    check(told.some((t) => t.namespace === ns && t.name === name), `a 'history' event said the answer came (${JSON.stringify(told.slice(0, 2))})`);
+    check(await page.evaluate(([ns, name]) => window.h.s.history(ns, name) === window.h.s.history(ns, name), [ns, name]), 'the same array until a new answer comes');
   }
   const typed = await page.evaluate(() => {
     try {
@@ -544,7 +559,7 @@ async function history() {
   check(typed.startsWith('TypeError: Watcher.history(namespace, name)'), `history() without a name is a TypeError: ${typed}`);
   const none = await page.evaluate(() => window.h.w.history('ns-0', 'no-such-pod'));
   check(Array.isArray(none) && none.length === 0, 'an object never seen has no history ([])');
-  await page.evaluate(() => window.h.w.free());
+  await page.evaluate(() => { window.h.w.free(); window.h.s.free(); });
   check(problems.errors.length === 0, `no page errors (${problems.errors.join('; ')})`);
   await context.close();
 }
