@@ -3,6 +3,8 @@
 //! hostile data.
 #![cfg(target_arch = "wasm32")]
 
+mod support;
+
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
 use kubelive_web::app::detail::{Detail, DetailProps, Fetched};
 use kubelive_web::app::grid::{cell_looks, Rooms, Rows, RowsProps, ShownRow};
@@ -17,8 +19,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
+use support::{mount, sleep};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -74,16 +76,6 @@ extern "C" {
     fn mock_close(i: u32);
     fn mock_break(i: u32);
     fn mock_reject(i: u32);
-}
-
-async fn sleep(ms: i32) {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    JsFuture::from(p).await.unwrap();
 }
 
 /// Waits until `f` holds (the driver runs on the event loop).
@@ -357,13 +349,6 @@ fn hostile() -> Arc<Object> {
 /// A JSON string literal (Rust's escapes agree with JSON's for these strings).
 fn quote(s: &str) -> String {
     format!("{s:?}")
-}
-
-fn mount() -> web_sys::Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let div = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&div).unwrap();
-    div
 }
 
 fn pwned() -> JsValue {

@@ -4,11 +4,14 @@
 //! values never in the DOM.
 #![cfg(all(target_arch = "wasm32", feature = "app"))]
 
+mod support;
+
 use kubelive_core::{Event, History, HistoryConfig, Instant, Object, ParseOptions};
 use kubelive_web::app::detail::history::merge;
 use kubelive_web::app::detail::{Detail, DetailProps, Fetched};
 use std::rc::Rc;
 use std::sync::Arc;
+use support::{mount, sleep};
 use wasm_bindgen_test::*;
 use web_sys::Element;
 
@@ -31,23 +34,6 @@ fn secret(rv: u32, password: &str) -> Arc<Object> {
     obj(&format!(
         r#"{{"kind":"Secret","apiVersion":"v1","metadata":{{"name":"db","namespace":"shop","uid":"u-2","resourceVersion":"{rv}"}},"type":"Opaque","data":{{"password":"{password}"}}}}"#
     ))
-}
-
-async fn sleep(ms: i32) {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
-}
-
-fn mount() -> Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
-    root
 }
 
 /// Renders the panel of `object` with `history`'s entries of it, `now` in Unix seconds.

@@ -5,11 +5,14 @@
 //! re-parenting on a rollout, and the ARIA tree pattern with its keys.
 #![cfg(all(target_arch = "wasm32", feature = "app"))]
 
+mod support;
+
 use kubelive_core::{ColumnKind, Event, Object, Owners, ParseOptions, SourceId};
 use kubelive_web::app::tree::model::{Line, Model};
 use kubelive_web::app::tree::{TreeState, TreeView, TreeViewProps};
 use std::rc::Rc;
 use std::sync::Arc;
+use support::{mount, sleep};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{Element, HtmlElement, KeyboardEvent, KeyboardEventInit};
@@ -119,16 +122,6 @@ impl Cluster {
     }
 }
 
-async fn sleep(ms: i32) {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(p).await.unwrap();
-}
-
 async fn render(model: Model, state: TreeState) -> Element {
     render_with(model, state, true, None).await
 }
@@ -139,9 +132,7 @@ async fn render_with(
     open: bool,
     on_toggle: Option<yew::Callback<()>>,
 ) -> Element {
-    let doc = web_sys::window().unwrap().document().unwrap();
-    let root = doc.create_element("div").unwrap();
-    doc.body().unwrap().append_child(&root).unwrap();
+    let root = mount();
     yew::Renderer::<TreeView>::with_root_and_props(
         root.clone(),
         TreeViewProps {

@@ -18,8 +18,8 @@
 //! or goes to the owner, Home/End, Page Up/Down, Enter/Space open or close); a
 //! line's name is a link to its object in a table with its detail panel open.
 
-use super::model::{self, health_word, Line, Model, Row};
-use super::view::shown;
+use super::model::{self, Line, Model, Row};
+use super::view::{focus_line, line_body, line_class, shown};
 use super::{prefix, row_cells, watch_kind, Join, KindState, Subscription};
 use crate::app::grid::ROW_HEIGHT;
 use crate::app::url::ViewState;
@@ -30,7 +30,6 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// Lines drawn beyond each end of the window (a fast scroll shows lines, not gaps).
@@ -507,15 +506,7 @@ impl Forest {
         let (Some(el), Some(key)) = (self.node.cast::<web_sys::Element>(), &self.focus) else {
             return;
         };
-        let sel = format!(
-            "[role=treeitem][data-key=\"{}\"]",
-            key.replace('\\', "\\\\").replace('"', "\\\"")
-        );
-        if let Ok(Some(e)) = el.query_selector(&sel) {
-            if let Ok(e) = e.dyn_into::<web_sys::HtmlElement>() {
-                let _ = e.focus();
-            }
-        }
+        focus_line(&el, key);
     }
 
     /// The forest of the view's rows (`model`, shown under `cols`), `label` its
@@ -668,57 +659,31 @@ impl Forest {
         } else {
             html! { <span class="tree-twisty" aria-hidden="true"></span> }
         };
-        let body = match &r.line {
+        let (name, before_name, after_cells) = match &r.line {
             Line::Node {
-                uid,
-                kind,
-                name,
-                namespace,
-                ready,
-                status,
-                health,
-                rolled,
-                absent,
-                ..
-            } => {
-                let word = health_word(*rolled);
-                let name_html = match link {
+                name, namespace, ..
+            } => (
+                match link {
                     Some(href) => {
                         html! { <a class="tree-name" href={href} tabindex="-1">{ name.clone() }</a> }
                     }
                     None => html! { <span class="tree-name">{ name.clone() }</span> },
-                };
-                html! {
-                    <span class="tree-line" data-uid={uid.clone()} data-kind={kind.clone()} data-name={name.clone()}
-                        data-namespace={namespace.clone()} data-health={word} data-own-health={health_word(*health)}
-                        data-status={status.clone().unwrap_or_default()}>
-                        <span class="tree-kind">{ kind.clone() }</span>{" "}
-                        if r.depth == 0 && !namespace.is_empty() { <span class="tree-ns">{ format!("{namespace}/") }</span> }
-                        { name_html }{" "}
-                        if let Some(x) = ready { <span class="tree-ready" title="Ready">{ x.clone() }</span>{" "} }
-                        if let Some(x) = status { <span class="tree-status">{ x.clone() }</span>{" "} }
-                        if let Some(x) = absent { <span class="tree-absent">{ x.clone() }</span>{" "} }
-                        if r.depth == 0 && expandable && !open { <span class="tree-count">{ format!("{} below", r.children) }</span>{" "} }
-                        <span class={classes!("tree-health", word)} title="Health, rolled up from what it owns">{ word }</span>
-                    </span>
-                }
-            }
-            Line::Missing { kind, why } => html! {
-                <span class="tree-line tree-missing-line" data-kind={kind.clone()}>
-                    <span class="tree-kind">{ kind.clone() }</span>{" "}
-                    <span class="tree-why">{ format!("cannot be listed: {why}") }</span>
-                </span>
-            },
-        };
-        let class = match &r.line {
-            Line::Node { rolled, absent, .. } => classes!(
-                "tree-node",
-                "forest-line",
-                format!("health-{}", health_word(*rolled)),
-                absent.is_some().then_some("absent")
+                },
+                if r.depth == 0 && !namespace.is_empty() {
+                    html! { <><span class="tree-ns">{ format!("{namespace}/") }</span>{" "}</> }
+                } else {
+                    html! {}
+                },
+                if r.depth == 0 && expandable && !open {
+                    html! { <><span class="tree-count">{ format!("{} below", r.children) }</span>{" "}</> }
+                } else {
+                    html! {}
+                },
             ),
-            Line::Missing { .. } => classes!("tree-node", "forest-line", "tree-missing"),
+            Line::Missing { .. } => (html! {}, html! {}, html! {}),
         };
+        let body = line_body(&r.line, name, before_name, after_cells);
+        let class = classes!(line_class(&r.line), "forest-line");
         html! {
             <div key={r.key.clone()} role="treeitem" class={class}
                 data-key={r.key.clone()} data-depth={r.depth.to_string()} data-line={line.to_string()}

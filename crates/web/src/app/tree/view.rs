@@ -65,6 +65,81 @@ pub fn shown(rows: &[Row], closed: &HashSet<String>) -> Vec<usize> {
     out
 }
 
+/// Gives the DOM focus to the line with `key` in `tree` (the tab stop a key moved).
+pub fn focus_line(tree: &web_sys::Element, key: &str) {
+    let sel = format!(
+        "[role=treeitem][data-key=\"{}\"]",
+        key.replace('\\', "\\\\").replace('"', "\\\"")
+    );
+    if let Ok(Some(e)) = tree.query_selector(&sel) {
+        if let Ok(e) = e.dyn_into::<web_sys::HtmlElement>() {
+            let _ = e.focus();
+        }
+    }
+}
+
+/// A line's text as its parts (kind, name, cells, why it is absent, health): a
+/// line's accessible name is this text, as shown. `name` draws the name (a link, in
+/// the tree view); `before_name` and `after_cells` add what a drawing shows more.
+pub fn line_body(line: &Line, name: Html, before_name: Html, after_cells: Html) -> Html {
+    match line {
+        Line::Node {
+            uid,
+            kind,
+            name: n,
+            namespace,
+            ready,
+            status,
+            health,
+            rolled,
+            absent,
+            ..
+        } => {
+            let word = health_word(*rolled);
+            html! {
+                <span class="tree-line" data-uid={uid.clone()} data-kind={kind.clone()} data-name={n.clone()}
+                    data-namespace={namespace.clone()} data-health={word} data-own-health={health_word(*health)}
+                    data-status={status.clone().unwrap_or_default()}>
+                    // Spaces between the parts: the line's name is their text.
+                    <span class="tree-kind">{ kind.clone() }</span>{" "}
+                    { before_name }
+                    { name }{" "}
+                    if let Some(x) = ready { <span class="tree-ready" title="Ready">{ x.clone() }</span>{" "} }
+                    if let Some(x) = status { <span class="tree-status">{ x.clone() }</span>{" "} }
+                    if let Some(x) = absent { <span class="tree-absent">{ x.clone() }</span>{" "} }
+                    { after_cells }
+                    <span class={classes!("tree-health", word)} title="Health, rolled up from what it owns">{ word }</span>
+                </span>
+            }
+        }
+        Line::Missing { kind, why } => html! {
+            <span class="tree-line tree-missing-line" data-kind={kind.clone()}>
+                <span class="tree-kind">{ kind.clone() }</span>{" "}
+                <span class="tree-why">{ format!("cannot be listed: {why}") }</span>
+            </span>
+        },
+    }
+}
+
+/// A line's classes: its health, and whether it is the open object, absent or a
+/// missing level.
+pub fn line_class(line: &Line) -> Classes {
+    match line {
+        Line::Node {
+            rolled,
+            absent,
+            current,
+            ..
+        } => classes!(
+            "tree-node",
+            format!("health-{}", health_word(*rolled)),
+            current.then_some("current"),
+            absent.is_some().then_some("absent")
+        ),
+        Line::Missing { .. } => classes!("tree-node", "tree-missing"),
+    }
+}
+
 /// The owner tree of the open object (see the module documentation).
 #[function_component(TreeView)]
 pub fn tree_view(p: &TreeViewProps) -> Html {
@@ -93,15 +168,7 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
         use_effect_with(key, move |key| {
             if std::mem::take(&mut *move_focus.borrow_mut()) {
                 if let (Some(t), Some(key)) = (tree.cast::<web_sys::Element>(), key) {
-                    let sel = format!(
-                        "[data-key=\"{}\"]",
-                        key.replace('\\', "\\\\").replace('"', "\\\"")
-                    );
-                    if let Ok(Some(e)) = t.query_selector(&sel) {
-                        if let Ok(e) = e.dyn_into::<web_sys::HtmlElement>() {
-                            let _ = e.focus();
-                        }
-                    }
+                    focus_line(&t, key);
                 }
             }
         });
@@ -199,40 +266,11 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
                 </li>
             }
         };
-        match &r.line {
-            Line::Node { uid, kind, name, namespace, ready, status, health, rolled, absent, current } => {
-                let word = health_word(*rolled);
-                let class = classes!(
-                    "tree-node",
-                    format!("health-{word}"),
-                    current.then_some("current"),
-                    absent.is_some().then_some("absent")
-                );
-                let body = html! {
-                    <span class="tree-line" data-uid={uid.clone()} data-kind={kind.clone()} data-name={name.clone()}
-                        data-namespace={namespace.clone()} data-health={word} data-own-health={health_word(*health)}
-                        data-status={status.clone().unwrap_or_default()}>
-                        // Spaces between the parts: the line's name is their text.
-                        <span class="tree-kind">{ kind.clone() }</span>{" "}
-                        <span class="tree-name">{ name.clone() }</span>{" "}
-                        if let Some(x) = ready { <span class="tree-ready" title="Ready">{ x.clone() }</span>{" "} }
-                        if let Some(x) = status { <span class="tree-status">{ x.clone() }</span>{" "} }
-                        if let Some(x) = absent { <span class="tree-absent">{ x.clone() }</span>{" "} }
-                        <span class={classes!("tree-health", word)} title="Health, rolled up from what it owns">{ word }</span>
-                    </span>
-                };
-                common(class, body)
-            }
-            Line::Missing { kind, why } => {
-                let body = html! {
-                    <span class="tree-line tree-missing-line" data-kind={kind.clone()}>
-                        <span class="tree-kind">{ kind.clone() }</span>{" "}
-                        <span class="tree-why">{ format!("cannot be listed: {why}") }</span>
-                    </span>
-                };
-                common(classes!("tree-node", "tree-missing"), body)
-            }
-        }
+        let name = match &r.line {
+            Line::Node { name, .. } => html! { <span class="tree-name">{ name.clone() }</span> },
+            Line::Missing { .. } => html! {},
+        };
+        common(line_class(&r.line), line_body(&r.line, name, html! {}, html! {}))
     });
     let failed = match &p.state {
         TreeState::Failed(why) => Some(why.clone()),
