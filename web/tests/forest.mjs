@@ -213,6 +213,26 @@ try {
     check(false, 'an opened Deployment has a pod line');
   }
 
+  // Another kind: a StatefulSet over its pods (and PVCs: the sim makes none here).
+  const sts = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/statefulsets/web-0`).catch(() => null);
+  if (sts) {
+    const stsPods = (await list(`/api/v1/namespaces/${NS}/pods`, 'pods'))
+      .filter((x) => (x.metadata.ownerReferences || []).some((r) => r.uid === sts.metadata.uid))
+      .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
+      .map((x) => `1 ${x.metadata.uid}`);
+    await page.goto(`${BASE}/ui/#view=tree&r=apps/v1/statefulsets&ns=${NS}`);
+    await until('the StatefulSets\' tree view', async () => (await forest(page))?.kinds.pods === 'live', 30000).catch(() => null);
+    await page.click(`[role=treeitem][data-key="${sts.metadata.uid}"] .tree-twisty`).catch(() => {});
+    const want = [`0 ${sts.metadata.uid}`, ...stsPods];
+    const got = await until('the StatefulSet opened', async () => {
+      const f = await forest(page);
+      last = `view [${f?.lines}] sim [${want}]`;
+      return f && f.lines.slice(0, want.length).join() === want.join() && f;
+    }, 20000).catch(() => null);
+    check(got && stsPods.length > 0, `a StatefulSet opened in the tree view shows its pods: ${last}`);
+    check(got && Object.keys(got.kinds).sort().join() === 'persistentvolumeclaims,pods', `a StatefulSet's tree watches pods and PVCs (${JSON.stringify(got?.kinds)})`);
+  }
+
   // 800 and 360 px: nothing scrolls sideways, and the Tree toggle is on screen.
   await page.goto(`${BASE}/ui/#view=tree&r=apps/v1/deployments&ns=${NS}`);
   for (const width of [800, 360]) {

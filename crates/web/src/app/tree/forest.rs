@@ -232,6 +232,11 @@ impl Forest {
         self.open.clear();
         self.closed.clear();
         self.focus = None;
+        // Another forest starts at its top.
+        self.top = 0.0;
+        if let Some(el) = self.node.cast::<web_sys::Element>() {
+            el.set_scroll_top(0);
+        }
         {
             // Source 0: the view's rows.
             let mut j = self.join.borrow_mut();
