@@ -39,8 +39,8 @@
 //! roll-up inside a cycle may keep the worst health one of its members once had.
 
 use crate::engine::Event;
-use crate::json::{unescape, JResult, Scanner};
-use crate::object::{key, ColumnKind, Object};
+use crate::json::{unescape, JResult};
+use crate::object::{in_metadata, key, ColumnKind, Object};
 use crate::store::key_hash;
 use crate::table::{Cell, TableColumn};
 use hashbrown::HashTable;
@@ -96,68 +96,49 @@ fn read_owner_references<'b>(b: &'b [u8], out: &mut Vec<RefView<'b>>) -> JResult
             Cow::Borrowed(std::str::from_utf8(raw).unwrap_or(""))
         }
     };
-    let mut sc = Scanner::new(b);
-    if !sc.object_start()? {
-        return Ok(());
-    }
-    let mut first = true;
-    while let Some(k) = sc.next_key(&mut first)? {
-        if key(b, k).as_ref() != b"metadata" {
-            sc.value_dropped()?;
-            continue;
-        }
-        if !sc.object_start()? {
-            continue;
+    in_metadata(b, b"ownerReferences", |sc| {
+        out.clear();
+        if !sc.array_start()? {
+            return Ok(());
         }
         let mut first = true;
-        while let Some(k) = sc.next_key(&mut first)? {
-            if key(b, k).as_ref() != b"ownerReferences" {
-                sc.value_dropped()?;
+        while sc.next_elem(&mut first)? {
+            if !sc.object_start()? {
                 continue;
             }
-            if !sc.array_start()? {
-                continue;
-            }
+            let mut r = RefView {
+                api_version: Cow::Borrowed(""),
+                kind: Cow::Borrowed(""),
+                name: Cow::Borrowed(""),
+                uid: Cow::Borrowed(""),
+                controller: false,
+            };
             let mut first = true;
-            while sc.next_elem(&mut first)? {
-                if !sc.object_start()? {
-                    continue;
-                }
-                let mut r = RefView {
-                    api_version: Cow::Borrowed(""),
-                    kind: Cow::Borrowed(""),
-                    name: Cow::Borrowed(""),
-                    uid: Cow::Borrowed(""),
-                    controller: false,
-                };
-                let mut first = true;
-                while let Some(k) = sc.next_key(&mut first)? {
-                    let slot = match key(b, k).as_ref() {
-                        b"apiVersion" => &mut r.api_version,
-                        b"kind" => &mut r.kind,
-                        b"name" => &mut r.name,
-                        b"uid" => &mut r.uid,
-                        b"controller" => {
-                            r.controller = sc.boolean()? == Some(true);
-                            continue;
-                        }
-                        _ => {
-                            sc.value_dropped()?;
-                            continue;
-                        }
-                    };
-                    if let Some(s) = sc.opt_string()? {
-                        *slot = text(s);
+            while let Some(k) = sc.next_key(&mut first)? {
+                let slot = match key(b, k).as_ref() {
+                    b"apiVersion" => &mut r.api_version,
+                    b"kind" => &mut r.kind,
+                    b"name" => &mut r.name,
+                    b"uid" => &mut r.uid,
+                    b"controller" => {
+                        r.controller = sc.boolean()? == Some(true);
+                        continue;
                     }
+                    _ => {
+                        sc.value_dropped()?;
+                        continue;
+                    }
+                };
+                if let Some(s) = sc.opt_string()? {
+                    *slot = text(s);
                 }
-                if !r.uid.is_empty() {
-                    out.push(r);
-                }
+            }
+            if !r.uid.is_empty() {
+                out.push(r);
             }
         }
-        return Ok(());
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// How healthy an object looks, worst last (a roll-up is a maximum).

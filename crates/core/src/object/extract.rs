@@ -2,7 +2,7 @@
 //! of the walk shares.
 
 use crate::error::DecodeError;
-use crate::json::{unescape, StrSpan};
+use crate::json::{unescape, JResult, Scanner, StrSpan};
 use std::borrow::Cow;
 
 /// Validates UTF-8 of a whole document.
@@ -15,6 +15,39 @@ pub(crate) fn utf8(b: &[u8]) -> Result<&str, DecodeError> {
 
 /// A key's bytes, decoded only if it has escapes.
 #[inline]
+/// Calls `read` with the scanner at the value of `metadata.<field>` of the object
+/// `b` (each one, should a key repeat), skipping everything else: the stored copy's
+/// readers of labels, annotations and ownerReferences.
+pub(crate) fn in_metadata<'b>(
+    b: &'b [u8],
+    field: &[u8],
+    mut read: impl FnMut(&mut Scanner<'b>) -> JResult<()>,
+) -> JResult<()> {
+    let mut sc = Scanner::new(b);
+    if !sc.object_start()? {
+        return Ok(());
+    }
+    let mut first = true;
+    while let Some(k) = sc.next_key(&mut first)? {
+        if key(b, k).as_ref() != b"metadata" {
+            sc.value_dropped()?;
+            continue;
+        }
+        if !sc.object_start()? {
+            continue;
+        }
+        let mut first = true;
+        while let Some(k) = sc.next_key(&mut first)? {
+            if key(b, k).as_ref() == field {
+                read(&mut sc)?;
+            } else {
+                sc.value_dropped()?;
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn key(b: &[u8], k: StrSpan) -> Cow<'_, [u8]> {
     let raw = &b[k.start..k.end];
     if k.escaped {

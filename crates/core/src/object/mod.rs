@@ -23,7 +23,7 @@ mod tests;
 pub use printer::{ColumnKind, FallbackCells, PrintedCells};
 
 pub(crate) use bookmark::parse_bookmark;
-pub(crate) use extract::{key, utf8};
+pub(crate) use extract::{in_metadata, key, utf8};
 pub(crate) use parse::parse_object;
 pub(crate) use row::parse_row;
 
@@ -186,41 +186,23 @@ impl Object {
     fn map_in_metadata(&self, field: &[u8], out: &mut Vec<(String, String)>) -> JResult<()> {
         let json = self.json();
         let b = json.as_ref();
-        let mut sc = Scanner::new(b);
-        if !sc.object_start()? {
-            return Ok(());
-        }
-        let mut first = true;
-        while let Some(k) = sc.next_key(&mut first)? {
-            if key(b, k).as_ref() != b"metadata" {
-                sc.value()?;
-                continue;
-            }
+        in_metadata(b, field, |sc| {
+            // The last of a repeated key wins, as Go's decoder reads it.
+            out.clear();
             if !sc.object_start()? {
-                continue;
+                return Ok(());
             }
             let mut first = true;
             while let Some(k) = sc.next_key(&mut first)? {
-                if key(b, k).as_ref() != field {
-                    sc.value()?;
-                    continue;
-                }
-                if !sc.object_start()? {
-                    continue;
-                }
-                out.clear();
-                let mut first = true;
-                while let Some(k) = sc.next_key(&mut first)? {
-                    if let Some(v) = sc.opt_string()? {
-                        out.push((
-                            unescape(&b[k.start..k.end]).into_owned(),
-                            unescape(&b[v.start..v.end]).into_owned(),
-                        ));
-                    }
+                if let Some(v) = sc.opt_string()? {
+                    out.push((
+                        unescape(&b[k.start..k.end]).into_owned(),
+                        unescape(&b[v.start..v.end]).into_owned(),
+                    ));
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The stored (compacted) JSON.
