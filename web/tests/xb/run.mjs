@@ -11,7 +11,8 @@
 // * full: plus the sim's restarts (410, relists) are survived and converged from, the
 //   keyboard filter, the streaming sync (`&stream=1`: given up for LIST + WATCH where
 //   the server gzips it, and live), the Watcher syncs and converges from the npm package,
-//   <kubelive-table> renders the server's rows, and the layout checks at 360 to
+//   <kubelive-table> renders the server's rows, the tree view opens a Deployment over
+//   its ReplicaSets and Pods (as the sim has them) and closes it by key, and the layout checks at 360 to
 //   2,560 px (web/tests/checks/layout.js, as widths.mjs runs them in Chromium);
 // * in both: the fetch body's reader the engine offers (BYOB, or the default reader's
 //   chunks the app falls back to) is reported, and the app converging proves that path.
@@ -48,6 +49,9 @@ try {
         await watcher(b);
         await component(b);
         await widths(b);
+        // Last: WebKitGTK keeps a left page's streaming responses open a while, and
+        // the tree view holds four watches; the next page would wait for connections.
+        await forest(b);
       }
     } catch (e) {
       check(false, `[${name}] ${e.stack || e}`);
@@ -215,6 +219,66 @@ async function watcher(b) {
   ok(errors.length === 0, `no page errors (${errors.join('; ')})`);
 }
 
+/**
+ * The tree view: the namespace's Deployments as roots; a click on one's triangle shows
+ * its ReplicaSets (the sim's, by uid) and their Pods; ArrowLeft on it closes it; the
+ * lines fit the window.
+ */
+async function forest(b) {
+  const ok = checkIn(b);
+  await b.goto(`${BASE}/ui/xb/app.html#view=tree&r=apps/v1/deployments&ns=ns-0`);
+  const roots = await until('the tree view to be live', () => b.evaluate(() => {
+    const h = document.getElementById('forest-host');
+    const kinds = h ? [...h.querySelectorAll('.forest-kind[data-resource]')].map((k) => k.dataset.state) : [];
+    return h && kinds.length === 2 && kinds.every((k) => k === 'live') && Number(h.dataset.roots);
+  }), 60000).catch(() => 0);
+  // The sim fails a request now and then (its faults): asked until it answers.
+  const deps = await until('the sim\'s Deployments', () => getJson(`${BASE}/apis/apps/v1/namespaces/ns-0/deployments`).then((l) => l.items), 20000);
+  ok(roots > 0 && roots === deps.length, `the tree view's roots are the namespace's ${deps.length} Deployments (${roots})`);
+  const uid = await b.evaluate(() => document.querySelector('#forest [role=treeitem][aria-expanded="false"]')?.dataset.key);
+  ok(!!uid, 'a Deployment with lines below it can be opened');
+  if (!uid) return;
+  await b.click(`[role=treeitem][data-key="${uid}"] .tree-twisty`);
+  let last = '';
+  const opened = await until('the opened Deployment\'s ReplicaSets', async () => {
+    const rss = (await getJson(`${BASE}/apis/apps/v1/namespaces/ns-0/replicasets`)).items
+      .filter((r) => (r.metadata.ownerReferences || []).some((o) => o.uid === uid))
+      .map((r) => r.metadata.uid).sort();
+    const shown = await b.evaluate(() => [...document.querySelectorAll('#forest [role=treeitem][data-depth="1"]')]
+      .map((li) => li.dataset.key).sort());
+    const pods = await b.evaluate(() => document.querySelectorAll('#forest [role=treeitem][data-depth="2"]').length);
+    last = `shown [${shown}] sim [${rss}], ${pods} pods`;
+    return rss.length > 0 && shown.join() === rss.join() && pods > 0;
+  }, 30000, 200).catch(() => false);
+  ok(opened, `an opened Deployment shows its ReplicaSets (the sim's, by uid) and their pods: ${last}`);
+  await b.click(`[role=treeitem][data-key="${uid}"] .tree-kind`);
+  await b.press(Key.ArrowLeft);
+  const closed = await until('ArrowLeft to close it', () => b.evaluate(() => document.querySelectorAll('#forest [role=treeitem][data-depth="1"]').length === 0), 5000).catch(() => false);
+  ok(closed, 'ArrowLeft on the opened Deployment closes it');
+  // The table and back, three times: the tree's engines stop (their fetches aborted)
+  // and start again; the browser's six connections to the server are not used up.
+  let again = true;
+  for (let i = 0; i < 3 && again; i++) {
+    await b.click('#tree-toggle');
+    await until('the table', () => b.evaluate(() => !document.getElementById('forest-host') && !!document.querySelector('.row')), 20000);
+    await b.click('#tree-toggle');
+    again = await until('the tree view live again', () => b.evaluate(() => {
+      const h = document.getElementById('forest-host');
+      const kinds = h ? [...h.querySelectorAll('.forest-kind[data-resource]')].map((k) => k.dataset.state) : [];
+      return kinds.length === 2 && kinds.every((k) => k === 'live');
+    }), 30000).catch(() => false);
+  }
+  ok(again, 'the tree view toggled off and on three times is live again (aborted watches free their connections)');
+  const fits = await b.evaluate(() => {
+    const f = document.getElementById('forest');
+    return f && f.scrollWidth <= f.clientWidth + 1;
+  });
+  ok(fits, 'the tree view does not scroll sideways');
+  await b.screenshot(`${ARTIFACTS}/xb-${b.name}-forest.png`);
+  const errors = await pageErrors(b);
+  ok(errors.length === 0, `no page errors (${errors.join('; ')})`);
+}
+
 /** <kubelive-table>: the element renders the server's rows. */
 async function component(b) {
   const ok = checkIn(b);
@@ -239,7 +303,8 @@ async function component(b) {
     const el = document.getElementById('pods');
     const root = el.shadowRoot;
     const rows = [...root.querySelectorAll('[part~=row]')];
-    const names = rows.map((r) => r.children[0]?.textContent);
+    // A deleted row stays a moment, struck through, after it left the snapshot.
+    const names = rows.filter((r) => r.dataset.state !== 'deleted').map((r) => r.children[0]?.textContent);
     const held = el.watcher.snapshot().map((r) => r.metadata.name);
     return rows.length > 0 && {
       rows: rows.length,
