@@ -664,8 +664,8 @@ impl Component for App {
             }
             Msg::Toolbar(m) => self.on_toolbar(m),
             Msg::Grid(m) => self.on_grid(m),
-            Msg::Forest(tree::forest::Msg::Events(generation)) => {
-                if self.forest.is_current(generation) {
+            Msg::Forest(m @ tree::forest::Msg::Events(_)) => {
+                if self.forest.update(m) {
                     self.frames.schedule_frame();
                 }
                 false

@@ -265,10 +265,6 @@ impl Forest {
         self.seeded = false;
     }
 
-    pub fn is_current(&self, generation: u64) -> bool {
-        generation == self.generation && self.of.is_some()
-    }
-
     /// The view's engine's events of a frame (`driver` its engine, `columns` the
     /// server's columns): the roots move. The first time, the engine's rows are given
     /// whole.
@@ -305,9 +301,11 @@ impl Forest {
         }
     }
 
+    /// Whether the forest shows something new (for `Events`: whether they are this
+    /// forest's, which the app draws with its next frame).
     pub fn update(&mut self, msg: Msg) -> bool {
         match msg {
-            Msg::Events(_) => true,
+            Msg::Events(generation) => generation == self.generation && self.of.is_some(),
             Msg::Scroll => self.read_scroll(),
             Msg::Toggle(uid) => {
                 self.toggle(&uid);

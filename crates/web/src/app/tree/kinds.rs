@@ -89,11 +89,6 @@ impl Drop for Subscription {
     }
 }
 
-/// Engines running now (for tests and the page's figures).
-pub fn running() -> usize {
-    RUNNING.with(|r| r.borrow().values().filter(|w| w.strong_count() > 0).count())
-}
-
 /// Listens to the engine of `config`'s collection, started if none runs: `listener`
 /// gets what the engine holds at once, then each batch.
 pub fn subscribe(config: Config, listener: Listener) -> Subscription {
