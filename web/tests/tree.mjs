@@ -35,19 +35,36 @@ async function metrics() {
 
 const delta = requestsDelta;
 
-/** The sim's truth: the Deployment, its ReplicaSets and their pods, as `depth uid` lines. */
+/** The owners above `o` on the sim, root first: each controller reference read by a GET. */
+async function ownersAbove(o) {
+  const chain = [];
+  let at = o;
+  for (let i = 0; i < 8; i++) {
+    const r = (at.metadata.ownerReferences || []).find((x) => x.controller);
+    if (!r) break;
+    const base = r.apiVersion.includes('/') ? `/apis/${r.apiVersion}` : `/api/${r.apiVersion}`;
+    at = await getJson(`${BASE}${base}/namespaces/${NS}/${r.kind.toLowerCase()}s/${r.name}`);
+    chain.unshift({ uid: at.metadata.uid, kind: at.kind });
+  }
+  return chain;
+}
+
+/** The sim's truth: the Deployment's owners (the sim's widget-0 controls app-0), the
+ * Deployment (at depth `top`), its ReplicaSets and their pods, as `depth uid` lines. */
 async function truth() {
   const d = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/deployments/${APP}`);
+  const above = await ownersAbove(d);
+  const top = above.length;
   const owned = (items, uid) => items.filter((o) => (o.metadata.ownerReferences || []).some((r) => r.uid === uid));
   const rss = owned(await list(`/apis/apps/v1/namespaces/${NS}/replicasets`, 'replicasets'), d.metadata.uid);
   const pods = await list(`/api/v1/namespaces/${NS}/pods`, 'pods');
-  const lines = [`0 ${d.metadata.uid}`];
+  const lines = [...above.map((o, i) => `${i} ${o.uid}`), `${top} ${d.metadata.uid}`];
   const byName = (a, b) => a.metadata.name.localeCompare(b.metadata.name);
   for (const rs of rss.sort(byName)) {
-    lines.push(`1 ${rs.metadata.uid}`);
-    for (const p of owned(pods, rs.metadata.uid).sort(byName)) lines.push(`2 ${p.metadata.uid}`);
+    lines.push(`${top + 1} ${rs.metadata.uid}`);
+    for (const p of owned(pods, rs.metadata.uid).sort(byName)) lines.push(`${top + 2} ${p.metadata.uid}`);
   }
-  return { lines, rss: rss.map((r) => r.metadata.uid) };
+  return { lines, top, above: above.map((o) => o.kind), rss: rss.map((r) => r.metadata.uid) };
 }
 
 /** The panel's tree: its state and its lines as `depth uid`, plus the health of each. */
@@ -98,8 +115,11 @@ try {
   const start = await agree('the tree to equal the sim\'s truth');
   check(start, `the tree equals the Deployment's ReplicaSets and their pods on the sim: ${last}`);
   if (start) {
-    check(start.p.kinds[0] === 'Deployment' && start.p.kinds.slice(1).every((k) => k === 'ReplicaSet' || k === 'Pod'),
-      `a Deployment over ReplicaSets over Pods (${start.p.kinds})`);
+    const { top, above } = start.t;
+    check(start.p.kinds.slice(0, top).join() === above.join() && start.p.kinds[top] === 'Deployment'
+      && start.p.kinds.slice(top + 1).every((k) => k === 'ReplicaSet' || k === 'Pod'),
+      `its owners (${above}, a custom resource's, one GET each) over the Deployment over ReplicaSets over Pods (${start.p.kinds})`);
+    check(APP !== 'app-0' || above.join() === 'Widget', `the sim's widget-0 controls app-0 (${above})`);
     check(start.p.health.every((h) => ['ok', 'progressing', 'bad', 'unknown'].includes(h)), `every line has a health (${start.p.health})`);
     // The roll-up: a line's health is the worst of its own and its dependents'.
     const rank = (h) => ['unknown', 'ok', 'progressing', 'bad'].indexOf(h);
@@ -129,12 +149,12 @@ try {
   }, 90000, 200).catch(() => null);
   check(afterRollout, `after a rollout the tree shows the new ReplicaSet and the sim's pods: ${last}`);
   if (afterRollout) {
-    const { p, fresh } = afterRollout;
-    check(fresh.every((u) => p.lines.includes(`1 ${u}`)), `the new ReplicaSet ${fresh} is a line under the Deployment`);
+    const { p, fresh, t: { top } } = afterRollout;
+    check(fresh.every((u) => p.lines.includes(`${top + 1} ${u}`)), `the new ReplicaSet ${fresh} is a line under the Deployment`);
     // The pods move: wait until the new ReplicaSet holds pods and the tree agrees.
     const moved = await agree('pods under the new ReplicaSet', (t) => {
-      const at = t.lines.indexOf(`1 ${fresh[0]}`);
-      return at >= 0 && t.lines[at + 1]?.startsWith('2 ');
+      const at = t.lines.indexOf(`${top + 1} ${fresh[0]}`);
+      return at >= 0 && t.lines[at + 1]?.startsWith(`${top + 2} `);
     });
     check(moved, `pods made by the new ReplicaSet appear under it: ${last}`);
   }
@@ -158,11 +178,11 @@ try {
   const selected = await page.evaluate(() => document.getElementById('detail-name')?.textContent);
   check(selected === APP, `the panel still shows ${APP} (${selected})`);
 
-  // A pod's tree: its ReplicaSet and Deployment above it (one GET each), by uid.
+  // A pod's tree: its ReplicaSet and Deployment above it (and the Deployment's
+  // widget, if it has one; one GET each), by uid.
   const pod = (await list(`/api/v1/namespaces/${NS}/pods`, 'pods'))
     .find((x) => !x.metadata.deletionTimestamp && (x.metadata.ownerReferences || [])[0]?.kind === 'ReplicaSet');
-  const rs = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/replicasets/${pod.metadata.ownerReferences[0].name}`);
-  const dep = await getJson(`${BASE}/apis/apps/v1/namespaces/${NS}/deployments/${rs.metadata.ownerReferences[0].name}`);
+  const podAbove = await ownersAbove(pod);
   await page.goto(`${BASE}/ui/#r=v1/pods&ns=${NS}`);
   await until('the pods', () => page.evaluate(() => document.getElementById('status')?.dataset.synced === 'true'), 60000);
   const podRow = `.row:not(.gone)[data-key="${NS}/${pod.metadata.name}"]`;
@@ -170,14 +190,14 @@ try {
   await page.dblclick(podRow);
   await until('the pod\'s panel', () => page.evaluate((n) => document.getElementById('detail-name')?.textContent === n, pod.metadata.name), 10000);
   if ((await panelTree(page))?.state === 'closed') await page.click('#owner-tree-toggle');
-  const up = [`0 ${dep.metadata.uid}`, `1 ${rs.metadata.uid}`, `2 ${pod.metadata.uid}`];
+  const up = [...podAbove.map((o, i) => `${i} ${o.uid}`), `${podAbove.length} ${pod.metadata.uid}`];
   const owners = await until('the pod\'s owners', async () => {
     const t = await panelTree(page);
     last = `panel [${t?.lines}] sim [${up}]`;
     return t && t.state === 'live' && t.lines.join() === up.join() && t;
   }, 20000, 100).catch(() => null);
   check(owners, `a pod's tree is its Deployment over its ReplicaSet over it: ${last}`);
-  check(owners && owners.kinds.join() === 'Deployment,ReplicaSet,Pod', `by kind (${owners?.kinds})`);
+  check(owners && owners.kinds.slice(-3).join() === 'Deployment,ReplicaSet,Pod', `by kind (${owners?.kinds})`);
 
   // A StatefulSet's tree: its pods (by uid), and its own line shows the Ready the
   // server printed for the view's row (the panel's copy has no printer for its kind).

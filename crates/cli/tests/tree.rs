@@ -44,6 +44,13 @@ fn nodes(text: &str) -> Vec<Node> {
         .collect()
 }
 
+/// The printed tree's table: its header line, then a line per node.
+fn table_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("NAMESPACE"))
+        .collect()
+}
+
 fn uid(v: &Value) -> &str {
     v.pointer("/metadata/uid")
         .and_then(Value::as_str)
@@ -134,7 +141,13 @@ fn deployment_tree_equals_truth() {
     let truth = deployment_truth(&server, "ns-1", "app-1");
     assert_eq!(truth.len(), 12, "one ReplicaSet, ten Pods: {truth:?}");
     assert_eq!(nodes(&out), truth, "{out}");
-    let lines: Vec<&str> = out.lines().collect();
+    // Its owner, a custom resource, is named above the tree.
+    assert_eq!(
+        out.lines().next(),
+        Some("owned by Widget/widget-1"),
+        "{out}"
+    );
+    let lines: Vec<&str> = table_lines(&out);
     assert!(
         lines[1].contains("10/10") && lines[1].contains(" ok "),
         "{out}"
@@ -149,6 +162,30 @@ fn deployment_tree_equals_truth() {
     let (code, _, err) = once(&server, &["deploy/app-1", "-n", "ns-0"]);
     assert_eq!(code, 1);
     assert!(err.contains("not found"), "{err}");
+}
+
+/// Below a custom resource, whose operator may make any kind: the sim's widget-1 is
+/// the controller of Deployment app-1, and its tree is that Deployment's, one level
+/// down, with the widget's own line (its printer columns have no Ready or Status).
+#[test]
+fn custom_resource_tree_equals_truth() {
+    let server = sim(ServerConfig {
+        objects: 30,
+        namespaces: 3,
+        churn: 0.0,
+        seed: 5,
+        ..ServerConfig::default()
+    });
+    let (code, out, err) = once(&server, &["widgets.kubelive.dev/widget-1", "-n", "ns-1"]);
+    assert_eq!(code, 0, "stderr: {err}\nstdout: {out}");
+    let mut truth = vec![(0, "Widget/widget-1".to_string())];
+    truth.extend(
+        deployment_truth(&server, "ns-1", "app-1")
+            .into_iter()
+            .map(|(depth, node)| (depth + 1, node)),
+    );
+    assert_eq!(truth.len(), 13, "{truth:?}");
+    assert_eq!(nodes(&out), truth, "{out}");
 }
 
 /// A CronJob's Jobs and their Pods.
@@ -292,7 +329,7 @@ fn forbidden_level_says_why() {
     });
     let (code, out, err) = once(&server, &["deploy/app-0"]);
     assert_eq!(code, 0, "stderr: {err}\nstdout: {out}");
-    let lines: Vec<&str> = out.lines().collect();
+    let lines: Vec<&str> = table_lines(&out);
     assert!(lines[1].contains("Deployment/app-0"), "{out}");
     assert!(
         lines[2].contains("└─ReplicaSet: cannot be listed:")

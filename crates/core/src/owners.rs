@@ -1129,9 +1129,14 @@ impl<'a> NodeRef<'a> {
     }
 
     /// The levels below it that cannot be shown: kinds its controller makes
-    /// ([`dependent_kinds`]) whose sources cannot be listed.
+    /// ([`dependent_kinds`]; for a custom resource, [`ANY_OWNER_MAKES`]) whose sources
+    /// cannot be listed.
     pub fn missing_below(&self) -> Vec<MissingLevel<'a>> {
-        let kinds = dependent_kinds(self.group(), self.kind());
+        let kinds = if built_in(self.group()) {
+            dependent_kinds(self.group(), self.kind())
+        } else {
+            ANY_OWNER_MAKES
+        };
         self.owners
             .sources
             .iter()

@@ -807,3 +807,55 @@ fn a_lines_ready_and_status_come_from_the_printed_cells() {
     assert_eq!(ready_text(&rs, &cells).as_deref(), Some("2/3"));
     assert_eq!(status_text(&rs, &cells), None);
 }
+
+/// Below a custom resource, whose operator may make any kind: the Deployment it
+/// controls is its dependent, and a kind operators make that the user may not list
+/// is a missing level with the server's words; a kind no operator makes is not.
+#[test]
+fn a_custom_resources_missing_levels_are_the_kinds_operators_make() {
+    let mut owners = Owners::new();
+    let widgets = owners.add_source("kubelive.dev", "Widget");
+    let deployments = owners.add_source("apps", "Deployment");
+    let configmaps = owners.add_source("", "ConfigMap");
+    let leases = owners.add_source("coordination.k8s.io", "Lease");
+    let opts = kubelive_core::ParseOptions::default();
+    let parse = |json: String| kubelive_core::Object::parse(json.as_bytes(), &opts).unwrap();
+    let widget = format!(
+        r#"{{"kind":"Widget","apiVersion":"kubelive.dev/v1",{},"spec":{{}}}}"#,
+        meta("w", "w-1", 1, None)
+    );
+    owners.apply(widgets, &Event::Added(parse(widget).into()));
+    let d = format!(
+        r#"{{"kind":"Deployment","apiVersion":"apps/v1",{},"spec":{{"replicas":1}},"status":{{}}}}"#,
+        meta(
+            "web",
+            "d-1",
+            2,
+            Some(owner_ref("kubelive.dev/v1", "Widget", "w", "w-1"))
+        )
+    );
+    owners.apply(deployments, &Event::Added(parse(d).into()));
+    owners.set_unavailable(configmaps, Some("configmaps is forbidden"));
+    owners.set_unavailable(leases, Some("leases is forbidden"));
+    let root = owners.get("w-1").unwrap();
+    let below: Vec<String> = root
+        .dependents()
+        .iter()
+        .map(|n| format!("{}/{}", n.kind(), n.name()))
+        .collect();
+    assert_eq!(below, ["Deployment/web"]);
+    let missing: Vec<(String, String)> = root
+        .missing_below()
+        .iter()
+        .map(|m| (m.kind.to_string(), m.why.to_string()))
+        .collect();
+    assert_eq!(
+        missing,
+        [(
+            "ConfigMap".to_string(),
+            "configmaps is forbidden".to_string()
+        )]
+    );
+    // A built-in kind's levels stay its controller's: a Deployment makes no ConfigMaps.
+    assert!(owners.get("d-1").unwrap().missing_below().is_empty());
+}

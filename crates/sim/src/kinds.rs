@@ -948,6 +948,8 @@ fn pod_template(labels: J, app: &str, image: &str) -> J {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeploymentParams {
     pub id: Identity,
+    /// Its controller, if an operator made it (none: applied by a person).
+    pub controller: Option<ControllerRef>,
     /// The `app` label its pods carry (the Deployment's name).
     pub app: String,
     /// Its ReplicaSet's `pod-template-hash` (the ReplicaSet is `<app>-<hash>`).
@@ -956,6 +958,29 @@ pub struct DeploymentParams {
     pub replicas: u32,
     /// Ready (and available, up to date) replicas.
     pub ready: u32,
+}
+
+/// The `ownerReferences` entry a controller sets on what it makes: `controller` and
+/// `blockOwnerDeletion` true, as client-go's `metav1.NewControllerRef` writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ControllerRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+}
+
+impl ControllerRef {
+    fn to_j(&self) -> J {
+        obj([
+            ("apiVersion", (&self.api_version).into()),
+            ("kind", (&self.kind).into()),
+            ("name", (&self.name).into()),
+            ("uid", (&self.uid).into()),
+            ("controller", true.into()),
+            ("blockOwnerDeletion", true.into()),
+        ])
+    }
 }
 
 /// An `apps/v1` Deployment after the controller observed it (DeploymentSpec and
@@ -1014,17 +1039,22 @@ pub fn deployment_at(p: &DeploymentParams, r: &Rollout) -> String {
     meta.generation = Some(i64::from(r.revision));
     meta.labels = vec![("app", &p.app)];
     meta.annotations = vec![("deployment.kubernetes.io/revision", &revision)];
-    meta.managed = vec![
-        managed(
-            "kubectl-client-side-apply",
-            "apps/v1",
-            created,
-            json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+    meta.owner = p.controller.as_ref().map(ControllerRef::to_j);
+    let mut applied = json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
                    "f:spec": {"f:progressDeadlineSeconds": {}, "f:replicas": {}, "f:revisionHistoryLimit": {}, "f:selector": {},
                               "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}}, "f:type": {}},
-                              "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:containers": {}}}}}),
-            None,
-        ),
+                              "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:containers": {}}}}});
+    // An operator's Deployment is its manager's, ownerReferences and all.
+    let manager = match &p.controller {
+        Some(c) => {
+            applied["f:metadata"]["f:ownerReferences"] =
+                json!({".": {}, format!("k:{{\"uid\":\"{}\"}}", c.uid): {}});
+            "widget-operator"
+        }
+        None => "kubectl-client-side-apply",
+    };
+    meta.managed = vec![
+        managed(manager, "apps/v1", created, applied, None),
         managed(
             "kube-controller-manager",
             "apps/v1",
@@ -1156,14 +1186,15 @@ pub fn replica_set_at(p: &ReplicaSetParams, revision: u32, desired: u32) -> Stri
         ("deployment.kubernetes.io/max-replicas", &max),
         ("deployment.kubernetes.io/revision", &revision),
     ];
-    meta.owner = Some(obj([
-        ("apiVersion", "apps/v1".into()),
-        ("kind", "Deployment".into()),
-        ("name", (&p.app).into()),
-        ("uid", (&p.deployment_uid).into()),
-        ("controller", true.into()),
-        ("blockOwnerDeletion", true.into()),
-    ]));
+    meta.owner = Some(
+        ControllerRef {
+            api_version: "apps/v1".into(),
+            kind: "Deployment".into(),
+            name: p.app.clone(),
+            uid: p.deployment_uid.clone(),
+        }
+        .to_j(),
+    );
     meta.managed = vec![
         managed(
             "kube-controller-manager",

@@ -488,7 +488,8 @@ impl Workload {
     /// Creates what a cluster of this size holds: namespaces, the CustomResourceDefinitions
     /// (widgets and the extra groups'), a control-plane node and the worker nodes the pods
     /// run on, two Secrets per namespace (Opaque, TLS), per Deployment its ReplicaSet
-    /// (the owner of its pods), a Service and a ConfigMap, the pods, a few widgets, and
+    /// (the owner of its pods), a Service and a ConfigMap, the pods, a few widgets (each the
+    /// controller of its namespace's first Deployment), and
     /// the events of the first pods' start. The pods are compact ([`PodState`]): a million
     /// fit in well under 2 GB.
     pub fn populate(&mut self, c: &mut Cluster, now_ms: u64) {
@@ -544,6 +545,7 @@ impl Workload {
             let replicas = replicas_of[d];
             let dp = DeploymentParams {
                 id: Identity::new(&mut self.rng, ns, &name, now_ms),
+                controller: None,
                 app: name.clone(),
                 template_hash: hash.clone(),
                 image: format!("registry.example.com/{ns}/{name}:1.0.0"),
@@ -626,6 +628,22 @@ impl Workload {
             let mut p = WidgetParams::random(&mut self.rng, ns, &format!("widget-{i}"), now_ms);
             p.synced_ms = now_ms;
             let _ = c.create_object(WIDGETS, &kinds::widget(&p), now_ms);
+            // The widget's operator adopts its namespace's first Deployment, as a
+            // controller adopts an orphan that matches it: a custom resource that owns
+            // a Deployment, its ReplicaSets and their Pods.
+            if let Some(dep) = self
+                .deploys
+                .get_mut(i)
+                .filter(|d| *d.info.namespace == **ns)
+            {
+                dep.deployment.controller = Some(kinds::ControllerRef {
+                    api_version: "kubelive.dev/v1".into(),
+                    kind: "Widget".into(),
+                    name: p.id.name.clone(),
+                    uid: p.id.uid.clone(),
+                });
+                let _ = c.update_object(DEPLOYMENTS, &kinds::deployment(&dep.deployment), now_ms);
+            }
         }
         // The namespace kube-apiserver makes for the control plane (its leases live
         // there), written last so that every object above keeps its resourceVersion.

@@ -283,3 +283,51 @@ fn the_workloads_pods_are_collected_with_their_deployment() {
         (0, 10, 10)
     );
 }
+
+/// A custom resource that owns built-in kinds: each of the workload's widgets is the
+/// controller of its namespace's first Deployment (uid, controller and
+/// blockOwnerDeletion, as an operator sets them), and deleting the widget collects the
+/// Deployment, then its ReplicaSet and pods, while a Deployment no widget owns stays.
+#[test]
+fn a_widgets_deployment_and_its_pods_are_collected_with_the_widget() {
+    let mut c = cluster();
+    let mut w = Workload::new(
+        3,
+        WorkloadConfig {
+            namespaces: 2,
+            pods: 40,
+            churn_per_sec: 0.0,
+        },
+    );
+    w.populate(&mut c, 0);
+    let widget = c.get_value(WIDGETS, "ns-0", "widget-0").unwrap();
+    let app0 = c.get_value(DEPLOYMENTS, "ns-0", "app-0").unwrap();
+    assert_eq!(
+        app0["metadata"]["ownerReferences"],
+        json!([{"apiVersion": "kubelive.dev/v1", "kind": "Widget", "name": "widget-0",
+                "uid": widget["metadata"]["uid"], "controller": true, "blockOwnerDeletion": true}])
+    );
+    assert_eq!(
+        app0["metadata"]["managedFields"][0]["manager"],
+        "widget-operator"
+    );
+    // app-2 is the namespace's second Deployment: nobody's.
+    let app2 = c.get_value(DEPLOYMENTS, "ns-0", "app-2").unwrap();
+    assert!(app2["metadata"].get("ownerReferences").is_none());
+    let pods_of = |c: &Cluster, app: &str| {
+        c.names(PODS)
+            .into_iter()
+            .filter(|(_, n)| n.starts_with(&format!("{app}-")))
+            .count()
+    };
+    assert_eq!(pods_of(&c, "app-0"), 10);
+    c.delete(WIDGETS, "ns-0", "widget-0", 1_000).unwrap();
+    c.advance(1_000 + 3 * GC_DELAY_MS + 30_000);
+    assert!(c.get_value(DEPLOYMENTS, "ns-0", "app-0").is_none());
+    assert!(c
+        .names(REPLICASETS)
+        .iter()
+        .all(|(_, n)| !n.starts_with("app-0-")));
+    assert_eq!((pods_of(&c, "app-0"), pods_of(&c, "app-2")), (0, 10));
+    assert!(c.get_value(DEPLOYMENTS, "ns-0", "app-2").is_some());
+}

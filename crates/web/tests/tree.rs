@@ -140,6 +140,7 @@ async fn render_with(
             state,
             open,
             on_toggle,
+            note: None,
         },
     )
     .render();

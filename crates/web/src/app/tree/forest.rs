@@ -5,8 +5,9 @@
 //! The roots are the view's own rows, in the table's order and under its filter: the
 //! view's engine feeds them, so switching between the table and the tree lists
 //! nothing again. Each kind the view's kind makes ([`model::watched_below`]) is one
-//! more engine of the view's namespace (a Deployment's ReplicaSets and Pods: two),
-//! whatever the number of roots or of lines opened; all are joined by uid in one core
+//! more engine of the view's namespace (a Deployment's ReplicaSets and Pods: two;
+//! below a custom resource, the kinds a read of the namespace finds its objects
+//! control, [`probe`]), whatever the number of roots or of lines opened; all are joined by uid in one core
 //! [`kubelive_core::Owners`]. A root's line shows the Ready and Status the server
 //! printed for its row and its health rolled up from everything below it, so a
 //! Deployment whose pods crash-loop is red while closed. A level the user may not
@@ -19,12 +20,14 @@
 //! line's name is a link to its object in a table with its detail panel open.
 
 use super::model::{self, Line, Model, Row};
+use super::probe::{self, Kind};
 use super::view::{focus_line, line_body, line_class, shown};
-use super::{prefix, row_cells, watch_kind, Join, KindState, Subscription};
+use super::{prefix, refused_kind, row_cells, watch_kind, Join, KindState, Subscription};
 use crate::app::grid::ROW_HEIGHT;
 use crate::app::url::ViewState;
 use crate::driver::Driver;
 use crate::table::{Column, TableModel};
+use kubelive_core::owners::built_in;
 use kubelive_core::{Collection, Event, SourceId, TableColumn};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -43,6 +46,8 @@ pub enum Msg {
     Toggle(String),
     /// A click on a line: it takes the tab stop.
     Focus(String),
+    /// What the roots' custom resource kind owns, read (the forest's generation).
+    Probed(u64, probe::Found),
 }
 
 /// Where a line of the forest comes from.
@@ -160,6 +165,12 @@ pub struct Forest {
     join: Rc<RefCell<Join>>,
     /// The engines of the kinds below (shared with the panel's tree).
     drivers: Vec<Subscription>,
+    /// The kinds below, in the join's source order (from source 1).
+    below: Vec<Kind>,
+    /// What a custom resource owns is being read ([`probe`]).
+    probing: bool,
+    /// Kinds the read left unread (too many objects).
+    unread: Vec<Kind>,
     of: Option<Of>,
     /// The view's rows are in the join (they are given once, then their events).
     seeded: bool,
@@ -184,6 +195,9 @@ impl Forest {
         Forest {
             join: Rc::default(),
             drivers: Vec::new(),
+            below: Vec::new(),
+            probing: false,
+            unread: Vec::new(),
             of: None,
             seeded: false,
             generation: 0,
@@ -199,14 +213,18 @@ impl Forest {
     }
 
     /// Whether a tree of `(group, kind)` has anything below its roots.
+    /// A custom resource's may: its operator's kinds are read when it starts.
     pub fn offered(group: &str, kind: &str) -> bool {
-        !model::watched_below(group, kind).is_empty()
+        !built_in(group) || !model::watched_below(group, kind).is_empty()
     }
 
     /// Stops the engines below and forgets the join (the view changed or the table
     /// is shown again).
     pub fn stop(&mut self) {
         self.drivers.clear();
+        self.below.clear();
+        self.probing = false;
+        self.unread.clear();
         *self.join.borrow_mut() = Join::default();
         self.of = None;
         self.seeded = false;
@@ -243,15 +261,36 @@ impl Forest {
             j.kinds.push(KindState::default());
             j.owners.add_source(group, kind);
         }
-        for (g, k, plural) in model::watched_below(group, kind) {
+        if built_in(group) {
+            self.watch_below(&model::watched_below(group, kind), namespace);
+        } else {
+            self.probing = true;
+            let send = self.send.clone();
+            let generation = self.generation;
+            let (ns, group, kind) = (
+                namespace.map(str::to_string),
+                group.to_string(),
+                kind.to_string(),
+            );
+            wasm_bindgen_futures::spawn_local(async move {
+                let found = probe::below_custom(ns, group, kind).await;
+                send.emit(Msg::Probed(generation, found));
+            });
+        }
+        self.of = Some(of);
+    }
+
+    /// Starts the engines of `kinds` in `namespace`, each a source of the join.
+    fn watch_below(&mut self, kinds: &[Kind], namespace: Option<&str>) {
+        for &(g, k, plural) in kinds {
             let send = self.send.clone();
             let generation = self.generation;
             let c = Collection::new(&prefix(g, "v1"), namespace, plural);
             self.drivers.push(watch_kind(&self.join, g, k, c, move || {
                 send.emit(Msg::Events(generation))
             }));
+            self.below.push((g, k, plural));
         }
-        self.of = Some(of);
     }
 
     /// The view's engine starts again (new selectors, say): its rows are given anew;
@@ -306,6 +345,20 @@ impl Forest {
     pub fn update(&mut self, msg: Msg) -> bool {
         match msg {
             Msg::Events(generation) => generation == self.generation && self.of.is_some(),
+            Msg::Probed(generation, found) => {
+                if generation != self.generation || self.of.is_none() {
+                    return false;
+                }
+                self.probing = false;
+                self.unread = found.unread;
+                let namespace = self.of.as_ref().and_then(|o| o.namespace.clone());
+                self.watch_below(&found.watched, namespace.as_deref());
+                for (k, why) in &found.refused {
+                    refused_kind(&self.join, k.0, k.1, why);
+                    self.below.push(*k);
+                }
+                true
+            }
             Msg::Scroll => self.read_scroll(),
             Msg::Toggle(uid) => {
                 self.toggle(&uid);
@@ -598,8 +651,8 @@ impl Forest {
             };
             Some(self.line_html(line, &row, link, line == stop))
         });
-        let below = model::watched_below(&of.group, &of.kind);
-        let states: Vec<Html> = below
+        let states: Vec<Html> = self
+            .below
             .iter()
             .zip(j.kinds.iter().skip(1))
             .map(|((_, _, plural), k)| {
@@ -625,10 +678,16 @@ impl Forest {
                 data-lines={total.to_string()} data-open={self.open.len().to_string()}>
                 <div class="forest-head" id="forest-head">
                     <span>{ format!("{label} over what they own · watched below:") }</span>
-                    if states.is_empty() {
-                        <span class="forest-kind">{"nothing (this kind owns no built-in kind)"}</span>
+                    if self.probing {
+                        <span class="forest-kind" id="forest-probing" data-state="probing">
+                            {"finding the kinds they own…"}</span>
+                    } else if states.is_empty() {
+                        <span class="forest-kind">{"nothing (none of them controls an object of a kind operators make)"}</span>
                     }
                     { for states }
+                    if let Some(note) = probe::unread_note(&self.unread) {
+                        <span class="forest-kind" data-state="unread">{ note }</span>
+                    }
                 </div>
                 <div class="forest" id="forest" ref={self.node.clone()} onscroll={on_scroll}
                     role="tree" aria-label={format!("{label} and what they own")}>

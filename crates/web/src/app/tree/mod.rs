@@ -9,7 +9,8 @@
 //!   `apiVersion` say what is watched below it, so the tree starts when it comes;
 //! * each kind its controller makes ([`model::watched_below`]) is one engine
 //!   ([`Driver`], table mode, rows kept with [`KeptMetadata::Owners`]): one LIST and
-//!   WATCH of the object's namespace;
+//!   WATCH of the object's namespace; below a custom resource, the kinds a read of
+//!   the namespace finds its kind's objects control ([`probe`]) and theirs;
 //! * each owner above, as the join finds it named but not there, is one GET by name
 //!   (its `ownerReferences` entry gives the apiVersion and kind), then that owner's
 //!   owner, up to the root. Owners are read once a panel: what a controller owns
@@ -30,6 +31,7 @@
 pub mod forest;
 pub mod kinds;
 pub mod model;
+pub mod probe;
 pub mod view;
 
 pub use kinds::Subscription;
@@ -40,7 +42,7 @@ use crate::app::detail::history::HistoryTarget;
 use crate::app::detail::Fetched;
 use crate::app::fetch::{fetch, Reply};
 use crate::table::{row_texts, Column};
-use kubelive_core::owners::{api_group, owner_references, Absence};
+use kubelive_core::owners::{api_group, built_in, owner_references, Absence};
 use kubelive_core::{
     ApiErrorKind, Collection, ColumnKind, Config, Event, IncludeObject, KeptMetadata, Object,
     Owners, ParseOptions, SourceId, TableColumn,
@@ -121,6 +123,18 @@ pub(crate) struct Join {
     owners: Owners,
     /// By source index.
     kinds: Vec<KindState>,
+}
+
+/// A kind below that the user may not list (found so by a probe): a source with no
+/// engine, whose level says why.
+fn refused_kind(join: &Rc<RefCell<Join>>, group: &str, kind: &str, why: &str) {
+    let mut j = join.borrow_mut();
+    let source = j.owners.add_source(group, kind);
+    j.owners.set_unavailable(source, Some(why));
+    j.kinds.push(KindState {
+        refused: Some(why.to_string()),
+        ..KindState::default()
+    });
 }
 
 /// Listens to the engine of one kind below (its namespace's `collection`, shared
@@ -271,6 +285,8 @@ fn target_of(p: &OwnerTreeProps) -> Option<TreeTarget> {
 pub enum Msg {
     /// An engine produced events (the tree's generation).
     Events(u64),
+    /// What the custom resource's kind owns, read (the tree's generation).
+    Probed(u64, probe::Found),
     /// An owner's GET answered: (generation, source index, its resource, the reply).
     Owner(u64, usize, String, Result<Reply, String>),
     /// The heading's show/hide button.
@@ -284,6 +300,10 @@ pub struct OwnerTree {
     join: Rc<RefCell<Join>>,
     /// The engines of the kinds below; dropped with the component.
     drivers: Vec<Subscription>,
+    /// What a custom resource owns is being read ([`probe`]).
+    probing: bool,
+    /// Kinds the read left unread (too many objects).
+    unread: Vec<probe::Kind>,
     generation: u64,
     shown: bool,
     /// The object as last given to the join.
@@ -302,18 +322,40 @@ impl OwnerTree {
         self.root = None;
         self.generation += 1;
         self.took_ms = None;
+        self.probing = false;
+        self.unread.clear();
         self.started = crate::time::now_ms();
         let Some(t) = self.target.clone().filter(|_| self.shown) else {
             return;
         };
         // Source 0: the object itself, from the panel's copy.
         self.source(&t.group, &t.kind);
+        if built_in(&t.group) {
+            self.watch_below(ctx, &model::watched_below(&t.group, &t.kind));
+        } else {
+            self.probing = true;
+            let link = ctx.link().clone();
+            let generation = self.generation;
+            let ns = (!t.namespace.is_empty()).then(|| t.namespace.clone());
+            let (group, kind) = (t.group.clone(), t.kind.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let found = probe::below_custom(ns, group, kind).await;
+                link.send_message(Msg::Probed(generation, found));
+            });
+        }
+        self.fetched(ctx);
+    }
+
+    /// Starts the engines of the kinds below the object, in its namespace.
+    fn watch_below(&mut self, ctx: &Context<Self>, kinds: &[probe::Kind]) {
+        let Some(t) = self.target.clone() else {
+            return;
+        };
         let ns = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
-        for (group, kind, resource) in model::watched_below(&t.group, &t.kind) {
+        for &(group, kind, resource) in kinds {
             let c = Collection::new(&prefix(group, "v1"), ns, resource);
             self.add(ctx, group, kind, c);
         }
-        self.fetched(ctx);
     }
 
     /// A new source of the join; its index.
@@ -401,6 +443,9 @@ impl OwnerTree {
 
     fn state(&self) -> TreeState {
         let j = self.join.borrow();
+        if self.probing {
+            return TreeState::Loading;
+        }
         if let Some(why) = j.kinds.first().and_then(|k| k.refused.clone()) {
             return TreeState::Failed(why);
         }
@@ -425,6 +470,8 @@ impl Component for OwnerTree {
             target: target_of(ctx.props()).map(Rc::new),
             join: Rc::default(),
             drivers: Vec::new(),
+            probing: false,
+            unread: Vec::new(),
             generation: 0,
             shown: SHOWN.with(Cell::get),
             root: None,
@@ -463,6 +510,15 @@ impl Component for OwnerTree {
             }
             Msg::Events(generation) if generation != self.generation => return false,
             Msg::Events(_) => {}
+            Msg::Probed(generation, _) if generation != self.generation => return false,
+            Msg::Probed(_, found) => {
+                self.probing = false;
+                self.unread = found.unread.clone();
+                self.watch_below(ctx, &found.watched);
+                for ((group, kind, _), why) in &found.refused {
+                    refused_kind(&self.join, group, kind, why);
+                }
+            }
             Msg::Owner(generation, _, _, _) if generation != self.generation => return false,
             Msg::Owner(_, i, plural, reply) => {
                 let source = SourceId(i as u16);
@@ -534,7 +590,7 @@ impl Component for OwnerTree {
             <div class="owner-tree-host" data-took-ms={self.took_ms.map(|ms| format!("{ms:.0}"))}
                 data-kinds={self.drivers.len().to_string()}>
                 <TreeView model={Rc::new(model)} {state} open={self.shown}
-                    on_toggle={ctx.link().callback(|_| Msg::Toggle)} />
+                    on_toggle={ctx.link().callback(|_| Msg::Toggle)} note={probe::unread_note(&self.unread)} />
             </div>
         }
     }

@@ -8,11 +8,11 @@ use kubelive_core::owners::{built_in, kinds_below, ready_text, status_text, Abse
 use kubelive_core::{Cell, Health, Owners, SourceId, TableColumn};
 use std::collections::HashSet;
 
-/// The kinds the panel's tree watches below `(group, kind)`: [`kinds_below`] of a
-/// built-in kind but a StatefulSet's or DaemonSet's ControllerRevisions (their own
-/// bookkeeping, not what they run); nothing below a custom resource, whose operator
-/// may make any of nine kinds, more watches than a browser's six connections to one
-/// server hold beside the view's own (its dependents show their owners instead).
+/// The kinds a tree watches below a built-in `(group, kind)`: [`kinds_below`] but a
+/// StatefulSet's or DaemonSet's ControllerRevisions (their own bookkeeping, not what
+/// they run). None below a custom resource: whose operator may make any of nine
+/// kinds, more watches than a browser's six connections to one server hold beside
+/// the view's own; what its objects own is read first ([`super::probe`]).
 pub fn watched_below(group: &str, kind: &str) -> Vec<(&'static str, &'static str, &'static str)> {
     if !built_in(group) {
         return Vec::new();

@@ -44,6 +44,9 @@ pub struct TreeViewProps {
     /// The heading's show/hide button; none: no button.
     #[prop_or_default]
     pub on_toggle: Option<Callback<()>>,
+    /// A word under the tree on what it does not show (kinds left unread).
+    #[prop_or_default]
+    pub note: Option<AttrValue>,
 }
 
 /// The indices of the rows shown: those under a closed node are not.
@@ -300,6 +303,9 @@ pub fn tree_view(p: &TreeViewProps) -> Html {
                     <ul role="tree" class="tree" ref={tree} aria-labelledby="owner-tree-title" {onkeydown}>
                         { for items }
                     </ul>
+                }
+                if let Some(note) = p.note.clone().filter(|_| p.open) {
+                    <div class="tree-note" id="owner-tree-note">{ note }</div>
                 }
             </div>
         </section>

@@ -1,0 +1,274 @@
+//! What a custom resource's objects own. Its operator may make any of
+//! [`ANY_OWNER_MAKES`]'s nine kinds: watching them all would take more connections
+//! than a browser keeps to one server over HTTP/1.1 (six, to kubectl proxy) beside the
+//! view's own. So the namespace is read once, one kind at a time (one connection),
+//! a page of metadata at a time, until an object controlled by one of the custom
+//! resource's objects is found or the kind is read to its end; only the kinds found
+//! owned, and what their controllers make in turn, are watched. What a probe found is
+//! kept for the page, per namespace and kind.
+//!
+//! A kind the user may not list is kept with the server's words, so that the level
+//! it would fill says why; a kind the server does not serve owns nothing; a kind with
+//! more objects than [`MAX_OBJECTS`] is left unread (the tree says so).
+
+use super::prefix;
+use crate::app::fetch::fetch;
+use kubelive_core::owners::{api_group, dependent_kinds, ANY_OWNER_MAKES};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// A kind as (group, kind, resource).
+pub type Kind = (&'static str, &'static str, &'static str);
+
+/// Objects asked for in one LIST page.
+const PAGE: usize = 500;
+/// Objects read of one kind at most: past it the kind is left unread, as a namespace
+/// of that many is not one whose tree a browser should read whole to draw.
+pub const MAX_OBJECTS: usize = 20_000;
+/// A page's GET gives up after this long.
+const TIMEOUT_MS: i32 = 30_000;
+/// Metadata only where the server offers it (PartialObjectMetadataList), else a Table
+/// (whose rows carry the objects' metadata by default), else the objects.
+const ACCEPT: &str = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,\
+application/json;as=Table;g=meta.k8s.io;v=v1,application/json";
+
+/// What a probe found below a custom resource's kind in one namespace (or all).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    /// Kinds an object of the custom resource controls, and what their controllers
+    /// make, each once, sorted: what is watched.
+    pub watched: Vec<Kind>,
+    /// Kinds the user may not list, with the server's words.
+    pub refused: Vec<(Kind, String)>,
+    /// Kinds with more than [`MAX_OBJECTS`] objects, left unread.
+    pub unread: Vec<Kind>,
+}
+
+impl Found {
+    /// From the kinds found controlled: those, and below each what its controller
+    /// makes (a Deployment's ReplicaSets and their Pods), but ControllerRevisions
+    /// (a controller's bookkeeping, not what it runs).
+    fn from_owned(owned: &[Kind], refused: Vec<(Kind, String)>, unread: Vec<Kind>) -> Found {
+        let mut watched: Vec<Kind> = Vec::new();
+        let mut queue: Vec<Kind> = owned.to_vec();
+        while let Some(k) = queue.pop() {
+            if watched.contains(&k) || k.1 == "ControllerRevision" {
+                continue;
+            }
+            watched.push(k);
+            queue.extend(dependent_kinds(k.0, k.1).iter().copied());
+        }
+        watched.sort();
+        // A kind reached from a watched one is watched (its engine says if refused).
+        let refused = refused
+            .into_iter()
+            .filter(|(k, _)| !watched.contains(k))
+            .collect();
+        Found {
+            watched,
+            refused,
+            unread,
+        }
+    }
+}
+
+/// Whether any object of a LIST page (a list of objects or of metadata, or a Table)
+/// names an object of `(group, kind)` as its controller; and the page's continue
+/// token (empty: the last page).
+pub fn page_names_owner(page: &Value, group: &str, kind: &str) -> (bool, String) {
+    let controlled = |metadata: &Value| {
+        metadata["ownerReferences"].as_array().is_some_and(|refs| {
+            refs.iter().any(|r| {
+                r["controller"].as_bool() == Some(true)
+                    && r["kind"].as_str() == Some(kind)
+                    && r["apiVersion"].as_str().map(api_group) == Some(group)
+            })
+        })
+    };
+    let found = match (page["items"].as_array(), page["rows"].as_array()) {
+        (Some(items), _) => items.iter().any(|o| controlled(&o["metadata"])),
+        (None, Some(rows)) => rows.iter().any(|r| controlled(&r["object"]["metadata"])),
+        (None, None) => false,
+    };
+    let next = page["metadata"]["continue"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (found, next)
+}
+
+/// How one kind's read ended.
+enum Read {
+    Owned,
+    NotOwned,
+    Refused(String),
+    Unread,
+}
+
+/// Reads `k` in `namespace` (None: all) until an object controlled by a
+/// `(group, kind)` is found.
+async fn read_kind(k: Kind, namespace: Option<&str>, group: &str, kind: &str) -> Read {
+    let base = match namespace {
+        Some(ns) => format!("{}/namespaces/{ns}/{}", prefix(k.0, "v1"), k.2),
+        None => format!("{}/{}", prefix(k.0, "v1"), k.2),
+    };
+    let mut next = String::new();
+    let mut read = 0;
+    // A continue token that expired (410) reads the kind again from the start, once.
+    let mut restarts = 1;
+    loop {
+        if read >= MAX_OBJECTS {
+            return Read::Unread;
+        }
+        let mut path = format!("{base}?limit={PAGE}");
+        if !next.is_empty() {
+            path.push_str("&continue=");
+            path.push_str(&String::from(js_sys::encode_uri_component(&next)));
+        }
+        let reply = match fetch(&path, ACCEPT, None, TIMEOUT_MS).await {
+            Ok(r) => r,
+            Err(why) => return Read::Refused(why),
+        };
+        match reply.status {
+            200..=299 => {}
+            404 => return Read::NotOwned,
+            410 if restarts > 0 && !next.is_empty() => {
+                restarts -= 1;
+                next.clear();
+                read = 0;
+                continue;
+            }
+            _ => return Read::Refused(reply.problem()),
+        }
+        let Ok(page) = serde_json::from_str::<Value>(&reply.body) else {
+            return Read::Refused(format!(
+                "the {} list is not JSON ({} bytes)",
+                k.2,
+                reply.body.len()
+            ));
+        };
+        let (owned, token) = page_names_owner(&page, group, kind);
+        if owned {
+            return Read::Owned;
+        }
+        if token.is_empty() {
+            return Read::NotOwned;
+        }
+        read += PAGE;
+        next = token;
+    }
+}
+
+/// What a tree says of kinds left unread, if any.
+pub fn unread_note(unread: &[Kind]) -> Option<yew::AttrValue> {
+    (!unread.is_empty()).then(|| {
+        let names: Vec<&str> = unread.iter().map(|k| k.2).collect();
+        format!(
+            "Not looked through for what it owns (more than {},{:03} objects): {}.",
+            MAX_OBJECTS / 1000,
+            MAX_OBJECTS % 1000,
+            names.join(", ")
+        )
+        .into()
+    })
+}
+
+/// A probe's question: (namespace, group, kind).
+type Asked = (Option<String>, String, String);
+
+thread_local! {
+    /// What probes found.
+    static FOUND: RefCell<HashMap<Asked, Found>> = RefCell::new(HashMap::new());
+}
+
+/// What `(group, kind)`'s objects own in `namespace` (None: all), read once a page.
+pub async fn below_custom(namespace: Option<String>, group: String, kind: String) -> Found {
+    let key = (namespace.clone(), group.clone(), kind.clone());
+    if let Some(found) = FOUND.with(|f| f.borrow().get(&key).cloned()) {
+        return found;
+    }
+    let (mut owned, mut refused, mut unread) = (Vec::new(), Vec::new(), Vec::new());
+    for &k in ANY_OWNER_MAKES {
+        match read_kind(k, namespace.as_deref(), &group, &kind).await {
+            Read::Owned => owned.push(k),
+            Read::NotOwned => {}
+            Read::Refused(why) => refused.push((k, why)),
+            Read::Unread => unread.push(k),
+        }
+    }
+    let found = Found::from_owned(&owned, refused, unread);
+    FOUND.with(|f| f.borrow_mut().insert(key, found.clone()));
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn widget_ref(controller: bool) -> Value {
+        json!({"apiVersion": "kubelive.dev/v1", "kind": "Widget", "name": "w",
+               "uid": "u", "controller": controller})
+    }
+
+    /// A list of objects, of metadata and a Table's rows are all read; only a
+    /// controller reference of the kind and group counts; the continue token comes back.
+    #[test]
+    fn a_page_names_its_controllers_in_any_list_shape() {
+        let objects = json!({"kind": "DeploymentList", "metadata": {"continue": "abc"},
+            "items": [{"metadata": {"name": "a"}},
+                      {"metadata": {"name": "b", "ownerReferences": [widget_ref(true)]}}]});
+        assert_eq!(
+            page_names_owner(&objects, "kubelive.dev", "Widget"),
+            (true, "abc".into())
+        );
+        assert_eq!(
+            page_names_owner(&objects, "other.dev", "Widget"),
+            (false, "abc".into())
+        );
+        assert!(!page_names_owner(&objects, "kubelive.dev", "Gadget").0);
+        let table = json!({"kind": "Table", "metadata": {},
+            "rows": [{"cells": [], "object": {"metadata": {"ownerReferences": [widget_ref(true)]}}}]});
+        assert_eq!(
+            page_names_owner(&table, "kubelive.dev", "Widget"),
+            (true, String::new())
+        );
+        // Owned but not controlled (a second owner) is not what its operator made.
+        let not_controller =
+            json!({"items": [{"metadata": {"ownerReferences": [widget_ref(false)]}}]});
+        assert!(!page_names_owner(&not_controller, "kubelive.dev", "Widget").0);
+        assert_eq!(
+            page_names_owner(&json!({"kind": "Status"}), "kubelive.dev", "Widget"),
+            (false, String::new())
+        );
+    }
+
+    /// A custom resource that controls Deployments watches them, their ReplicaSets
+    /// and their Pods; a refused kind already watched below another is not listed
+    /// twice; ControllerRevisions are not watched.
+    #[test]
+    fn owned_kinds_bring_what_their_controllers_make() {
+        let deployments = ("apps", "Deployment", "deployments");
+        let statefulsets = ("apps", "StatefulSet", "statefulsets");
+        let pods = ("", "Pod", "pods");
+        let configmaps = ("", "ConfigMap", "configmaps");
+        let found = Found::from_owned(
+            &[deployments, statefulsets],
+            vec![(pods, "forbidden".into()), (configmaps, "forbidden".into())],
+            vec![],
+        );
+        assert_eq!(
+            found.watched,
+            vec![
+                ("", "PersistentVolumeClaim", "persistentvolumeclaims"),
+                pods,
+                deployments,
+                ("apps", "ReplicaSet", "replicasets"),
+                statefulsets,
+            ]
+        );
+        assert_eq!(found.refused, vec![(configmaps, "forbidden".to_string())]);
+        assert_eq!(Found::from_owned(&[], vec![], vec![]), Found::default());
+    }
+}
