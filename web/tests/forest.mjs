@@ -245,12 +245,14 @@ try {
   if (widget) {
     const operatorKinds = ['deployments', 'statefulsets', 'daemonsets', 'cronjobs', 'jobs', 'pods', 'services', 'configmaps', 'persistentvolumeclaims'];
     const beforeCr = await metrics();
+    const crNavigated = Date.now();
     await page.goto(`${BASE}/ui/#view=tree&r=kubelive.dev/v1/widgets&ns=${NS}`);
     const crLive = await until('the widgets\' tree view', async () => {
       const f = await forest(page);
       const probing = await page.evaluate(() => !!document.getElementById('forest-probing'));
       return f && f.synced && !probing && f.roots > 0 && ['deployments', 'replicasets', 'pods'].every((k) => f.kinds[k] === 'live') && f;
     }, 60000, 50).catch(() => null);
+    console.log(`figure: the widgets' tree view, its kinds read and watched, live ${Date.now() - crNavigated} ms`);
     check(crLive && Object.keys(crLive.kinds).sort().join() === 'deployments,pods,replicasets',
       `below widgets: the Deployments they control, their ReplicaSets and Pods, nothing else (${JSON.stringify(crLive?.kinds)})`);
     await page.click(`[role=treeitem][data-key="${widget.metadata.uid}"] .tree-twisty`).catch(() => {});

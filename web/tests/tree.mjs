@@ -83,9 +83,44 @@ const panelTree = (page) => page.evaluate(() => {
   };
 });
 
+/** In the page, before the app: when each object's uid first came in a watch's bytes
+ * (the responses are read on a tee, the app gets the same bytes), and when a tree line
+ * of that uid was first in the DOM. */
+function recordArrivals() {
+  window.__arrived = new Map();
+  window.__drawn = new Map();
+  const decoder = new TextDecoder();
+  const seen = (text) => {
+    const t = performance.now();
+    for (const m of text.matchAll(/"uid":"([0-9a-f-]{36})"/g)) if (!window.__arrived.has(m[1])) window.__arrived.set(m[1], t);
+  };
+  const fetch0 = window.fetch;
+  window.fetch = async function (input, init) {
+    const res = await fetch0.call(this, input, init);
+    if (!String(input).includes('watch=') || !res.body) return res;
+    const [mine, app] = res.body.tee();
+    (async () => {
+      const r = mine.getReader();
+      for (;;) {
+        const { value, done } = await r.read().catch(() => ({ done: true }));
+        if (done) return;
+        seen(decoder.decode(value, { stream: true }));
+      }
+    })();
+    return new Response(app, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+  new MutationObserver(() => {
+    const t = performance.now();
+    for (const el of document.querySelectorAll('#owner-tree .tree-line[data-uid]')) {
+      if (!window.__drawn.has(el.dataset.uid)) window.__drawn.set(el.dataset.uid, t);
+    }
+  }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['data-uid'] });
+}
+
 try {
   const { page, problems } = await openPage(browser, { viewport: { width: 1400, height: 1600 } });
-  await page.goto(`${BASE}/ui/#r=apps/v1/deployments`);
+  await page.addInitScript(recordArrivals);
+  await page.goto(`${BASE}/ui/#r=apps/v1/deployments&ns=${NS}`);
   await until('the first sync', () => page.evaluate(() => document.getElementById('status')?.dataset.synced === 'true'), 60000);
   const row = `.row:not(.gone)[data-key="${NS}/${APP}"]`;
   await page.waitForSelector(row, { timeout: 30000 });
@@ -157,6 +192,12 @@ try {
       return at >= 0 && t.lines[at + 1]?.startsWith(`${top + 2} `);
     });
     check(moved, `pods made by the new ReplicaSet appear under it: ${last}`);
+    // How long from the bytes of its ADDED event to its line in the tree.
+    const firstPod = moved && moved.t.lines[moved.t.lines.indexOf(`${top + 1} ${fresh[0]}`) + 1]?.split(' ')[1];
+    const lag = await page.evaluate(([rs, pod]) => [rs, pod].map((u) => u && window.__drawn.has(u) && window.__arrived.has(u)
+      ? (window.__drawn.get(u) - window.__arrived.get(u)).toFixed(1) : null), [fresh[0], firstPod]);
+    console.log(`figure: a rollout's new ReplicaSet drawn ${lag[0]} ms after its event's bytes came, its first pod ${lag[1]} ms`);
+    check(lag[0] !== null && lag[1] !== null, `the new ReplicaSet's and its first pod's events were seen and drawn (${lag})`);
   }
   const total = delta(before, await metrics());
   console.log(`figure: requests from opening the panel to past a rollout: ${JSON.stringify(total)}`);
