@@ -656,11 +656,7 @@ pub async fn server_identity_within(
 
 /// `f`'s output, or `None` when it has not come within `ms`.
 async fn within<T>(ms: i32, f: impl std::future::Future<Output = Option<T>>) -> Option<T> {
-    let timer = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(g) = crate::scope::global() {
-            let _ = g.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        }
-    }));
+    let timer = crate::scope::sleep(ms);
     futures::pin_mut!(f);
     futures::pin_mut!(timer);
     match futures::future::select(f, timer).await {

@@ -46,3 +46,16 @@ pub fn global() -> Option<Global> {
     }
     Some(js_sys::global().unchecked_into())
 }
+
+/// Resolves after `ms` (at once where the scope has no timers).
+pub async fn sleep(ms: i32) {
+    let timer = js_sys::Promise::new(&mut |resolve, _| match global() {
+        Some(g) => {
+            let _ = g.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+        None => {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(timer).await;
+}

@@ -275,6 +275,17 @@ async function forest(b) {
   });
   ok(fits, 'the tree view does not scroll sideways');
   await b.screenshot(`${ARTIFACTS}/xb-${b.name}-forest.png`);
+  // Below a custom resource (the sim's widget-0 controls a Deployment): the namespace
+  // is read once, through the sim's injected faults, and only Deployments, their
+  // ReplicaSets and Pods are watched.
+  await b.goto(`${BASE}/ui/xb/app.html#view=tree&r=kubelive.dev/v1/widgets&ns=ns-0`);
+  const below = await until('the widgets\' tree view to be live', () => b.evaluate(() => {
+    const h = document.getElementById('forest-host');
+    if (!h || document.getElementById('forest-probing')) return null;
+    const kinds = [...h.querySelectorAll('.forest-kind[data-resource]')];
+    return kinds.length > 0 && kinds.every((k) => k.dataset.state === 'live') && kinds.map((k) => k.dataset.resource).sort().join();
+  }), 60000).catch(() => null);
+  ok(below === 'deployments,pods,replicasets', `below widgets, the Deployments they control, their ReplicaSets and Pods are watched (${below})`);
   const errors = await pageErrors(b);
   ok(errors.length === 0, `no page errors (${errors.join('; ')})`);
 }

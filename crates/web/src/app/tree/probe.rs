@@ -9,7 +9,9 @@
 //!
 //! A kind the user may not list is kept with the server's words, so that the level
 //! it would fill says why; a kind the server does not serve owns nothing; a kind with
-//! more objects than [`MAX_OBJECTS`] is left unread (the tree says so).
+//! more objects than [`MAX_OBJECTS`] is left unread (the tree says so). A failure
+//! that may pass (a 5xx, a 429, no answer) is asked again a few times; one that
+//! stays says why in the tree like a refusal, and that read is not kept.
 
 use super::prefix;
 use crate::app::fetch::fetch;
@@ -28,6 +30,9 @@ const PAGE: usize = 500;
 pub const MAX_OBJECTS: usize = 20_000;
 /// A page's GET gives up after this long.
 const TIMEOUT_MS: i32 = 30_000;
+/// The waits before asking again after a failure that may pass (a 5xx, a 429, no
+/// answer): a flaky proxy's error is not what the user may list.
+const RETRY_MS: [i32; 4] = [250, 500, 1_000, 2_000];
 /// Metadata only where the server offers it (PartialObjectMetadataList), else a Table
 /// (whose rows carry the objects' metadata by default), else the objects.
 const ACCEPT: &str = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,\
@@ -102,7 +107,10 @@ pub fn page_names_owner(page: &Value, group: &str, kind: &str) -> (bool, String)
 enum Read {
     Owned,
     NotOwned,
+    /// The server said no (401, 403, 4xx): the user may not list it.
     Refused(String),
+    /// Failed past the retries (5xx, no answer): not kept, a later tree reads again.
+    Failed(String),
     Unread,
 }
 
@@ -117,6 +125,7 @@ async fn read_kind(k: Kind, namespace: Option<&str>, group: &str, kind: &str) ->
     let mut read = 0;
     // A continue token that expired (410) reads the kind again from the start, once.
     let mut restarts = 1;
+    let mut retries = RETRY_MS.iter();
     loop {
         if read >= MAX_OBJECTS {
             return Read::Unread;
@@ -126,9 +135,20 @@ async fn read_kind(k: Kind, namespace: Option<&str>, group: &str, kind: &str) ->
             path.push_str("&continue=");
             path.push_str(&String::from(js_sys::encode_uri_component(&next)));
         }
-        let reply = match fetch(&path, ACCEPT, None, TIMEOUT_MS).await {
+        let reply = fetch(&path, ACCEPT, None, TIMEOUT_MS).await;
+        let passing = match &reply {
+            Ok(r) => r.status == 429 || r.status >= 500,
+            Err(_) => true,
+        };
+        if passing {
+            if let Some(&ms) = retries.next() {
+                crate::scope::sleep(ms).await;
+                continue;
+            }
+        }
+        let reply = match reply {
             Ok(r) => r,
-            Err(why) => return Read::Refused(why),
+            Err(why) => return Read::Failed(why),
         };
         match reply.status {
             200..=299 => {}
@@ -139,10 +159,11 @@ async fn read_kind(k: Kind, namespace: Option<&str>, group: &str, kind: &str) ->
                 read = 0;
                 continue;
             }
+            429 | 500.. => return Read::Failed(reply.problem()),
             _ => return Read::Refused(reply.problem()),
         }
         let Ok(page) = serde_json::from_str::<Value>(&reply.body) else {
-            return Read::Refused(format!(
+            return Read::Failed(format!(
                 "the {} list is not JSON ({} bytes)",
                 k.2,
                 reply.body.len()
@@ -189,16 +210,23 @@ pub async fn below_custom(namespace: Option<String>, group: String, kind: String
         return found;
     }
     let (mut owned, mut refused, mut unread) = (Vec::new(), Vec::new(), Vec::new());
+    let mut failed = false;
     for &k in ANY_OWNER_MAKES {
         match read_kind(k, namespace.as_deref(), &group, &kind).await {
             Read::Owned => owned.push(k),
             Read::NotOwned => {}
             Read::Refused(why) => refused.push((k, why)),
+            Read::Failed(why) => {
+                failed = true;
+                refused.push((k, why));
+            }
             Read::Unread => unread.push(k),
         }
     }
     let found = Found::from_owned(&owned, refused, unread);
-    FOUND.with(|f| f.borrow_mut().insert(key, found.clone()));
+    if !failed {
+        FOUND.with(|f| f.borrow_mut().insert(key, found.clone()));
+    }
     found
 }
 
