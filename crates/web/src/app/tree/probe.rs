@@ -5,7 +5,7 @@
 //! a page of metadata at a time, until an object controlled by one of the custom
 //! resource's objects is found or the kind is read to its end; only the kinds found
 //! owned, and what their controllers make in turn, are watched. What a probe found is
-//! kept for the page, per namespace and kind.
+//! kept for the page, per namespace and kind, for [`KEPT_MS`].
 //!
 //! A kind the user may not list is kept with the server's words, so that the level
 //! it would fill says why; a kind the server does not serve owns nothing; a kind with
@@ -33,6 +33,9 @@ const TIMEOUT_MS: i32 = 30_000;
 /// The waits before asking again after a failure that may pass (a 5xx, a 429, no
 /// answer): a flaky proxy's error is not what the user may list.
 const RETRY_MS: [i32; 4] = [250, 500, 1_000, 2_000];
+/// How long what a read found is trusted: an operator may start making another kind,
+/// and a tree started after this reads again.
+const KEPT_MS: f64 = 5.0 * 60_000.0;
 /// Metadata only where the server offers it (PartialObjectMetadataList), else a Table
 /// (whose rows carry the objects' metadata by default), else the objects.
 const ACCEPT: &str = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,\
@@ -199,14 +202,16 @@ pub fn unread_note(unread: &[Kind]) -> Option<yew::AttrValue> {
 type Asked = (Option<String>, String, String);
 
 thread_local! {
-    /// What probes found.
-    static FOUND: RefCell<HashMap<Asked, Found>> = RefCell::new(HashMap::new());
+    /// What probes found, and when (`performance.now()`).
+    static FOUND: RefCell<HashMap<Asked, (Found, f64)>> = RefCell::new(HashMap::new());
 }
 
 /// What `(group, kind)`'s objects own in `namespace` (None: all), read once a page.
 pub async fn below_custom(namespace: Option<String>, group: String, kind: String) -> Found {
     let key = (namespace.clone(), group.clone(), kind.clone());
-    if let Some(found) = FOUND.with(|f| f.borrow().get(&key).cloned()) {
+    let now = crate::time::now_ms();
+    let kept = FOUND.with(|f| f.borrow().get(&key).cloned());
+    if let Some((found, _)) = kept.filter(|(_, at)| now - at < KEPT_MS) {
         return found;
     }
     let (mut owned, mut refused, mut unread) = (Vec::new(), Vec::new(), Vec::new());
@@ -225,7 +230,7 @@ pub async fn below_custom(namespace: Option<String>, group: String, kind: String
     }
     let found = Found::from_owned(&owned, refused, unread);
     if !failed {
-        FOUND.with(|f| f.borrow_mut().insert(key, found.clone()));
+        FOUND.with(|f| f.borrow_mut().insert(key, (found.clone(), now)));
     }
     found
 }
