@@ -433,6 +433,24 @@ function connect() {
 
 const EMPTY = Object.freeze([]);
 
+/**
+ * The newest of `answers` (range -> window) whose rows hold rows `first .. first +
+ * count` (or all there are from `first`), cut to them: `{ range, window }`, else null.
+ */
+function within(answers, first, count) {
+  let found = null;
+  for (const [range, w] of answers) {
+    const end = w.first + w.rows.length;
+    if (w.first > first || first > end || (first + count > end && end < w.length)) continue;
+    const at = first - w.first;
+    found = { range, window: { ...w, first, rows: w.rows.slice(at, at + count) } };
+  }
+  return found;
+}
+
+/** Rows a shared view asks for with itself, before its page asks for a range. */
+const FIRST_ROWS = 50;
+
 /** A shared view's answer is asked again when this old (ms): its ages count in seconds. */
 const REASK_MS = 1000;
 
@@ -464,7 +482,8 @@ class SharedCore {
   #snapshotAt = -1;
   /**
    * Views by id: { local, options, first, count (the range last asked for), answers (the
-   * worker's last answer for each of the few ranges last asked for), inFlight, again,
+   * worker's last answer for each of the few ranges last asked for), newest (the last
+   * answer of any range: shown, at its own rows, until the range's comes), inFlight, again,
    * req, changed, current (the range whose answer nothing has made stale since, else
    * null), answeredAt }.
    */
@@ -507,6 +526,10 @@ class SharedCore {
       this.#conn.post({ t: 'view', sub: this.#sub, view: id, options: v.options });
       v.inFlight = false;
       v.current = null;
+      // The range the page asked for last; before it asks for one, the first rows,
+      // asked with the view: a table has them when it first draws (a reloading page
+      // would otherwise wait for a round trip after its first frame).
+      if (v.req === 0) [v.first, v.count] = [0, FIRST_ROWS];
       this.#ask(id, v);
     }
   }
@@ -619,7 +642,7 @@ class SharedCore {
     const local = this.#local.createView(options);
     const id = this.#nextView++;
     const plain = options === undefined || options === null ? {} : { ...options };
-    this.#views.set(id, { local, options: plain, first: 0, count: 0, answers: new Map(), inFlight: false, again: false, req: 0, changed: null, current: null, answeredAt: 0 });
+    this.#views.set(id, { local, options: plain, first: 0, count: 0, answers: new Map(), newest: null, inFlight: false, again: false, req: 0, changed: null, current: null, answeredAt: 0 });
     if (this.#open) this.#conn.post({ t: 'view', sub: this.#sub, view: id, options: plain });
     return id;
   }
@@ -660,18 +683,21 @@ class SharedCore {
     const v = this.#views.get(id);
     // Checks the arguments as the engine does (the same RangeError).
     const empty = this.#local.window(v ? v.local : 0, first, count);
-    const latest = v.answers.get(`${v.first},${v.count}`);
     v.first = first;
     v.count = count;
+    // This range's answer, else a part of one that holds it (a table whose height
+    // settled asks for fewer rows than it first did).
     const range = `${first},${count}`;
-    const answer = v.answers.get(range);
+    const exact = v.answers.get(range);
+    const held = exact ? { range, window: exact } : within(v.answers, first, count);
+    const answer = held?.window;
     // Asked again only when the answer may be behind: another range, a view changed,
     // work left, or ages a second old (after an update the worker sends the window
     // last asked for when it changed). A page drawing each answer that differs would
     // otherwise ask, draw and ask again every frame while the engine's store moves
     // (an initial list lands in hundreds of batches).
-    if (v.current !== range || answer?.pending || performance.now() - v.answeredAt >= REASK_MS) this.#ask(id, v);
-    return answer ?? latest ?? { ...empty, length: this.#length, pending: true };
+    if (v.current !== held?.range || answer?.pending || performance.now() - v.answeredAt >= REASK_MS) this.#ask(id, v);
+    return answer ?? v.newest ?? { ...empty, length: this.#length, pending: true };
   }
 
   #ask(id, v) {
@@ -765,6 +791,7 @@ class SharedCore {
           const before = v.answers.get(v.asked);
           v.answers.delete(v.asked);
           v.answers.set(v.asked, m.window);
+          v.newest = m.window;
           // A few ranges (a table's, a reader's): the oldest go.
           while (v.answers.size > 4) v.answers.delete(v.answers.keys().next().value);
           this.#length = m.window.length;

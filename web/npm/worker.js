@@ -278,8 +278,15 @@ function handle(port, m) {
   const p = ports.get(port);
   if (!p || !m || typeof m !== 'object') return;
   if (m.t === 'bye') {
-    // The worker may end with this page (its last): persisted views are saved now.
-    for (const s of subs.values()) if (s.port === port) engines.get(s.key)?.core.saveNow();
+    // The worker may end with this page (its last): persisted views only this page
+    // watched are saved now. One another page watches too goes on (and is saved as it
+    // goes): saving it now would hold up this page's reload, whose first answers wait
+    // behind the save.
+    for (const s of subs.values()) {
+      if (s.port !== port) continue;
+      const others = hub.subscribers(s.key).some(([p]) => p !== port);
+      if (!others) engines.get(s.key)?.core.saveNow();
+    }
     hub.disconnect(port);
     forgetPort(port);
     return;

@@ -152,8 +152,24 @@ check(now.openWatches === 2, `a second view has its own watch: ${now.openWatches
 // view's page keeps the worker alive: a browser ends a SharedWorker with its last page.)
 await two.close();
 const beforeReload = await metrics();
+// What the reloaded page says to the worker, and when it first hears back.
+await one.addInitScript(() => {
+  window.__said = [];
+  const SW = window.SharedWorker;
+  window.SharedWorker = function (...a) {
+    const w = new SW(...a);
+    const post = w.port.postMessage.bind(w.port);
+    w.port.postMessage = (m) => { window.__said.push(m?.t === 'window' ? `window ${m.first}+${m.count}` : m?.t); post(m); };
+    w.port.addEventListener('message', () => { if (!window.__said.includes('heard')) window.__said.push('heard'); });
+    return w;
+  };
+});
 await one.reload();
 await until('page one synced after its reload', () => rows(one), 30000);
+const said = await one.evaluate(() => window.__said);
+const firstWindow = said.find((m) => m?.startsWith('window'));
+check(said.indexOf(firstWindow) < said.indexOf('heard') && !firstWindow.endsWith('+0') && !said.includes('window 0+0'),
+  `a reloading page asks for its first rows with its view, before the worker first answers, and never for none (${said.slice(0, 6).join(', ')})`);
 await showServer([one], 'the reloaded page to show the server\'s pods');
 now = await metrics();
 check(now.initialLists === beforeReload.initialLists,
