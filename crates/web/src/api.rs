@@ -1010,8 +1010,10 @@ async fn start_kept(
             });
         }
         let server = s.base_url.clone();
+        let max_bytes = persist.limits().max_bytes as usize;
         d.save_views(
             SAVE_EVERY_MS,
+            max_bytes,
             Box::new(move |bytes: Vec<u8>| {
                 let (persist, server, identity, key) = (
                     persist.clone(),

@@ -39,6 +39,13 @@ pub type SaveSink = Box<dyn FnMut(Vec<u8>)>;
 struct Saver {
     every_ms: f64,
     sink: SaveSink,
+    /// The most a saved view may take (the store's bound): a larger one is not
+    /// written, and once a view was larger it is not encoded again while its rows
+    /// would still be (at a million rows, an encoding is most of a second of the
+    /// page's time, for bytes the store would refuse).
+    max_bytes: usize,
+    /// The last encoding's bytes a row.
+    bytes_per_row: Option<f64>,
     /// When the last save was made (`performance.now()`), and at which version.
     last_at: f64,
     last_rv: Option<String>,
@@ -199,7 +206,7 @@ impl Driver {
     /// hidden or left. Views that cannot be saved (see [`Driver::save_view`]) are
     /// not; the engine's work is unchanged. Replaces an earlier saver. In a worker
     /// (no window) only the first two apply.
-    pub fn save_views(&self, every_ms: f64, sink: SaveSink) {
+    pub fn save_views(&self, every_ms: f64, max_bytes: usize, sink: SaveSink) {
         let mut listeners = Vec::new();
         let weak = Rc::downgrade(&self.shared);
         let page: Option<(web_sys::EventTarget, web_sys::EventTarget)> =
@@ -240,6 +247,8 @@ impl Driver {
         let old = inner.saver.replace(Saver {
             every_ms,
             sink,
+            max_bytes,
+            bytes_per_row: None,
             last_at,
             last_rv,
             listeners,
@@ -289,6 +298,12 @@ fn remove_listeners(saver: Saver) {
     }
 }
 
+/// Whether a view of `rows` rows would fit `max_bytes`, at the last encoding's bytes a
+/// row (unknown: it is encoded to know).
+fn fits(bytes_per_row: Option<f64>, rows: usize, max_bytes: usize) -> bool {
+    bytes_per_row.is_none_or(|b| b * rows as f64 <= max_bytes as f64)
+}
+
 /// Saves the view if a saver is set, the engine holds the state at a version other
 /// than the last saved one, and (unless `force`) `every_ms` has passed since.
 fn save_now(shared: &Shared, force: bool) {
@@ -310,11 +325,17 @@ fn save_now(shared: &Shared, force: bool) {
         if rv.is_none() || rv == saver.last_rv {
             return;
         }
+        let rows = inner.engine.store().len();
+        if !fits(saver.bytes_per_row, rows, saver.max_bytes) {
+            saver.last_at = now;
+            return;
+        }
         match inner.engine.save_view() {
             Ok(bytes) => {
                 saver.last_at = now;
                 saver.last_rv = rv;
-                Some(bytes)
+                saver.bytes_per_row = Some(bytes.len() as f64 / rows.max(1) as f64);
+                (bytes.len() <= saver.max_bytes).then_some(bytes)
             }
             Err(_) => None,
         }
@@ -676,5 +697,22 @@ impl BodyReader {
         }
         value.copy_to(&mut buf[..n]);
         Ok(Some(n))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fits;
+
+    /// A view is encoded when its size is unknown or its rows would fit; one that was
+    /// too large is not encoded again until its rows shrink enough.
+    #[test]
+    fn a_view_too_large_to_keep_is_not_encoded_again() {
+        let max = 50 * 1024 * 1024;
+        assert!(fits(None, 1_000_000, max));
+        // 100 bytes a row: 1,000,000 rows are 100 MB, 400,000 rows 40 MB.
+        assert!(!fits(Some(100.0), 1_000_000, max));
+        assert!(fits(Some(100.0), 400_000, max));
+        assert!(fits(Some(100.0), 0, max));
     }
 }

@@ -350,7 +350,7 @@ async fn a_driver_restored_from_a_saved_view_shows_it_and_watches_without_listin
     // What was just restored is not saved again (that would only make it look newer).
     let saves = Rc::new(RefCell::new(0));
     let count = saves.clone();
-    driver.save_views(0.0, Box::new(move |_| *count.borrow_mut() += 1));
+    driver.save_views(0.0, usize::MAX, Box::new(move |_| *count.borrow_mut() += 1));
     sleep(0).await;
     assert_eq!(*saves.borrow(), 0);
     assert_eq!(
@@ -399,7 +399,11 @@ async fn a_running_view_is_saved_when_it_syncs() {
     let driver = Driver::start(c, "", sink(&log));
     let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
     let into = saved.clone();
-    driver.save_views(30_000.0, Box::new(move |b| into.borrow_mut().push(b)));
+    driver.save_views(
+        30_000.0,
+        usize::MAX,
+        Box::new(move |b| into.borrow_mut().push(b)),
+    );
     assert!(saved.borrow().is_empty(), "nothing to save before the sync");
     for _ in 0..100 {
         if !saved.borrow().is_empty() {
@@ -422,6 +426,40 @@ async fn a_running_view_is_saved_when_it_syncs() {
 }
 
 #[wasm_bindgen_test]
+async fn a_view_larger_than_the_store_keeps_is_not_saved() {
+    // The watch brings p1 at 80, then stays open.
+    let event = format!(
+        "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
+        table(80, &["p1"])
+    );
+    fetch_install(&table(77, &["p1", "p2"]), Some(event));
+    let log: Log = Rc::default();
+    let driver = Driver::start(config(), "", sink(&log));
+    let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
+    let into = saved.clone();
+    // Two rows take more than 16 bytes: neither the sync nor the page's leaving saves.
+    driver.save_views(0.0, 16, Box::new(move |b| into.borrow_mut().push(b)));
+    for _ in 0..100 {
+        if driver.status().resource_version.as_deref() == Some("80") {
+            break;
+        }
+        sleep(10).await;
+    }
+    assert!(
+        log.borrow().iter().any(|e| e == "Synced 2 at 77"),
+        "{:?}",
+        log.borrow()
+    );
+    web_sys::window()
+        .unwrap()
+        .dispatch_event(&web_sys::Event::new("pagehide").unwrap())
+        .unwrap();
+    assert!(saved.borrow().is_empty(), "{} saved", saved.borrow().len());
+    assert!(driver.save_view().unwrap().len() > 16);
+    driver.stop();
+}
+
+#[wasm_bindgen_test]
 async fn a_view_that_moved_is_saved_when_the_page_is_left() {
     // The watch brings p1 at 80, then stays open.
     let event = format!(
@@ -434,7 +472,11 @@ async fn a_view_that_moved_is_saved_when_the_page_is_left() {
     let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
     let into = saved.clone();
     // Far longer than the test: only the sync and the page's leaving save.
-    driver.save_views(3_600_000.0, Box::new(move |b| into.borrow_mut().push(b)));
+    driver.save_views(
+        3_600_000.0,
+        usize::MAX,
+        Box::new(move |b| into.borrow_mut().push(b)),
+    );
     for _ in 0..100 {
         if driver.status().resource_version.as_deref() == Some("80") {
             break;

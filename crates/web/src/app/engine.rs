@@ -319,8 +319,10 @@ async fn launch_kept(
         None => Driver::start(config, "", sink),
     };
     if let Some((p, id)) = kept {
+        let max_bytes = p.limits().max_bytes as usize;
         driver.save_views(
             SAVE_EVERY_MS,
+            max_bytes,
             Box::new(move |bytes: Vec<u8>| {
                 let (p, id, key) = (p.clone(), id.clone(), key.clone());
                 wasm_bindgen_futures::spawn_local(async move {
