@@ -112,6 +112,18 @@ fn sim(cfg: ServerConfig) -> Server {
     server
 }
 
+/// A calm sim of three namespaces, each with one Deployment of ten pods (app-N in
+/// ns-N) and a widget that controls it.
+fn three_deployments() -> Server {
+    sim(ServerConfig {
+        objects: 30,
+        namespaces: 3,
+        churn: 0.0,
+        seed: 5,
+        ..ServerConfig::default()
+    })
+}
+
 fn once(server: &Server, args: &[&str]) -> (i32, String, String) {
     let url = server.url();
     let mut all = vec!["tree"];
@@ -129,13 +141,7 @@ fn once(server: &Server, args: &[&str]) -> (i32, String, String) {
 /// and that ReplicaSet's ten Pods, each Running and ready, all healthy.
 #[test]
 fn deployment_tree_equals_truth() {
-    let server = sim(ServerConfig {
-        objects: 30,
-        namespaces: 3,
-        churn: 0.0,
-        seed: 5,
-        ..ServerConfig::default()
-    });
+    let server = three_deployments();
     let (code, out, err) = once(&server, &["deploy/app-1"]);
     assert_eq!(code, 0, "stderr: {err}\nstdout: {out}");
     let truth = deployment_truth(&server, "ns-1", "app-1");
@@ -169,13 +175,7 @@ fn deployment_tree_equals_truth() {
 /// down, with the widget's own line (its printer columns have no Ready or Status).
 #[test]
 fn custom_resource_tree_equals_truth() {
-    let server = sim(ServerConfig {
-        objects: 30,
-        namespaces: 3,
-        churn: 0.0,
-        seed: 5,
-        ..ServerConfig::default()
-    });
+    let server = three_deployments();
     let (code, out, err) = once(&server, &["widgets.kubelive.dev/widget-1", "-n", "ns-1"]);
     assert_eq!(code, 0, "stderr: {err}\nstdout: {out}");
     let mut truth = vec![(0, "Widget/widget-1".to_string())];

@@ -425,26 +425,36 @@ async fn a_running_view_is_saved_when_it_syncs() {
     driver.stop();
 }
 
-#[wasm_bindgen_test]
-async fn a_view_larger_than_the_store_keeps_is_not_saved() {
-    // The watch brings p1 at 80, then stays open.
+/// A driver on pods p1 and p2 listed at 77, whose watch then brings p1 at 80 and stays
+/// open; its events as `sink` logs them.
+fn moving_view() -> (Driver, Log) {
     let event = format!(
         "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
         table(80, &["p1"])
     );
     fetch_install(&table(77, &["p1", "p2"]), Some(event));
     let log: Log = Rc::default();
-    let driver = Driver::start(config(), "", sink(&log));
+    (Driver::start(config(), "", sink(&log)), log)
+}
+
+/// Waits (a second at most) for `driver` to hold version `rv`.
+async fn at_version(driver: &Driver, rv: &str) {
+    for _ in 0..100 {
+        if driver.status().resource_version.as_deref() == Some(rv) {
+            return;
+        }
+        sleep(10).await;
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_view_larger_than_the_store_keeps_is_not_saved() {
+    let (driver, log) = moving_view();
     let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
     let into = saved.clone();
     // Two rows take more than 16 bytes: neither the sync nor the page's leaving saves.
     driver.save_views(0.0, 16, Box::new(move |b| into.borrow_mut().push(b)));
-    for _ in 0..100 {
-        if driver.status().resource_version.as_deref() == Some("80") {
-            break;
-        }
-        sleep(10).await;
-    }
+    at_version(&driver, "80").await;
     assert!(
         log.borrow().iter().any(|e| e == "Synced 2 at 77"),
         "{:?}",
@@ -461,14 +471,7 @@ async fn a_view_larger_than_the_store_keeps_is_not_saved() {
 
 #[wasm_bindgen_test]
 async fn a_view_that_moved_is_saved_when_the_page_is_left() {
-    // The watch brings p1 at 80, then stays open.
-    let event = format!(
-        "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
-        table(80, &["p1"])
-    );
-    fetch_install(&table(77, &["p1", "p2"]), Some(event));
-    let log: Log = Rc::default();
-    let driver = Driver::start(config(), "", sink(&log));
+    let (driver, _log) = moving_view();
     let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
     let into = saved.clone();
     // Far longer than the test: only the sync and the page's leaving save.
@@ -477,12 +480,7 @@ async fn a_view_that_moved_is_saved_when_the_page_is_left() {
         usize::MAX,
         Box::new(move |b| into.borrow_mut().push(b)),
     );
-    for _ in 0..100 {
-        if driver.status().resource_version.as_deref() == Some("80") {
-            break;
-        }
-        sleep(10).await;
-    }
+    at_version(&driver, "80").await;
     assert_eq!(saved.borrow().len(), 1, "saved at the sync only");
     let window = web_sys::window().unwrap();
     window
