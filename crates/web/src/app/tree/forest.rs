@@ -261,28 +261,21 @@ impl Forest {
             j.kinds.push(KindState::default());
             j.owners.add_source(group, kind);
         }
-        if built_in(group) {
-            self.watch_below(&model::watched_below(group, kind), namespace);
-        } else {
-            self.probing = true;
-            let send = self.send.clone();
-            let generation = self.generation;
-            let (ns, group, kind) = (
-                namespace.map(str::to_string),
-                group.to_string(),
-                kind.to_string(),
-            );
-            wasm_bindgen_futures::spawn_local(async move {
-                let found = probe::below_custom(ns, group, kind).await;
-                send.emit(Msg::Probed(generation, found));
-            });
+        let send = self.send.clone();
+        let generation = self.generation;
+        match probe::below(group, kind, namespace, move |found| {
+            send.emit(Msg::Probed(generation, found))
+        }) {
+            Some(found) => self.watch_below(found, namespace),
+            None => self.probing = true,
         }
         self.of = Some(of);
     }
 
-    /// Starts the engines of `kinds` in `namespace`, each a source of the join.
-    fn watch_below(&mut self, kinds: &[Kind], namespace: Option<&str>) {
-        for &(g, k, plural) in kinds {
+    /// Starts the engines of the kinds below in `namespace`, each a source of the
+    /// join; a kind the user may not list is a source that says why.
+    fn watch_below(&mut self, found: probe::Found, namespace: Option<&str>) {
+        for &(g, k, plural) in &found.watched {
             let send = self.send.clone();
             let generation = self.generation;
             let c = Collection::new(&prefix(g, "v1"), namespace, plural);
@@ -291,6 +284,11 @@ impl Forest {
             }));
             self.below.push((g, k, plural));
         }
+        for (k, why) in &found.refused {
+            refused_kind(&self.join, k.0, k.1, why);
+            self.below.push(*k);
+        }
+        self.unread = found.unread;
     }
 
     /// The view's engine starts again (new selectors, say): its rows are given anew;
@@ -350,13 +348,8 @@ impl Forest {
                     return false;
                 }
                 self.probing = false;
-                self.unread = found.unread;
                 let namespace = self.of.as_ref().and_then(|o| o.namespace.clone());
-                self.watch_below(&found.watched, namespace.as_deref());
-                for (k, why) in &found.refused {
-                    refused_kind(&self.join, k.0, k.1, why);
-                    self.below.push(*k);
-                }
+                self.watch_below(found, namespace.as_deref());
                 true
             }
             Msg::Scroll => self.read_scroll(),

@@ -42,7 +42,7 @@ use crate::app::detail::history::HistoryTarget;
 use crate::app::detail::Fetched;
 use crate::app::fetch::{fetch, Reply};
 use crate::table::{row_texts, Column};
-use kubelive_core::owners::{api_group, built_in, owner_references, Absence};
+use kubelive_core::owners::{api_group, owner_references, Absence};
 use kubelive_core::{
     ApiErrorKind, Collection, ColumnKind, Config, Event, IncludeObject, KeptMetadata, Object,
     Owners, ParseOptions, SourceId, TableColumn,
@@ -330,32 +330,33 @@ impl OwnerTree {
         };
         // Source 0: the object itself, from the panel's copy.
         self.source(&t.group, &t.kind);
-        if built_in(&t.group) {
-            self.watch_below(ctx, &model::watched_below(&t.group, &t.kind));
-        } else {
-            self.probing = true;
-            let link = ctx.link().clone();
-            let generation = self.generation;
-            let ns = (!t.namespace.is_empty()).then(|| t.namespace.clone());
-            let (group, kind) = (t.group.clone(), t.kind.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                let found = probe::below_custom(ns, group, kind).await;
-                link.send_message(Msg::Probed(generation, found));
-            });
+        let link = ctx.link().clone();
+        let generation = self.generation;
+        let ns = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
+        match probe::below(&t.group, &t.kind, ns, move |found| {
+            link.send_message(Msg::Probed(generation, found))
+        }) {
+            Some(found) => self.watch_below(ctx, found),
+            None => self.probing = true,
         }
         self.fetched(ctx);
     }
 
-    /// Starts the engines of the kinds below the object, in its namespace.
-    fn watch_below(&mut self, ctx: &Context<Self>, kinds: &[probe::Kind]) {
+    /// Starts the engines of the kinds below the object, in its namespace; a kind the
+    /// user may not list is a source that says why.
+    fn watch_below(&mut self, ctx: &Context<Self>, found: probe::Found) {
         let Some(t) = self.target.clone() else {
             return;
         };
         let ns = (!t.namespace.is_empty()).then_some(t.namespace.as_str());
-        for &(group, kind, resource) in kinds {
+        for &(group, kind, resource) in &found.watched {
             let c = Collection::new(&prefix(group, "v1"), ns, resource);
             self.add(ctx, group, kind, c);
         }
+        for ((group, kind, _), why) in &found.refused {
+            refused_kind(&self.join, group, kind, why);
+        }
+        self.unread = found.unread;
     }
 
     /// A new source of the join; its index.
@@ -513,11 +514,7 @@ impl Component for OwnerTree {
             Msg::Probed(generation, _) if generation != self.generation => return false,
             Msg::Probed(_, found) => {
                 self.probing = false;
-                self.unread = found.unread.clone();
-                self.watch_below(ctx, &found.watched);
-                for ((group, kind, _), why) in &found.refused {
-                    refused_kind(&self.join, group, kind, why);
-                }
+                self.watch_below(ctx, found);
             }
             Msg::Owner(generation, _, _, _) if generation != self.generation => return false,
             Msg::Owner(_, i, plural, reply) => {

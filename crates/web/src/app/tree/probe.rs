@@ -13,9 +13,10 @@
 //! that may pass (a 5xx, a 429, no answer) is asked again a few times; one that
 //! stays says why in the tree like a refusal, and that read is not kept.
 
-use super::prefix;
+use super::{model, prefix};
 use crate::app::fetch::fetch;
-use kubelive_core::owners::{api_group, dependent_kinds, ANY_OWNER_MAKES};
+use kubelive_core::owners::{api_group, built_in, ANY_OWNER_MAKES};
+use kubelive_core::Collection;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -54,18 +55,16 @@ pub struct Found {
 }
 
 impl Found {
-    /// From the kinds found controlled: those, and below each what its controller
-    /// makes (a Deployment's ReplicaSets and their Pods), but ControllerRevisions
-    /// (a controller's bookkeeping, not what it runs).
+    /// From the kinds found controlled: those, and below each what a tree of it
+    /// watches ([`model::watched_below`]: a Deployment's ReplicaSets and their Pods).
     fn from_owned(owned: &[Kind], refused: Vec<(Kind, String)>, unread: Vec<Kind>) -> Found {
         let mut watched: Vec<Kind> = Vec::new();
-        let mut queue: Vec<Kind> = owned.to_vec();
-        while let Some(k) = queue.pop() {
-            if watched.contains(&k) || k.1 == "ControllerRevision" {
-                continue;
+        for &k in owned {
+            for w in std::iter::once(k).chain(model::watched_below(k.0, k.1)) {
+                if !watched.contains(&w) {
+                    watched.push(w);
+                }
             }
-            watched.push(k);
-            queue.extend(dependent_kinds(k.0, k.1).iter().copied());
         }
         watched.sort();
         // A kind reached from a watched one is watched (its engine says if refused).
@@ -120,10 +119,7 @@ enum Read {
 /// Reads `k` in `namespace` (None: all) until an object controlled by a
 /// `(group, kind)` is found.
 async fn read_kind(k: Kind, namespace: Option<&str>, group: &str, kind: &str) -> Read {
-    let base = match namespace {
-        Some(ns) => format!("{}/namespaces/{ns}/{}", prefix(k.0, "v1"), k.2),
-        None => format!("{}/{}", prefix(k.0, "v1"), k.2),
-    };
+    let base = Collection::new(&prefix(k.0, "v1"), namespace, k.2).path();
     let mut next = String::new();
     let mut read = 0;
     // A continue token that expired (410) reads the kind again from the start, once.
@@ -206,8 +202,34 @@ thread_local! {
     static FOUND: RefCell<HashMap<Asked, (Found, f64)>> = RefCell::new(HashMap::new());
 }
 
+/// What a tree watches below `(group, kind)` in `namespace` (None: all): for a
+/// built-in kind, its controller's kinds, given at once; for a custom resource,
+/// `Found` is read and handed to `later` (None now).
+pub fn below(
+    group: &str,
+    kind: &str,
+    namespace: Option<&str>,
+    later: impl FnOnce(Found) + 'static,
+) -> Option<Found> {
+    if built_in(group) {
+        return Some(Found {
+            watched: model::watched_below(group, kind),
+            ..Found::default()
+        });
+    }
+    let (namespace, group, kind) = (
+        namespace.map(str::to_string),
+        group.to_string(),
+        kind.to_string(),
+    );
+    wasm_bindgen_futures::spawn_local(async move {
+        later(below_custom(namespace, group, kind).await);
+    });
+    None
+}
+
 /// What `(group, kind)`'s objects own in `namespace` (None: all), read once a page.
-pub async fn below_custom(namespace: Option<String>, group: String, kind: String) -> Found {
+async fn below_custom(namespace: Option<String>, group: String, kind: String) -> Found {
     let key = (namespace.clone(), group.clone(), kind.clone());
     let now = crate::time::now_ms();
     let kept = FOUND.with(|f| f.borrow().get(&key).cloned());
