@@ -14,32 +14,8 @@ use kubelive_core::{Collection, Config, Engine, Event, IncludeObject, Instant};
 use kubelive_web::api::view::{View, ViewOptions};
 use std::time::Instant as Clock;
 
-const COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"Ready","type":"string","format":"","description":"","priority":0},{"name":"Status","type":"string","format":"","description":"","priority":0},{"name":"Restarts","type":"string","format":"","description":"","priority":0},{"name":"Age","type":"string","format":"","description":"","priority":0},{"name":"IP","type":"string","format":"","description":"","priority":1},{"name":"Node","type":"string","format":"","description":"","priority":1}]"#;
-
-fn row(i: usize, rv: u64, restarts: u64) -> String {
-    let (ns, app) = (i % 20, i % 17);
-    let created = 1_704_067_200 + (i as u64 * 7919) % 2_000_000;
-    format!(
-        r#"{{"cells":["app-{app}-5d8f7c9b-{i:06}","1/1","Running","{restarts}","5d","10.0.{}.{}","node-{}"],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"app-{app}-5d8f7c9b-{i:06}","namespace":"ns-{ns}","uid":"u-{i}","resourceVersion":"{rv}","creationTimestamp":"{}"}}}}}}"#,
-        i / 256 % 256,
-        i % 256,
-        i % 40,
-        rfc3339(created)
-    )
-}
-
-fn rfc3339(secs: u64) -> String {
-    let days = secs / 86_400;
-    let s = secs % 86_400;
-    // 2024-01-01 is day 19723; every row within ~23 days of it, January.
-    let day = days - 19_723 + 1;
-    format!(
-        "2024-01-{day:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s / 60 % 60,
-        s % 60
-    )
-}
+mod common;
+use common::pod_row as row;
 
 fn drain(e: &mut Engine) -> Vec<Event> {
     let mut events = Vec::new();
@@ -73,11 +49,7 @@ fn main() {
     view.window(e.store(), 0, 40, ms(), wall, &ms);
     let list = e.poll_request().expect("the LIST");
     e.handle_response(list.id, 200, &[], Instant::ZERO);
-    let body: Vec<String> = (0..rows).map(|i| row(i, i as u64 + 1, 0)).collect();
-    let body = format!(
-        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rows}"}},"columnDefinitions":{COLUMNS},"rows":[{}]}}"#,
-        body.join(",")
-    );
+    let body = common::pod_table(rows);
     e.handle_body(list.id, body.as_bytes(), Instant::ZERO);
     e.handle_end(list.id, Instant::ZERO);
     let events = drain(&mut e);

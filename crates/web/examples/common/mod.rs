@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 /// The `n` rows `row(i)` writes (each a Table row's JSON), under the column
 /// definitions `columns` (a JSON array), fed to the list decoder in ~1 MiB chunks.
+#[allow(dead_code)] // not every example decodes rows itself
 pub fn table_rows(
     columns: &str,
     n: usize,
@@ -58,4 +59,46 @@ impl Rng {
             .map(|_| A[(self.next() % A.len() as u64) as usize] as char)
             .collect()
     }
+}
+
+/// kubectl's pod columns, as the server declares them.
+#[allow(dead_code)] // not every example prints pods
+pub const POD_COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"Ready","type":"string","format":"","description":"","priority":0},{"name":"Status","type":"string","format":"","description":"","priority":0},{"name":"Restarts","type":"string","format":"","description":"","priority":0},{"name":"Age","type":"string","format":"","description":"","priority":0},{"name":"IP","type":"string","format":"","description":"","priority":1},{"name":"Node","type":"string","format":"","description":"","priority":1}]"#;
+
+/// Pod `i` as a Table row (metadata only), at `rv` with `restarts`: spread over 20
+/// namespaces and 40 nodes, created within ~23 days of 2024-01-01.
+#[allow(dead_code)]
+pub fn pod_row(i: usize, rv: u64, restarts: u64) -> String {
+    let (ns, app) = (i % 20, i % 17);
+    let created = 1_704_067_200 + (i as u64 * 7919) % 2_000_000;
+    format!(
+        r#"{{"cells":["app-{app}-5d8f7c9b-{i:06}","1/1","Running","{restarts}","5d","10.0.{}.{}","node-{}"],"object":{{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{{"name":"app-{app}-5d8f7c9b-{i:06}","namespace":"ns-{ns}","uid":"u-{i}","resourceVersion":"{rv}","creationTimestamp":"{}"}}}}}}"#,
+        i / 256 % 256,
+        i % 256,
+        i % 40,
+        rfc3339(created)
+    )
+}
+
+fn rfc3339(secs: u64) -> String {
+    let days = secs / 86_400;
+    let s = secs % 86_400;
+    // 2024-01-01 is day 19723; every row within ~23 days of it, January.
+    let day = days - 19_723 + 1;
+    format!(
+        "2024-01-{day:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// A LIST answer of `rows` pods as a Table (`pod_row(i, i + 1, 0)`), at version `rows`.
+#[allow(dead_code)]
+pub fn pod_table(rows: usize) -> String {
+    let body: Vec<String> = (0..rows).map(|i| pod_row(i, i as u64 + 1, 0)).collect();
+    format!(
+        r#"{{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{{"resourceVersion":"{rows}"}},"columnDefinitions":{POD_COLUMNS},"rows":[{}]}}"#,
+        body.join(",")
+    )
 }

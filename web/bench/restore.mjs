@@ -1,0 +1,68 @@
+// A reload of a `<kubelive-table shared>` kept in IndexedDB with no other tab open: the
+// worker starts anew and restores the view from its saved rows. One page syncs PODS
+// pods (10 changes/s) and is closed; once kubelive's SharedWorker has ended with it,
+// each of RUNS new pages is timed from navigation to its first row drawn, with the
+// LISTs the sim served meanwhile (a restore lists nothing; its first request is a
+// WATCH from the kept version). The pages reach kubectl proxy through a small proxy
+// here that answers the kube-system namespace (the sim serves none): the cluster
+// identity a kept view is tied to. TRACE=1: the first run's longest tasks on the
+// page's and the worker's threads (a browser-wide trace), where the time goes.
+//
+//   cd web && SIM_BIN=../target/release/kubelive-sim DIST=../dist PODS=100000 node bench/restore.mjs
+import http from 'node:http';
+import { launch, until, simPodMetrics } from '../tests/lib.mjs';
+import { startCluster, sleep } from './cluster.mjs';
+const PODS = Number(process.env.PODS || 100000);
+const log = (...a) => console.log(...a);
+const cluster = await startCluster({ simBin: process.env.SIM_BIN, dist: process.env.DIST || '../dist', objects: PODS, churn: 10, log });
+const upstream = new URL(cluster.base);
+const front = http.createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  if (url.pathname === '/api/v1/namespaces/kube-system') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'kube-system', uid: 'aaaaaaaa-0000-4000-8000-000000000001' } }));
+    return;
+  }
+  const up = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (r) => { res.writeHead(r.statusCode, r.headers); r.pipe(res); });
+  up.on('error', () => res.destroy()); res.on('close', () => up.destroy()); req.pipe(up);
+});
+await new Promise((r) => front.listen(0, '127.0.0.1', r));
+const ORIGIN = `http://127.0.0.1:${front.address().port}`;
+const html = `<!doctype html><meta charset="utf-8"><title>r</title>
+<script>window.firstRowAt = null; const look = () => { const row = document.getElementById('t')?.shadowRoot?.querySelector('[part~=row]'); if (row) window.firstRowAt = performance.now(); else requestAnimationFrame(look); }; requestAnimationFrame(look);</script>
+<kubelive-table id="t" resource="pods" shared></kubelive-table>
+<script type="module">await import('/ui/npm/component.js');</script>`;
+const browser = await launch();
+try {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const url = `${ORIGIN}/ui/restore.html`;
+  await context.route(url, (r) => r.fulfill({ contentType: 'text/html', body: html }));
+  let p = await context.newPage();
+  await p.goto(url);
+  await until('synced', () => p.evaluate(() => document.getElementById('t').watcher?.status().synced), 120000, 100);
+  await sleep(3000);
+  await p.close();
+  await sleep(8000);
+  for (let i = 0; i < Number(process.env.RUNS || 3); i++) {
+    const before = await simPodMetrics(cluster.base);
+    p = await context.newPage();
+    if (i === 0 && process.env.TRACE) await browser.startTracing(p, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'v8.wasm', 'IndexedDB', 'blink.worker'] });
+    await p.goto(url);
+    await until('first row', () => p.evaluate(() => window.firstRowAt), 60000, 20);
+    const at = await p.evaluate(() => window.firstRowAt);
+    const s = await p.evaluate(() => document.getElementById('t').watcher.status());
+    const lists = (await simPodMetrics(cluster.base)).lists - before.lists;
+    log(`restore ${i}: first row ${at.toFixed(0)} ms after navigation, ${lists} LIST; now ${s.phase}, ${s.objects} objects`);
+    if (i === 0 && process.env.TRACE) {
+      const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
+      const names = new Map(traceEvents.filter((e) => e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
+      const thread = (e) => names.get(`${e.pid}:${e.tid}`) || '';
+      const tasks = traceEvents.filter((e) => e.ph === 'X' && e.dur > 10000 && /^(SharedWorker thread|CrRendererMain)$/.test(thread(e)) && !/RunTask/.test(e.name));
+      const t0 = Math.min(...tasks.map((e) => e.ts));
+      log('  tasks over 10 ms (ms from the first, duration, thread, what):');
+      for (const e of tasks.sort((a, b) => a.ts - b.ts)) log(`  ${((e.ts - t0) / 1000).toFixed(0).padStart(6)} ${(e.dur / 1000).toFixed(1).padStart(7)}  ${thread(e)}  ${e.name} ${e.args?.data?.functionName ?? ''}`);
+    }
+    await p.close();
+    await sleep(8000);
+  }
+} finally { await browser.close(); cluster.stop(); front.close(); }
