@@ -130,6 +130,8 @@ export class KubeliveTable extends HTMLElement {
   #frame = 0;
   /** The status line shows `#lastStatus`. */
   #statusDrawn = true;
+  /** The status drawn says restored for rows an earlier page kept. */
+  #drawnRestored = false;
   /** The rows' height in px, once measured (0: measure). */
   #height = 0;
   #ageTimer = null;
@@ -400,7 +402,11 @@ export class KubeliveTable extends HTMLElement {
 
   #drawStatus() {
     this.#statusDrawn = true;
-    const status = this.#lastStatus;
+    this.#drawnRestored = Boolean(this.#window.restored);
+    // Rows kept by an earlier page, drawn before the watcher said anything: restored.
+    const status = this.#drawnRestored && this.#lastStatus?.phase === 'loading'
+      ? { phase: 'restored', synced: false, objects: this.#window.length, error: null }
+      : this.#lastStatus;
     if (!status) return;
     const parts = [status.phase];
     if (status.phase !== 'loading' && status.phase !== 'failed') {
@@ -484,6 +490,7 @@ export class KubeliveTable extends HTMLElement {
     const visible = Math.ceil((body.clientHeight || 400) / height) + 2 * OVERSCAN;
     const w = this.#view && !this.#view.freed ? this.#view.window(first, visible) : NO_WINDOW;
     this.#window = w;
+    if (Boolean(w.restored) !== this.#drawnRestored) this.#drawStatus();
     if (w.pending) this.#schedule();
     this.#renderHeader(w);
     const grid = template(w.columns);

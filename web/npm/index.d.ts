@@ -448,6 +448,13 @@ export interface ViewWindow {
   rows: ViewRow[];
   /** Ask again on the next frame: work is left, or rows are flashing or fading. */
   pending: boolean;
+  /**
+   * Set on a shared, persisted watcher's view before its engine has restored the view:
+   * the first screen an earlier page kept of this view (sorted, filtered and printed the
+   * same way), drawn from IndexedDB by this page while kubelive's worker starts. Its
+   * cells are as they were then; the worker's rows replace it.
+   */
+  restored?: true;
 }
 
 /**

@@ -23,7 +23,9 @@
 // has no SharedWorker) and `SharedCore` stands in for `WatcherCore`: same methods, same
 // hooks, fed by messages.
 
-import initWasm, { WatcherCore, humanDuration, hubHeartbeatMs, forgetSavedViews as forgetViews } from './kubelive_watcher.js';
+import initWasm, {
+  WatcherCore, humanDuration, hubHeartbeatMs, forgetSavedViews as forgetViews, keptScreen, keepScreen,
+} from './kubelive_watcher.js';
 
 export { humanDuration };
 
@@ -451,6 +453,13 @@ function within(answers, first, count) {
 /** Rows a shared view asks for with itself, before its page asks for a range. */
 const FIRST_ROWS = 50;
 
+/** A persisted view's first screen is kept this long after the view synced (ms), then at most this often. */
+const KEEP_FIRST_MS = 1000;
+const KEEP_EVERY_MS = 10000;
+
+/** A screen as kept: its rows in no state (a restored row does not flash), its work done. */
+const asKept = (w) => ({ ...w, rows: w.rows.map((r) => ({ ...r, state: '', elapsed: 0 })), pending: false });
+
 /** A shared view's answer is asked again when this old (ms): its ages count in seconds. */
 const REASK_MS = 1000;
 
@@ -485,9 +494,13 @@ class SharedCore {
    * worker's last answer for each of the few ranges last asked for), newest (the last
    * answer of any range: shown, at its own rows, until the range's comes), inFlight, again,
    * req, changed, current (the range whose answer nothing has made stale since, else
-   * null), answeredAt }.
+   * null), answeredAt, kept (the first screen kept from an earlier page, shown until the
+   * worker's rows come), screen (the first screen to keep next), keepTimer, keptOnce }.
    */
   #views = new Map();
+  /** A status came from the worker. */
+  #heard = false;
+  #onPageHide = () => this.#keepScreens();
   #nextView = 1;
   /** Histories asked for, by 'namespace/name': { entries, askedAt (version), inFlight, req }. */
   #histories = new Map();
@@ -499,6 +512,7 @@ class SharedCore {
     this.#hooks = hooks;
     this.#status = this.#local.status();
     this.#conn = connect();
+    if (this.#options.persist) addEventListener('pagehide', this.#onPageHide);
   }
 
   start() {
@@ -550,6 +564,8 @@ class SharedCore {
 
   free() {
     if (this.#open) this.#close();
+    removeEventListener('pagehide', this.#onPageHide);
+    for (const v of this.#views.values()) clearTimeout(v.keepTimer);
     this.#local.free();
   }
 
@@ -642,9 +658,57 @@ class SharedCore {
     const local = this.#local.createView(options);
     const id = this.#nextView++;
     const plain = options === undefined || options === null ? {} : { ...options };
-    this.#views.set(id, { local, options: plain, first: 0, count: 0, answers: new Map(), newest: null, inFlight: false, again: false, req: 0, changed: null, current: null, answeredAt: 0 });
+    const v = { local, options: plain, first: 0, count: 0, answers: new Map(), newest: null, inFlight: false, again: false, req: 0, changed: null, current: null, answeredAt: 0, kept: null, screen: null, keepTimer: null, keptOnce: false };
+    this.#views.set(id, v);
     if (this.#open) this.#conn.post({ t: 'view', sub: this.#sub, view: id, options: plain });
+    if (this.#options.persist) this.#readKept(id, v);
     return id;
+  }
+
+  /**
+   * The first screen an earlier page kept of this view shown this way, read from
+   * IndexedDB by the page itself: drawn before the worker (which may be starting anew)
+   * has restored the view, until its rows come.
+   */
+  #readKept(id, v) {
+    const asked = JSON.stringify(v.options);
+    keptScreen(this.#options, v.options).then((w) => {
+      if (!w || this.#views.get(id) !== v || JSON.stringify(v.options) !== asked || v.newest?.length) return;
+      v.kept = { ...w, pending: true, restored: true };
+      v.changed?.();
+    }, () => {});
+  }
+
+  /** Whether a kept screen may still stand: the worker has not said the view is anything but restored. */
+  #keptHolds(v) {
+    return v.kept !== null && !(v.newest?.length > 0) && (!this.#heard || this.#status.restored);
+  }
+
+  /** Keeps view `v`'s newest first screen soon (see KEEP_FIRST_MS). */
+  #keepSoon(v, w) {
+    v.screen = w;
+    if (v.keepTimer !== null) return;
+    v.keepTimer = setTimeout(() => {
+      v.keepTimer = null;
+      this.#keepScreen(v);
+    }, v.keptOnce ? KEEP_EVERY_MS : KEEP_FIRST_MS);
+  }
+
+  #keepScreen(v) {
+    const w = v.screen;
+    if (!w) return;
+    v.screen = null;
+    v.keptOnce = true;
+    keepScreen(this.#options, v.options, asKept(w)).catch(() => {});
+  }
+
+  /** The page goes: each view's first screen as it is now. */
+  #keepScreens() {
+    for (const v of this.#views.values()) {
+      clearTimeout(v.keepTimer);
+      v.keepTimer = null;
+      this.#keepScreen(v);
+    }
   }
 
   setView(id, options) {
@@ -653,6 +717,8 @@ class SharedCore {
     this.#local.setView(v.local, options);
     Object.assign(v.options, options ?? {});
     v.current = null;
+    v.kept = null;
+    v.screen = null;
     if (this.#open) this.#conn.post({ t: 'set', sub: this.#sub, view: id, options: { ...options } });
   }
 
@@ -697,6 +763,7 @@ class SharedCore {
     // otherwise ask, draw and ask again every frame while the engine's store moves
     // (an initial list lands in hundreds of batches).
     if (v.current !== held?.range || answer?.pending || performance.now() - v.answeredAt >= REASK_MS) this.#ask(id, v);
+    if (this.#keptHolds(v)) return within([['kept', v.kept]], first, count)?.window ?? v.kept;
     return answer ?? v.newest ?? { ...empty, length: this.#length, pending: true };
   }
 
@@ -718,7 +785,16 @@ class SharedCore {
     const hooks = this.#hooks;
     switch (m.t) {
       case 'status':
+        this.#heard = true;
         this.#status = m.status;
+        // The worker did not restore the view (nothing kept after all, another
+        // cluster): a kept screen drawn meanwhile goes.
+        for (const v of this.#views.values()) {
+          if (v.kept !== null && !this.#keptHolds(v)) {
+            v.kept = null;
+            v.changed?.();
+          }
+        }
         this.#size = m.status.objects ?? this.#size;
         this.#running = m.running;
         if (!m.running && this.#open) this.#close();
@@ -797,7 +873,10 @@ class SharedCore {
           this.#length = m.window.length;
           const same = before !== undefined && JSON.stringify(before) === JSON.stringify(m.window);
           if (v.again) this.#ask(m.view, v);
-          if (!same) v.changed?.();
+          const s = this.#status;
+          if (this.#options.persist && m.window.first === 0 && m.window.rows.length > 0 && s.synced && !s.restored) this.#keepSoon(v, m.window);
+          if (!same || v.kept !== null) v.changed?.();
+          if (v.kept !== null && !this.#keptHolds(v)) v.kept = null;
         }
         break;
       }

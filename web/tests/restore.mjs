@@ -17,7 +17,10 @@
 // * a restoring page's first status is `restored` (no `listing` while the kept view is
 //   read), a page's own engine's too;
 // * a hung identity read (the kube-system namespace never answers) holds the first
-//   request no longer than its 2 s deadline: the watcher lists, keeps nothing.
+//   request no longer than its 2 s deadline: the watcher lists, keeps nothing;
+// * the table's first screen is kept beside the view: a new page draws it, marked
+//   restored, while kubelive's worker cannot even start (its script held here); on
+//   another cluster, nothing is drawn before the worker lists.
 // The pages reach the API through a small proxy in this script, in front of kubectl
 // proxy: it logs the pods requests and answers the kube-system namespace (which the
 // sim does not serve) with a uid this script chooses, the cluster identity kept
@@ -38,8 +41,21 @@ let clusterUid = 'aaaaaaaa-0000-4000-8000-000000000001';
 let hangIdentity = false;
 /** The pages' pods requests: { at, list, watch, rv }. */
 const podRequests = [];
-const front = http.createServer((req, res) => {
+/** While set, the worker's script is held until this promise resolves. */
+let workerHeld = null;
+/** Holds kubelive's worker script: the page cannot start its worker. Returns the release. */
+function holdWorker() {
+  let release;
+  workerHeld = new Promise((r) => { release = r; });
+  return () => {
+    workerHeld = null;
+    release();
+  };
+}
+const front = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://x');
+  const workerScript = url.pathname === '/ui/npm/worker.js';
+  if (workerScript && workerHeld) await workerHeld;
   if (url.pathname === '/api/v1/pods') {
     const watch = ['1', 'true'].includes(url.searchParams.get('watch'));
     podRequests.push({ at: Date.now(), watch, list: !watch, rv: url.searchParams.get('resourceVersion') });
@@ -53,7 +69,8 @@ const front = http.createServer((req, res) => {
   const up = http.request({
     host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers,
   }, (r) => {
-    res.writeHead(r.statusCode, r.headers);
+    // Never cached: each page's worker asks for it here, where it can be held.
+    res.writeHead(r.statusCode, workerScript ? { ...r.headers, 'cache-control': 'no-store' } : r.headers);
     r.pipe(res);
   });
   up.on('error', () => res.destroy());
@@ -155,11 +172,13 @@ const kept = (p) => p.evaluate(async () => {
         resolve({ count: 0, text: '' });
         return;
       }
-      const all = db.transaction('views').objectStore('views').getAll();
-      all.onsuccess = () => {
+      const tx = db.transaction(['views', 'screens']);
+      const all = tx.objectStore('views').getAll();
+      const screens = tx.objectStore('screens').getAll();
+      tx.oncomplete = () => {
         db.close();
         const text = all.result.map((b) => new TextDecoder('latin1').decode(b)).join('\n');
-        resolve({ count: all.result.length, text, bytes: all.result.reduce((n, b) => n + b.length, 0) });
+        resolve({ count: all.result.length, text, bytes: all.result.reduce((n, b) => n + b.length, 0), screens: screens.result });
       };
     };
   });
@@ -184,6 +203,11 @@ const first = await until('the view to be kept in IndexedDB', async () => {
 }, 15000, 200);
 check(first.count === 1, `the synced view is kept in IndexedDB (${first.count} view, ${first.bytes} bytes)`);
 check(!/managedFields|"labels"|"spec"/.test(first.text), 'what is kept holds rows (cells, identity metadata), no labels, specs or managed fields');
+const screen = await until('the table\'s first screen to be kept', async () => (await kept(one)).screens.find(Boolean), 15000, 200);
+const screenRows = JSON.parse(JSON.parse(screen).window).rows;
+check(screenRows.length > 0 && screenRows.every((r) => r.key && r.cells.length > 0 && r.state === '')
+  && !/managedFields|"labels"|"spec"/.test(screen),
+`the table's first screen is kept beside it: ${screenRows.length} rows of cells, in no state, nothing else of the objects`);
 
 // (a) A reload: the rows at once, no LIST, then current.
 let mark = podRequests.length;
@@ -209,9 +233,17 @@ check(true, 'closing every page stops the watch');
 mark = podRequests.length;
 beforeReload = await metrics();
 let t0 = Date.now();
+let release = holdWorker();
 one = await open(context, 'again', page('', TABLE), problems);
 let firstRow = await until('rows on screen on the new page', () => one.evaluate(() => window.firstRowAt), 30000, 20);
 let wall = Date.now() - t0;
+const early = await one.evaluate(() => {
+  const root = document.getElementById('t').shadowRoot;
+  return { phase: root.querySelector('[part~=status]').dataset.phase, rows: root.querySelectorAll('[part~=row]').length, statuses: window.statuses.length };
+});
+check(early.rows > 0 && early.phase === 'restored' && early.statuses === 0,
+  `the kept first screen is drawn by the page while its worker cannot start: ${early.rows} rows, the status line says ${early.phase}, the watcher has said nothing yet (${early.statuses} statuses)`);
+release();
 await showsServer(one, 'the new page to show the server\'s pods');
 now = await metrics();
 let statuses = await one.evaluate(() => window.statuses);
@@ -225,7 +257,7 @@ check(sinceOpen.length > 0 && sinceOpen[0].watch && sinceOpen[0].rv === restored
 check(now.lists === beforeReload.lists && !sinceOpen.some((r) => r.list), `no LIST (${now.lists - beforeReload.lists})`);
 const last = statuses[statuses.length - 1];
 check(last.phase === 'watching' && !last.restored, `then watching, no longer restored (${last.phase}, restored ${last.restored})`);
-console.log(`FIGURE restore (${count} pods, the worker started anew): first row on screen ${firstRow.toFixed(0)} ms after navigation start (${wall} ms wall from goto()), ${now.lists - beforeReload.lists} LIST, first request ${sinceOpen[0]?.watch ? 'WATCH' : 'LIST'}`);
+console.log(`FIGURE restore (${count} pods, the worker started anew): first row on screen (the kept first screen, its worker held) ${firstRow.toFixed(0)} ms after navigation start (${wall} ms wall from goto()), ${now.lists - beforeReload.lists} LIST, first request ${sinceOpen[0]?.watch ? 'WATCH' : 'LIST'}`);
 
 // (b) Kept longer than the watch cache window: 410, a relist, the deletes shown.
 const keptRows = (await rows(one)).keys;
@@ -266,7 +298,12 @@ await one.close();
 await until('the watch to stop', async () => (await metrics()).openWatches === 0, 30000, 200);
 clusterUid = 'bbbbbbbb-0000-4000-8000-000000000002';
 mark = podRequests.length;
+release = holdWorker();
 one = await open(context, 'other-cluster', page('', TABLE), problems);
+await new Promise((r) => setTimeout(r, 1500));
+const drawn = await one.evaluate(() => window.firstRowAt);
+check(drawn === null, `another cluster: the kept first screen is not drawn (${drawn === null ? 'no row' : `a row at ${drawn.toFixed(0)} ms`} while the worker could not start)`);
+release();
 await showsServer(one, 'the page on another cluster to show the server\'s pods');
 statuses = await one.evaluate(() => window.statuses);
 sinceOpen = requestsSince(mark);
@@ -292,7 +329,7 @@ for (const persist of [false, undefined]) {
   await until(`the watcher (persist ${persist}) to sync`, () => p.evaluate(() => window.synced), 60000);
   await new Promise((r) => setTimeout(r, 1500));
   const k = await kept(p);
-  if (persist === false) check(k.count === 0, `persist: false keeps nothing in IndexedDB (${k.count} views)`);
+  if (persist === false) check(k.count === 0 && !k.screens?.length, `persist: false keeps nothing in IndexedDB (${k.count} views, ${k.screens?.length ?? 0} screens)`);
   else check(k.count === 1, `persist left out (a shared table): the view is kept (${k.count} view)`);
   await fresh.close();
 }
@@ -330,7 +367,7 @@ for (const persist of [false, undefined]) {
   await new Promise((r) => setTimeout(r, 1500));
   const k = await kept(p);
   const prop = await p.evaluate(() => document.getElementById('t').persist);
-  check(k.count === 0 && prop === false, `<kubelive-table shared persist="false"> keeps nothing (${k.count} views; property persist ${prop})`);
+  check(k.count === 0 && !k.screens?.length && prop === false, `<kubelive-table shared persist="false"> keeps nothing (${k.count} views, ${k.screens?.length ?? 0} screens; property persist ${prop})`);
   await fresh.close();
 }
 

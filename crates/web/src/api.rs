@@ -23,6 +23,7 @@ mod history;
 pub mod options;
 pub mod order;
 pub mod report;
+mod screen;
 pub mod view;
 
 use crate::driver::{Driver, DriverRef};

@@ -2,8 +2,12 @@
 //! from its version instead of listing again ([`kubelive_core::Engine::save_view`],
 //! [`kubelive_core::Engine::restore`], [`crate::driver::Driver::restore`]).
 //!
-//! One database (`kubelive-views`) with four stores:
+//! One database (`kubelive-views`) with five stores:
 //! * `views`: the saved bytes (a `Uint8Array`), by view id;
+//! * `screens`: the first screen a page drew of a view, sorted and filtered its way
+//!   (JSON: the identity, when saved, the window), by view id and the page's view
+//!   options. A page reads it before its engine (in the worker) has restored the view,
+//!   so a reload draws rows before the worker has even started (see [`Persist::screen`]);
 //! * `entries`: per view id what eviction reads without loading the bytes (JSON: the
 //!   server, when saved, how many bytes);
 //! * `servers`: per server (its base URL) the identity its views were saved under;
@@ -43,14 +47,21 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbFactory, IdbOpenDbRequest, IdbRequest, IdbTransactionMode};
 
+/// The most bytes of one kept screen (a window of a few dozen rows is ~10 KB).
+pub const SCREEN_MAX_BYTES: usize = 256 * 1024;
+
 /// The database saved views live in.
 pub const DATABASE: &str = "kubelive-views";
-const VERSION: u32 = 1;
+/// 2 added `screens` (the upgrade makes the stores missing, keeping the rest).
+const VERSION: u32 = 2;
 const VIEWS: &str = "views";
+const SCREENS: &str = "screens";
 const ENTRIES: &str = "entries";
 const SERVERS: &str = "servers";
 const SETTINGS: &str = "settings";
-const STORES: [&str; 4] = [VIEWS, ENTRIES, SERVERS, SETTINGS];
+const STORES: [&str; 5] = [VIEWS, SCREENS, ENTRIES, SERVERS, SETTINGS];
+/// What dropping views empties.
+const KEPT: [&str; 4] = [VIEWS, SCREENS, ENTRIES, SERVERS];
 
 /// What is kept, and under which identity.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -224,6 +235,50 @@ pub fn view_id(server: &str, key: &ViewKey) -> String {
     format!("{}\n{}", server.trim_end_matches('/'), key.id())
 }
 
+/// The id a view's screen is saved under: the view's id, then what the page made of
+/// it (its sort, filter and columns, as plain text).
+fn screen_id(view: &str, shown: &str) -> String {
+    format!("{view}\n\n{shown}")
+}
+
+/// Every screen id of view `view` (ids are never empty, so `\n\n` then anything).
+fn screens_of(view: &str) -> Result<web_sys::IdbKeyRange, PersistError> {
+    web_sys::IdbKeyRange::bound(
+        &JsValue::from_str(&format!("{view}\n\n")),
+        &JsValue::from_str(&format!("{view}\n\n\u{10ffff}")),
+    )
+    .map_err(|e| storage(SCREENS, e))
+}
+
+/// A kept screen, as JSON: `{"identity","saved_at","window"}` (the window as the page
+/// drew it, a JSON text).
+#[derive(Clone, Debug, PartialEq)]
+struct Screen {
+    identity: String,
+    saved_at: f64,
+    window: String,
+}
+
+impl Screen {
+    fn to_json(&self) -> String {
+        serde_json::json!({
+            "identity": self.identity,
+            "saved_at": self.saved_at,
+            "window": self.window,
+        })
+        .to_string()
+    }
+
+    fn from_json(text: &str) -> Option<Screen> {
+        let v: serde_json::Value = serde_json::from_str(text).ok()?;
+        Some(Screen {
+            identity: v.get("identity")?.as_str()?.to_string(),
+            saved_at: v.get("saved_at")?.as_f64()?,
+            window: v.get("window")?.as_str()?.to_string(),
+        })
+    }
+}
+
 impl Persist {
     /// Opens (creating on first use) the origin's saved views.
     pub async fn open(limits: Limits) -> Result<Persist, PersistError> {
@@ -295,7 +350,7 @@ impl Persist {
         let tx = self.transaction(IdbTransactionMode::Readwrite)?;
         let store = |name| tx.object_store(name).map_err(|e| storage(name, e));
         if !on {
-            for name in [VIEWS, ENTRIES, SERVERS] {
+            for name in KEPT {
                 store(name)?.clear().map_err(|e| storage(name, e))?;
             }
         }
@@ -311,7 +366,7 @@ impl Persist {
     /// Drops every saved view (the setting stays).
     pub async fn clear(&self) -> Result<(), PersistError> {
         let tx = self.transaction(IdbTransactionMode::Readwrite)?;
-        for name in [VIEWS, ENTRIES, SERVERS] {
+        for name in KEPT {
             tx.object_store(name)
                 .and_then(|s| s.clear())
                 .map_err(|e| storage(name, e))?;
@@ -340,7 +395,7 @@ impl Persist {
         key: &ViewKey,
         now_ms: f64,
     ) -> Result<Option<Vec<u8>>, PersistError> {
-        if !identity.strong && !self.limits.allow_weak_identity {
+        if !self.usable(identity) {
             return Ok(None);
         }
         let server = server.trim_end_matches('/');
@@ -361,7 +416,7 @@ impl Persist {
         let fresh = read
             .entry
             .as_ref()
-            .is_some_and(|e| now_ms - e.saved_at <= self.limits.max_age_ms && e.saved_at <= now_ms);
+            .is_some_and(|e| fresh(e.saved_at, now_ms, self.limits.max_age_ms));
         match read.bytes {
             Some(bytes) if fresh && read.identity.is_some() => Ok(Some(bytes)),
             Some(_) => {
@@ -398,7 +453,7 @@ impl Persist {
         bytes: &[u8],
         now_ms: f64,
     ) -> Result<(), PersistError> {
-        if !identity.strong && !self.limits.allow_weak_identity {
+        if !self.usable(identity) {
             return Ok(());
         }
         if bytes.len() as f64 > self.limits.max_bytes {
@@ -420,14 +475,157 @@ impl Persist {
 
     /// Drops the saved view of `key` on `server` (one that did not restore).
     pub async fn forget(&self, server: &str, key: &ViewKey) -> Result<(), PersistError> {
-        let id = JsValue::from_str(&view_id(server.trim_end_matches('/'), key));
+        let view = view_id(server.trim_end_matches('/'), key);
+        let id = JsValue::from_str(&view);
         let tx = self.transaction(IdbTransactionMode::Readwrite)?;
         for name in [VIEWS, ENTRIES] {
             tx.object_store(name)
                 .and_then(|s| s.delete(&id))
                 .map_err(|e| storage(name, e))?;
         }
+        let range = screens_of(&view)?;
+        tx.object_store(SCREENS)
+            .and_then(|s| s.delete(&range.into()))
+            .map_err(|e| storage(SCREENS, e))?;
         committed("forget", &tx).await
+    }
+
+    /// Keeps `window` (JSON) as the screen a page drew of the view of `key` on
+    /// `server`, shown its way (`shown`: its sort, filter and columns). Kept only
+    /// beside a view saved under `identity` that is still fresh, so a screen goes when
+    /// its view does (evicted, expired, another cluster, saving turned off), and never
+    /// over [`SCREEN_MAX_BYTES`].
+    pub async fn save_screen(
+        &self,
+        server: &str,
+        identity: &ServerIdentity,
+        key: &ViewKey,
+        shown: &str,
+        window: &str,
+    ) -> Result<(), PersistError> {
+        self.save_screen_at(server, identity, key, shown, window, js_sys::Date::now())
+            .await
+    }
+
+    /// [`Persist::save_screen`] at the wall-clock time `now_ms`.
+    pub async fn save_screen_at(
+        &self,
+        server: &str,
+        identity: &ServerIdentity,
+        key: &ViewKey,
+        shown: &str,
+        window: &str,
+        now_ms: f64,
+    ) -> Result<(), PersistError> {
+        if window.len() > SCREEN_MAX_BYTES || !self.usable(identity) {
+            return Ok(());
+        }
+        let server = server.trim_end_matches('/');
+        let view = view_id(server, key);
+        if self
+            .screen_read(server, &view, None)
+            .await?
+            .view_kept(identity, &self.limits, now_ms)
+        {
+            let screen = Screen {
+                identity: identity.value.clone(),
+                saved_at: now_ms,
+                window: window.to_string(),
+            };
+            let tx = self.transaction(IdbTransactionMode::Readwrite)?;
+            tx.object_store(SCREENS)
+                .and_then(|s| {
+                    s.put_with_key(
+                        &JsValue::from_str(&screen.to_json()),
+                        &JsValue::from_str(&screen_id(&view, shown)),
+                    )
+                })
+                .map_err(|e| storage(SCREENS, e))?;
+            committed("save screen", &tx).await?;
+        }
+        Ok(())
+    }
+
+    /// The screen kept of the view of `key` on `server` shown as `shown` (see
+    /// [`Persist::save_screen`]), if its view is kept under `identity`, fresh, and
+    /// saving is on; else None. Reads only: the view's own load drops what is stale.
+    pub async fn screen(
+        &self,
+        server: &str,
+        identity: &ServerIdentity,
+        key: &ViewKey,
+        shown: &str,
+    ) -> Result<Option<String>, PersistError> {
+        self.screen_at(server, identity, key, shown, js_sys::Date::now())
+            .await
+    }
+
+    /// [`Persist::screen`] at the wall-clock time `now_ms`.
+    pub async fn screen_at(
+        &self,
+        server: &str,
+        identity: &ServerIdentity,
+        key: &ViewKey,
+        shown: &str,
+        now_ms: f64,
+    ) -> Result<Option<String>, PersistError> {
+        let read = self.read_screen(server, key, shown).await?;
+        Ok(read.window(identity, now_ms))
+    }
+
+    /// What is kept of the screen of the view of `key` on `server` shown as `shown`,
+    /// to be judged against the server's identity once it is read
+    /// ([`KeptScreen::window`]): a page reads both at once.
+    pub async fn read_screen(
+        &self,
+        server: &str,
+        key: &ViewKey,
+        shown: &str,
+    ) -> Result<KeptScreen, PersistError> {
+        let server = server.trim_end_matches('/');
+        let view = view_id(server, key);
+        let read = self
+            .screen_read(server, &view, Some(&screen_id(&view, shown)))
+            .await?;
+        Ok(KeptScreen {
+            read,
+            limits: self.limits,
+        })
+    }
+
+    fn usable(&self, identity: &ServerIdentity) -> bool {
+        usable(identity, &self.limits)
+    }
+
+    /// One read-only pass for a screen: the setting, `server`'s identity, view
+    /// `view`'s entry, and the screen `screen` if asked.
+    async fn screen_read(
+        &self,
+        server: &str,
+        view: &str,
+        screen: Option<&str>,
+    ) -> Result<ScreenRead, PersistError> {
+        let tx = self.transaction(IdbTransactionMode::Readonly)?;
+        let get = |name: &str, key: &str| {
+            tx.object_store(name)
+                .and_then(|s| s.get(&JsValue::from_str(key)))
+                .map_err(|e| storage(name, e))
+        };
+        // Every request is made before any is awaited: the transaction stays active.
+        let enabled = get(SETTINGS, "enabled")?;
+        let identity = get(SERVERS, server)?;
+        let entry = get(ENTRIES, view)?;
+        let screen = screen.map(|id| get(SCREENS, id)).transpose()?;
+        let text = |v: JsValue| v.as_string();
+        Ok(ScreenRead {
+            enabled: text(done(SETTINGS, &enabled).await?).as_deref() != Some("off"),
+            identity: text(done(SERVERS, &identity).await?),
+            entry: text(done(ENTRIES, &entry).await?).and_then(|e| Entry::from_json(&e)),
+            screen: match screen {
+                Some(r) => text(done(SCREENS, &r).await?).and_then(|s| Screen::from_json(&s)),
+                None => None,
+            },
+        })
     }
 
     /// How many views are saved and their bytes in all.
@@ -513,8 +711,7 @@ impl Persist {
             .iter()
             .filter(|(id, e)| {
                 Some(id.as_str()) != new.map(|(n, _)| n)
-                    && now_ms - e.saved_at <= self.limits.max_age_ms
-                    && e.saved_at <= now_ms
+                    && fresh(e.saved_at, now_ms, self.limits.max_age_ms)
             })
             .collect();
         let mut total: f64 = keep.iter().map(|(_, e)| e.bytes).sum::<f64>()
@@ -527,12 +724,18 @@ impl Persist {
         }
         let tx = self.transaction(IdbTransactionMode::Readwrite)?;
         let store = |name| tx.object_store(name).map_err(|e| storage(name, e));
-        let (views, index) = (store(VIEWS)?, store(ENTRIES)?);
+        let (views, index, screens) = (store(VIEWS)?, store(ENTRIES)?, store(SCREENS)?);
+        let saving = new.map(|(id, _)| id);
+        // The view saved anew is put back below; its screens stay.
         for (id, _) in entries {
-            if !keep.iter().any(|(k, _)| k == id) {
+            if Some(id.as_str()) != saving && !keep.iter().any(|(k, _)| k == id) {
+                let range = screens_of(id)?;
                 let id = JsValue::from_str(id);
                 views.delete(&id).map_err(|e| storage(VIEWS, e))?;
                 index.delete(&id).map_err(|e| storage(ENTRIES, e))?;
+                screens
+                    .delete(&range.into())
+                    .map_err(|e| storage(SCREENS, e))?;
             }
         }
         store(SERVERS)?
@@ -581,6 +784,58 @@ struct Read {
     entries: Vec<(String, Entry)>,
     entry: Option<Entry>,
     bytes: Option<Vec<u8>>,
+}
+
+/// What one read pass for a screen found.
+struct ScreenRead {
+    enabled: bool,
+    identity: Option<String>,
+    entry: Option<Entry>,
+    screen: Option<Screen>,
+}
+
+impl ScreenRead {
+    /// Whether the view itself is kept, under `identity`, and fresh (saving on).
+    fn view_kept(&self, identity: &ServerIdentity, limits: &Limits, now_ms: f64) -> bool {
+        self.enabled
+            && self.identity.as_deref() == Some(identity.value.as_str())
+            && self
+                .entry
+                .as_ref()
+                .is_some_and(|e| fresh(e.saved_at, now_ms, limits.max_age_ms))
+    }
+}
+
+/// A kept screen as read, not yet judged: see [`Persist::read_screen`].
+pub struct KeptScreen {
+    read: ScreenRead,
+    limits: Limits,
+}
+
+impl KeptScreen {
+    /// The window kept (JSON), if the view is kept under `identity`, both are fresh at
+    /// `now_ms` and saving is on.
+    pub fn window(self, identity: &ServerIdentity, now_ms: f64) -> Option<String> {
+        if !usable(identity, &self.limits) || !self.read.view_kept(identity, &self.limits, now_ms) {
+            return None;
+        }
+        let max_age_ms = self.limits.max_age_ms;
+        self.read
+            .screen
+            .filter(|s| s.identity == identity.value && fresh(s.saved_at, now_ms, max_age_ms))
+            .map(|s| s.window)
+    }
+}
+
+/// Whether views may be kept under `identity` (a weak one only if allowed).
+fn usable(identity: &ServerIdentity, limits: &Limits) -> bool {
+    identity.strong || limits.allow_weak_identity
+}
+
+/// Whether something saved at `saved_at` is younger than `max_age_ms` at `now_ms` (and
+/// not from the future: a clock set back).
+fn fresh(saved_at: f64, now_ms: f64, max_age_ms: f64) -> bool {
+    now_ms - saved_at <= max_age_ms && saved_at <= now_ms
 }
 
 /// Reads which cluster `base_url` serves (see the module docs): the kube-system

@@ -284,6 +284,118 @@ async fn turned_off_nothing_is_kept_or_restored() {
     assert_eq!(p.usage().await.unwrap(), (1, 4.0));
 }
 
+#[wasm_bindgen_test]
+async fn a_views_first_screen_is_kept_beside_it_and_goes_with_it() {
+    let p = open("test-screens", Limits::default()).await;
+    let (a, b) = (strong("uid:a"), strong("uid:b"));
+    let pods = key("/api/v1/pods");
+    let svcs = key("/api/v1/services");
+    let by_age = "-age\n\nfalse";
+    let window = r#"{"first":0,"length":2,"rows":[]}"#;
+    // No view kept: no screen either (it could never be shown restored).
+    p.save_screen_at(SERVER, &a, &pods, by_age, window, 1000.0)
+        .await
+        .unwrap();
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 1000.0)
+            .await
+            .unwrap(),
+        None
+    );
+    p.save_at(SERVER, &a, &pods, b"rows", 1000.0).await.unwrap();
+    p.save_screen_at(SERVER, &a, &pods, by_age, window, 1500.0)
+        .await
+        .unwrap();
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 2000.0)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(window)
+    );
+    // The view saved again keeps its screen.
+    p.save_at(SERVER, &a, &pods, b"newer", 1800.0)
+        .await
+        .unwrap();
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 2000.0)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some(window),
+        "a view saved again keeps its screen"
+    );
+    // Shown another way, of another view, under another identity: none.
+    for (id, view, shown) in [
+        (&a, &pods, "age\n\nfalse"),
+        (&a, &svcs, by_age),
+        (&b, &pods, by_age),
+    ] {
+        assert_eq!(
+            p.screen_at(SERVER, id, view, shown, 2000.0).await.unwrap(),
+            None
+        );
+    }
+    // The view expired: its screen is not shown; it goes when the view is evicted.
+    let day = 24.0 * HOUR;
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 1800.0 + day + 1.0)
+            .await
+            .unwrap(),
+        None
+    );
+    // Forgotten with its view, and with every view when saving is turned off.
+    p.forget(SERVER, &pods).await.unwrap();
+    p.save_at(SERVER, &a, &pods, b"rows", 3000.0).await.unwrap();
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 3000.0)
+            .await
+            .unwrap(),
+        None
+    );
+    p.save_screen_at(SERVER, &a, &pods, by_age, window, 3000.0)
+        .await
+        .unwrap();
+    // Another cluster at the URL: the view goes, and its screen with it.
+    p.save_at(SERVER, &b, &svcs, b"other", 4000.0)
+        .await
+        .unwrap();
+    p.save_at(SERVER, &a, &pods, b"rows", 5000.0).await.unwrap();
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 5000.0)
+            .await
+            .unwrap(),
+        None,
+        "evicted with its view"
+    );
+    p.save_screen_at(SERVER, &a, &pods, by_age, window, 5000.0)
+        .await
+        .unwrap();
+    p.set_enabled(false).await.unwrap();
+    p.set_enabled(true).await.unwrap();
+    p.save_at(SERVER, &a, &pods, b"rows", 6000.0).await.unwrap();
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 6000.0)
+            .await
+            .unwrap(),
+        None
+    );
+    // A screen too large is not kept.
+    let huge = format!(
+        r#"{{"rows":"{}"}}"#,
+        "x".repeat(kubelive_web::persist::SCREEN_MAX_BYTES)
+    );
+    p.save_screen_at(SERVER, &a, &pods, by_age, &huge, 6000.0)
+        .await
+        .unwrap();
+    assert_eq!(
+        p.screen_at(SERVER, &a, &pods, by_age, 6000.0)
+            .await
+            .unwrap(),
+        None
+    );
+}
+
 fn table(rv: u64, names: &[&str]) -> String {
     let rows: Vec<String> = names
         .iter()
