@@ -4,8 +4,9 @@
 //! prints them are listed into an engine in table mode and saved
 //! (`Engine::save_view`); then, timed: the saved bytes decoded and an engine
 //! restored from them with its events drained, those events applied to a JS API view
-//! (the one `<kubelive-table>` draws, default order), and the view's first window of
-//! 50 rows.
+//! (the one `<kubelive-table>` draws, default order) that had drawn its first (empty)
+//! window before, as a page's does while the view is read, and the view's first window
+//! of 50 rows.
 
 use kubelive_core::{Collection, Config, Engine, Event, IncludeObject, Instant, SavedView};
 use kubelive_web::api::view::{View, ViewOptions};
@@ -46,13 +47,14 @@ fn main() {
     let mut restored = Engine::restore(config(), view, Instant::ZERO).expect("restored");
     let events = drain(&mut restored);
     let engine = ms() - t;
-    let t = ms();
     let mut v = View::new(
         kubelive_core::ColumnKind::Pod,
         true,
         None,
         ViewOptions::default(),
     );
+    v.window(&kubelive_core::Store::new(), 0, 50, ms(), wall, &ms);
+    let t = ms();
     for ev in &events {
         if let Event::Columns { columns } = ev {
             v.set_definitions(Some(columns.clone()));

@@ -1382,9 +1382,12 @@ impl TableModel {
             })
             .count();
         // Row by row costs a binary search and a move within one chunk; a rebuild
-        // keys and sorts every row: row by row is cheaper up to an eighth of the rows.
+        // keys and sorts every row: row by row is cheaper up to an eighth of the rows,
+        // and for a table that stays small. (A restored view's rows come in one batch
+        // into an empty table: merged, not inserted one by one.)
         let incremental = !self.stale
-            && (objects <= INCREMENTAL_MAX.max(self.all.len() / 8) || self.all.len() < 2000);
+            && (objects <= INCREMENTAL_MAX.max(self.all.len() / 8)
+                || self.all.len() + objects < 2000);
         if !incremental && !self.stale && self.fading.is_empty() && objects > 0 {
             // A large batch of new objects only (a LIST page): merged in, no rebuild.
             let added: Option<Vec<Arc<Object>>> = events
@@ -1398,7 +1401,7 @@ impl TableModel {
             if let Some(added) = added {
                 for e in events {
                     match e {
-                        Event::Synced { .. } => self.live = true,
+                        Event::Synced { .. } | Event::Restored { .. } => self.live = true,
                         Event::Added(o) => self.flash(o, true, now),
                         _ => {}
                     }
@@ -1413,7 +1416,8 @@ impl TableModel {
         }
         for event in events {
             match event {
-                Event::Synced { .. } => self.live = true,
+                // Restored rows are a synced state too: what changes after them flashes.
+                Event::Synced { .. } | Event::Restored { .. } => self.live = true,
                 Event::Added(o) => {
                     self.flash(o, true, now);
                     if incremental {

@@ -276,6 +276,54 @@ fn after_sync_changes_flash_and_deletes_fade() {
     assert_ne!(m.row_state("ns/b", 450.0), RowState::Gone);
 }
 
+/// A restored view comes as one batch (its rows, then `Restored`) into a table that
+/// has drawn its first, empty window: every row shown in order, none flashing, and
+/// what changes after it flashes as after a sync (the rows are the server's state at
+/// the kept version).
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn a_restored_view_arrives_in_order_and_its_later_changes_flash() {
+    let mut m = TableModel::new(sort("name"), Filter::default());
+    m.maybe_rebuild(&Store::new(), 0.0, false);
+    let mut events: Vec<Event> = (0..3000)
+        .map(|i| {
+            Event::Added(pod(
+                &format!("ns-{}", i % 7),
+                &format!("p-{:04}", (i * 7919) % 3000),
+                1,
+                0,
+                "x",
+            ))
+        })
+        .collect();
+    events.push(Event::Restored {
+        objects: 3000,
+        resource_version: kubelive_core::ResourceVersion::new("1"),
+    });
+    m.apply(&events, 0.0);
+    let shown = names(&m);
+    let mut expected = shown.clone();
+    expected.sort();
+    assert_eq!(shown.len(), 3000);
+    assert_eq!(shown, expected, "sorted by name");
+    assert_eq!(
+        m.row_state("ns-0/p-0000", 10.0),
+        RowState::Normal,
+        "restored rows do not flash"
+    );
+    m.apply(
+        &[Event::Modified {
+            old: pod("ns-0", "p-0000", 1, 0, "x"),
+            new: pod("ns-0", "p-0000", 2, 1, "x"),
+        }],
+        100.0,
+    );
+    assert!(matches!(
+        m.row_state("ns-0/p-0000", 150.0),
+        RowState::Changed { added: false, .. }
+    ));
+}
+
 /// A deleted object's final state may differ in the sorted column from the row shown
 /// (a pod's restarts, status or readiness at its deletion): its row is found by the
 /// version held, not by a scan of every row (a long task at a million rows), both
