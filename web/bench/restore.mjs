@@ -8,7 +8,9 @@
 // identity a kept view is tied to. Each run logs when the first row was drawn (the
 // first screen the page kept, read by the page itself) and when the worker's restored
 // rows came (the watcher's first status with `restored`). PRELOAD=1: the page has the
-// npm README's preloads. TRACE=1: the first run's longest tasks on the
+// npm README's preloads. TARGET=app: the app's own view instead (`#r=v1/pods`, its
+// engine on the page, kept and restored there, with no kept first screen: its first row
+// drawn is the restored view's). TRACE=1: the first run's longest tasks on the
 // page's and the worker's threads (a browser-wide trace), where the time goes.
 //
 //   cd web && SIM_BIN=../target/release/kubelive-sim DIST=../dist PODS=100000 node bench/restore.mjs
@@ -41,14 +43,29 @@ const html = `<!doctype html><meta charset="utf-8"><title>r</title>${process.env
 window.firstRowAt = null; const look = () => { const row = document.getElementById('t')?.shadowRoot?.querySelector('[part~=row]'); if (row) window.firstRowAt = performance.now(); else requestAnimationFrame(look); }; requestAnimationFrame(look);</script>
 <kubelive-table id="t" resource="pods" shared></kubelive-table>
 <script type="module">await import('/ui/npm/component.js');</script>`;
+const APP = process.env.TARGET === 'app';
 const browser = await launch();
 try {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const url = `${ORIGIN}/ui/restore.html`;
-  await context.route(url, (r) => r.fulfill({ contentType: 'text/html', body: html }));
+  const url = APP ? `${ORIGIN}/ui/#r=v1/pods` : `${ORIGIN}/ui/restore.html`;
+  if (APP) {
+    // The app's first row: its restored view's.
+    await context.addInitScript(() => {
+      window.firstRowAt = null;
+      const look = () => {
+        if (document.querySelector('.row:not(.gone)')) window.firstRowAt = performance.now();
+        else requestAnimationFrame(look);
+      };
+      requestAnimationFrame(look);
+    });
+  } else {
+    await context.route(url, (r) => r.fulfill({ contentType: 'text/html', body: html }));
+  }
   let p = await context.newPage();
   await p.goto(url);
-  await until('synced', () => p.evaluate(() => document.getElementById('t').watcher?.status().synced), 120000, 100);
+  await until('synced', () => p.evaluate((app) => (app
+    ? document.querySelector('#status[data-synced="true"]') !== null
+    : document.getElementById('t').watcher?.status().synced), APP), 120000, 100);
   await sleep(3000);
   await p.close();
   await sleep(8000);
@@ -59,14 +76,15 @@ try {
     await p.goto(url);
     await until('first row', () => p.evaluate(() => window.firstRowAt), 60000, 20);
     const at = await p.evaluate(() => window.firstRowAt);
-    const restoredAt = await until('the worker\'s restored rows', () => p.evaluate(() => window.restoredAt), 60000, 20);
+    const restoredAt = APP ? at : await until('the worker\'s restored rows', () => p.evaluate(() => window.restoredAt), 60000, 20);
     const lists = (await simPodMetrics(cluster.base)).lists - before.lists;
     // Where the page's own path went: its wasm fetched, then the identity read (the
     // kept screen is read with it).
     const marks = await p.evaluate(() => performance.getEntriesByType('resource')
-      .filter((r) => /kubelive_watcher_bg\.wasm|kube-system/.test(r.name))
+      .filter((r) => /_bg\.wasm|kube-system/.test(r.name))
       .map((r) => `${r.name.includes('kube-system') ? 'identity GET' : 'wasm'} ${r.startTime.toFixed(0)}-${r.responseEnd.toFixed(0)}`));
-    log(`restore ${i}: first row ${at.toFixed(0)} ms after navigation; the worker's restored rows at ${restoredAt.toFixed(0)} ms; ${lists} LIST (the page: ${marks.join(', ')} ms)`);
+    const worker = APP ? '' : ` the worker's restored rows at ${restoredAt.toFixed(0)} ms;`;
+    log(`restore ${i}: first row ${at.toFixed(0)} ms after navigation;${worker} ${lists} LIST (the page: ${marks.join(', ')} ms)`);
     if (i === 0 && process.env.TRACE) {
       const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
       const names = new Map(traceEvents.filter((e) => e.name === 'thread_name').map((e) => [`${e.pid}:${e.tid}`, e.args.name]));
