@@ -284,6 +284,31 @@ async fn turned_off_nothing_is_kept_or_restored() {
     assert_eq!(p.usage().await.unwrap(), (1, 4.0));
 }
 
+/// The screen kept of `view` on [`SERVER`] shown as `shown`, under `id` at `now_ms`.
+async fn screen(
+    p: &Persist,
+    id: &ServerIdentity,
+    view: &ViewKey,
+    shown: &str,
+    now_ms: f64,
+) -> Option<String> {
+    p.screen_at(SERVER, id, view, shown, now_ms).await.unwrap()
+}
+
+/// Keeps `window` as that screen.
+async fn keep(
+    p: &Persist,
+    id: &ServerIdentity,
+    view: &ViewKey,
+    shown: &str,
+    window: &str,
+    now_ms: f64,
+) {
+    p.save_screen_at(SERVER, id, view, shown, window, now_ms)
+        .await
+        .unwrap();
+}
+
 #[wasm_bindgen_test]
 async fn a_views_first_screen_is_kept_beside_it_and_goes_with_it() {
     let p = open("test-screens", Limits::default()).await;
@@ -293,24 +318,12 @@ async fn a_views_first_screen_is_kept_beside_it_and_goes_with_it() {
     let by_age = "-age\n\nfalse";
     let window = r#"{"first":0,"length":2,"rows":[]}"#;
     // No view kept: no screen either (it could never be shown restored).
-    p.save_screen_at(SERVER, &a, &pods, by_age, window, 1000.0)
-        .await
-        .unwrap();
-    assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 1000.0)
-            .await
-            .unwrap(),
-        None
-    );
+    keep(&p, &a, &pods, by_age, window, 1000.0).await;
+    assert_eq!(screen(&p, &a, &pods, by_age, 1000.0).await, None);
     p.save_at(SERVER, &a, &pods, b"rows", 1000.0).await.unwrap();
-    p.save_screen_at(SERVER, &a, &pods, by_age, window, 1500.0)
-        .await
-        .unwrap();
+    keep(&p, &a, &pods, by_age, window, 1500.0).await;
     assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 2000.0)
-            .await
-            .unwrap()
-            .as_deref(),
+        screen(&p, &a, &pods, by_age, 2000.0).await.as_deref(),
         Some(window)
     );
     // The view saved again keeps its screen.
@@ -318,10 +331,7 @@ async fn a_views_first_screen_is_kept_beside_it_and_goes_with_it() {
         .await
         .unwrap();
     assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 2000.0)
-            .await
-            .unwrap()
-            .as_deref(),
+        screen(&p, &a, &pods, by_age, 2000.0).await.as_deref(),
         Some(window),
         "a view saved again keeps its screen"
     );
@@ -331,69 +341,41 @@ async fn a_views_first_screen_is_kept_beside_it_and_goes_with_it() {
         (&a, &svcs, by_age),
         (&b, &pods, by_age),
     ] {
-        assert_eq!(
-            p.screen_at(SERVER, id, view, shown, 2000.0).await.unwrap(),
-            None
-        );
+        assert_eq!(screen(&p, id, view, shown, 2000.0).await, None);
     }
     // The view expired: its screen is not shown; it goes when the view is evicted.
     let day = 24.0 * HOUR;
     assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 1800.0 + day + 1.0)
-            .await
-            .unwrap(),
+        screen(&p, &a, &pods, by_age, 1800.0 + day + 1.0).await,
         None
     );
     // Forgotten with its view, and with every view when saving is turned off.
     p.forget(SERVER, &pods).await.unwrap();
     p.save_at(SERVER, &a, &pods, b"rows", 3000.0).await.unwrap();
-    assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 3000.0)
-            .await
-            .unwrap(),
-        None
-    );
-    p.save_screen_at(SERVER, &a, &pods, by_age, window, 3000.0)
-        .await
-        .unwrap();
+    assert_eq!(screen(&p, &a, &pods, by_age, 3000.0).await, None);
+    keep(&p, &a, &pods, by_age, window, 3000.0).await;
     // Another cluster at the URL: the view goes, and its screen with it.
     p.save_at(SERVER, &b, &svcs, b"other", 4000.0)
         .await
         .unwrap();
     p.save_at(SERVER, &a, &pods, b"rows", 5000.0).await.unwrap();
     assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 5000.0)
-            .await
-            .unwrap(),
+        screen(&p, &a, &pods, by_age, 5000.0).await,
         None,
         "evicted with its view"
     );
-    p.save_screen_at(SERVER, &a, &pods, by_age, window, 5000.0)
-        .await
-        .unwrap();
+    keep(&p, &a, &pods, by_age, window, 5000.0).await;
     p.set_enabled(false).await.unwrap();
     p.set_enabled(true).await.unwrap();
     p.save_at(SERVER, &a, &pods, b"rows", 6000.0).await.unwrap();
-    assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 6000.0)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(screen(&p, &a, &pods, by_age, 6000.0).await, None);
     // A screen too large is not kept.
     let huge = format!(
         r#"{{"rows":"{}"}}"#,
         "x".repeat(kubelive_web::persist::SCREEN_MAX_BYTES)
     );
-    p.save_screen_at(SERVER, &a, &pods, by_age, &huge, 6000.0)
-        .await
-        .unwrap();
-    assert_eq!(
-        p.screen_at(SERVER, &a, &pods, by_age, 6000.0)
-            .await
-            .unwrap(),
-        None
-    );
+    keep(&p, &a, &pods, by_age, &huge, 6000.0).await;
+    assert_eq!(screen(&p, &a, &pods, by_age, 6000.0).await, None);
 }
 
 fn table(rv: u64, names: &[&str]) -> String {
