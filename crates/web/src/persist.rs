@@ -41,7 +41,6 @@
 //! restored is simply listed again.
 
 use kubelive_core::ViewKey;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -118,22 +117,32 @@ impl fmt::Display for PersistError {
 impl std::error::Error for PersistError {}
 
 /// What eviction knows of a saved view, kept as JSON (`{"server","saved_at","bytes"}`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 struct Entry {
     server: String,
     saved_at: f64,
     bytes: f64,
 }
 
-/// A record as kept: JSON text.
-fn to_json(record: &impl Serialize) -> String {
-    serde_json::to_string(record).unwrap_or_default()
-}
+impl Entry {
+    fn to_json(&self) -> String {
+        serde_json::json!({
+            "server": self.server,
+            "saved_at": self.saved_at,
+            "bytes": self.bytes,
+        })
+        .to_string()
+    }
 
-/// A record kept as JSON; None for one this version cannot read (every member, of its
-/// type).
-fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
-    serde_json::from_str(text).ok()
+    /// None for a record this version cannot read (every member, of its type).
+    fn from_json(text: &str) -> Option<Entry> {
+        let v: serde_json::Value = serde_json::from_str(text).ok()?;
+        Some(Entry {
+            server: v.get("server")?.as_str()?.to_string(),
+            saved_at: v.get("saved_at")?.as_f64()?,
+            bytes: v.get("bytes")?.as_f64()?,
+        })
+    }
 }
 
 /// The saved views of this origin.
@@ -242,12 +251,33 @@ fn screens_of(view: &str) -> Result<web_sys::IdbKeyRange, PersistError> {
 }
 
 /// A kept screen, as JSON: `{"identity","saved_at","window"}` (the window as the page
-/// drew it, a JSON text).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// drew it, a JSON text). Written by hand as [`Entry`] is: serde's derive for these two
+/// records cost the wasm modules 3.5-5 KB gzipped.
+#[derive(Clone, Debug, PartialEq)]
 struct Screen {
     identity: String,
     saved_at: f64,
     window: String,
+}
+
+impl Screen {
+    fn to_json(&self) -> String {
+        serde_json::json!({
+            "identity": self.identity,
+            "saved_at": self.saved_at,
+            "window": self.window,
+        })
+        .to_string()
+    }
+
+    fn from_json(text: &str) -> Option<Screen> {
+        let v: serde_json::Value = serde_json::from_str(text).ok()?;
+        Some(Screen {
+            identity: v.get("identity")?.as_str()?.to_string(),
+            saved_at: v.get("saved_at")?.as_f64()?,
+            window: v.get("window")?.as_str()?.to_string(),
+        })
+    }
 }
 
 impl Persist {
@@ -507,7 +537,7 @@ impl Persist {
             tx.object_store(SCREENS)
                 .and_then(|s| {
                     s.put_with_key(
-                        &JsValue::from_str(&to_json(&screen)),
+                        &JsValue::from_str(&screen.to_json()),
                         &JsValue::from_str(&screen_id(&view, shown)),
                     )
                 })
@@ -581,9 +611,9 @@ impl Persist {
         Ok(ScreenRead {
             enabled: text(done(SETTINGS, &enabled).await?).as_deref() != Some("off"),
             identity: text(done(SERVERS, &identity).await?),
-            entry: text(done(ENTRIES, &entry).await?).and_then(|e| from_json::<Entry>(&e)),
+            entry: text(done(ENTRIES, &entry).await?).and_then(|e| Entry::from_json(&e)),
             screen: match screen {
-                Some(r) => text(done(SCREENS, &r).await?).and_then(|s| from_json::<Screen>(&s)),
+                Some(r) => text(done(SCREENS, &r).await?).and_then(|s| Screen::from_json(&s)),
                 None => None,
             },
         })
@@ -627,7 +657,7 @@ impl Persist {
             // A record this version cannot read is treated as expired: evicted.
             let entry = value
                 .as_string()
-                .and_then(|v| from_json::<Entry>(&v))
+                .and_then(|v| Entry::from_json(&v))
                 .unwrap_or(Entry {
                     server: String::new(),
                     saved_at: f64::NEG_INFINITY,
@@ -711,7 +741,7 @@ impl Persist {
                 saved_at: now_ms,
                 bytes: bytes.len() as f64,
             };
-            let entry = to_json(&entry);
+            let entry = entry.to_json();
             let id = JsValue::from_str(id);
             views
                 .put_with_key(&js_sys::Uint8Array::from(bytes), &id)
@@ -883,7 +913,7 @@ async fn within<T>(ms: i32, f: impl std::future::Future<Output = Option<T>>) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{from_json, to_json, Entry};
+    use super::Entry;
 
     #[test]
     fn an_entry_reads_back_as_written_and_a_damaged_one_not_at_all() {
@@ -892,7 +922,7 @@ mod tests {
             saved_at: 1_764_000_000_123.0,
             bytes: 15_234_567.0,
         };
-        assert_eq!(from_json::<Entry>(&to_json(&e)), Some(e));
+        assert_eq!(Entry::from_json(&e.to_json()), Some(e));
         for bad in [
             r#"{"server":"s","saved_at":"1","bytes":2}"#,
             r#"{"server":"s","bytes":2}"#,
@@ -900,7 +930,7 @@ mod tests {
             "[]",
             "",
         ] {
-            assert_eq!(from_json::<Entry>(bad), None, "{bad}");
+            assert_eq!(Entry::from_json(bad), None, "{bad}");
         }
     }
 }
