@@ -175,7 +175,11 @@ try {
   check(link.includes(`sel=${last}`) && link.includes('open=1'), `the URL holds the selection (${link})`);
   await page.goto('about:blank');
   await page.goto(`${BASE}/ui/${link}`);
-  await until('the restored selection', () => page.evaluate(() => document.getElementById('detail-name')?.textContent), 30000).catch(() => {});
+  // Both come back, each in its own time (the panel with its GET, the row once the
+  // restored view holds it and has scrolled to it): waited for together.
+  await until('the restored selection', () => page.evaluate(() => Boolean(
+    document.getElementById('detail-name')?.textContent && document.querySelector('.row.selected'),
+  )), 30000).catch(() => {});
   const restored = await page.evaluate(() => ({
     row: document.querySelector('.row.selected')?.dataset.key,
     detail: document.getElementById('detail-name')?.textContent,
