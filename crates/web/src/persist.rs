@@ -35,6 +35,12 @@
 //! 3. `/version`, which is [`ServerIdentity::strong`] `false`: views are then neither
 //!    saved nor restored unless [`Limits::allow_weak_identity`] says so.
 //!
+//! A source is passed over for the next only when the server refuses it (403, 404: an
+//! answer that will not change); a failure that may pass (5xx, 429, no answer, a
+//! proxy's page that is not JSON) asks the same source again until the read's
+//! deadline. Otherwise a flaky proxy would make one cluster read as another (its CA,
+//! not its uid) and drop its views.
+//!
 //! When a server's identity differs from the one its views were saved under, all of
 //! that server's views are dropped. Every failure (no IndexedDB, a private window's
 //! quota, a damaged record) is an error value, never a panic; a view that cannot be
@@ -834,7 +840,10 @@ fn fresh(saved_at: f64, now_ms: f64, max_age_ms: f64) -> bool {
 /// view's), else `/version` (weak). `None` when none of them could be read.
 pub async fn server_identity(base_url: &str, namespace: Option<&str>) -> Option<ServerIdentity> {
     let base = base_url.trim_end_matches('/');
-    if let Some(v) = get_json(&format!("{base}/api/v1/namespaces/kube-system")).await {
+    if let Some(v) = read_json(&format!("{base}/api/v1/namespaces/kube-system"))
+        .await
+        .ok()?
+    {
         if let Some(uid) = v["metadata"]["uid"].as_str().filter(|u| !u.is_empty()) {
             return Some(ServerIdentity {
                 value: format!("uid:{uid}"),
@@ -845,7 +854,7 @@ pub async fn server_identity(base_url: &str, namespace: Option<&str>) -> Option<
     if let Some(ns) = namespace {
         let ns = js_sys::encode_uri_component(ns);
         let url = format!("{base}/api/v1/namespaces/{ns}/configmaps/kube-root-ca.crt");
-        if let Some(v) = get_json(&url).await {
+        if let Some(v) = read_json(&url).await.ok()? {
             if let Some(ca) = v["data"]["ca.crt"].as_str().filter(|c| !c.is_empty()) {
                 return Some(ServerIdentity {
                     value: format!("ca:{:016x}", fnv64(ca.as_bytes())),
@@ -854,7 +863,7 @@ pub async fn server_identity(base_url: &str, namespace: Option<&str>) -> Option<
             }
         }
     }
-    let v = get_json(&format!("{base}/version")).await?;
+    let v = read_json(&format!("{base}/version")).await.ok()??;
     let field = |k: &str| v[k].as_str().unwrap_or("").to_string();
     Some(ServerIdentity {
         value: format!(
@@ -875,17 +884,61 @@ fn fnv64(b: &[u8]) -> u64 {
     })
 }
 
-async fn get_json(url: &str) -> Option<serde_json::Value> {
-    let response = gloo_net::http::Request::get(url)
+/// One GET's outcome, as an identity source sees it.
+enum Answer {
+    Json(serde_json::Value),
+    /// The server will not give it (4xx but 408 and 429): the next source may.
+    Refused,
+    /// It may pass: a 5xx, 408 or 429, no answer, a body that is not JSON.
+    Failed,
+}
+
+async fn get_json(url: &str) -> Answer {
+    let Ok(response) = gloo_net::http::Request::get(url)
         .header("Accept", "application/json")
         .send()
         .await
-        .ok()?;
-    if !response.ok() {
-        return None;
+    else {
+        return Answer::Failed;
+    };
+    let status = response.status();
+    if (400..500).contains(&status) && status != 408 && status != 429 {
+        return Answer::Refused;
     }
-    serde_json::from_str(&response.text().await.ok()?).ok()
+    if !response.ok() {
+        return Answer::Failed;
+    }
+    match response.text().await.map(|t| serde_json::from_str(&t)) {
+        Ok(Ok(v)) => Answer::Json(v),
+        _ => Answer::Failed,
+    }
 }
+
+/// `url`'s JSON (None: the server refuses it), asked again after a failure that may
+/// pass (100 ms, doubling; the caller's deadline, [`IDENTITY_WITHIN_MS`], bounds the
+/// whole read). `Err` when it kept failing: then no identity is read at all, rather
+/// than one from the next source.
+async fn read_json(url: &str) -> Result<Option<serde_json::Value>, Unread> {
+    let mut pause = 100;
+    for _ in 0..READ_ATTEMPTS {
+        match get_json(url).await {
+            Answer::Json(v) => return Ok(Some(v)),
+            Answer::Refused => return Ok(None),
+            Answer::Failed => {
+                crate::scope::sleep(pause).await;
+                pause *= 2;
+            }
+        }
+    }
+    Err(Unread)
+}
+
+/// An identity source that kept failing.
+struct Unread;
+
+/// At most this many GETs per identity source: past the deadline's worth (0.1 + 0.2 +
+/// 0.4 + 0.8 s of pauses), even where a scope's timers would not wait.
+const READ_ATTEMPTS: usize = 5;
 
 /// How long a start waits for the server's identity: a slow or hung read must not hold
 /// back the first request, so past it the view starts without a kept view (and keeps

@@ -8,7 +8,9 @@ use kubelive_core::{
     Collection, Config, Engine, Event, IncludeObject, Instant, KeptMetadata, SavedView, ViewKey,
 };
 use kubelive_web::driver::{Driver, DriverRef};
-use kubelive_web::persist::{server_identity, view_id, Limits, Persist, ServerIdentity};
+use kubelive_web::persist::{
+    server_identity, server_identity_within, view_id, Limits, Persist, ServerIdentity,
+};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -32,13 +34,16 @@ export function fetch_install(list, watch) {
   };
 }
 export function fetch_urls() { return urls.join('\n'); }
-// Answers GETs by path from `answers` (path -> [status, body]); anything else 404.
+// Answers GETs by path from `answers` (path -> [[status, body], ...], taken in turn, the
+// last one again and again; status 0: no answer, a network error); anything else 404.
 export function fetch_answers(answers) {
   urls.length = 0;
   window.fetch = (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input.url, location.href);
     urls.push(url.pathname);
-    const [status, body] = answers[url.pathname] || [404, '{}'];
+    const turns = answers[url.pathname] || [[404, '{}']];
+    const [status, body] = turns.length > 1 ? turns.shift() : turns[0];
+    if (status === 0) return Promise.reject(new TypeError('Failed to fetch'));
     return Promise.resolve(new Response(body, { status, headers: { 'content-type': 'application/json' } }));
   };
 }
@@ -597,10 +602,25 @@ async fn a_view_that_moved_is_saved_when_the_page_is_left() {
 }
 
 fn answer(answers: &[(&str, u16, &str)]) {
+    let turns: Vec<(&str, Vec<(u16, &str)>)> = answers
+        .iter()
+        .map(|&(path, status, body)| (path, vec![(status, body)]))
+        .collect();
+    answer_in_turn(&turns);
+}
+
+/// Each path's answers in turn (the last one again and again; status 0: no answer).
+fn answer_in_turn(answers: &[(&str, Vec<(u16, &str)>)]) {
     let o = js_sys::Object::new();
-    for (path, status, body) in answers {
-        let pair = js_sys::Array::of2(&JsValue::from(*status), &JsValue::from_str(body));
-        js_sys::Reflect::set(&o, &JsValue::from_str(path), &pair).unwrap();
+    for (path, turns) in answers {
+        let list = js_sys::Array::new();
+        for &(status, body) in turns {
+            list.push(&js_sys::Array::of2(
+                &JsValue::from(status),
+                &JsValue::from_str(body),
+            ));
+        }
+        js_sys::Reflect::set(&o, &JsValue::from_str(path), &list).unwrap();
     }
     fetch_answers(o.into());
 }
@@ -654,4 +674,59 @@ async fn the_server_identity_is_the_cluster_not_the_release_where_it_can_be_read
     // Nothing answers: no identity, so nothing is saved or restored.
     answer(&[]);
     assert_eq!(server_identity("", Some("team a")).await, None);
+}
+
+/// A flaky proxy must not make one cluster read as another: a failure that may pass
+/// (a 5xx, a 429, no answer, a proxy's page that is not JSON) asks the same source
+/// again, and one that keeps failing gives no identity, never the next source's.
+#[wasm_bindgen_test]
+async fn a_failing_identity_read_is_asked_again_not_taken_from_the_next_source() {
+    let ns = "/api/v1/namespaces/kube-system";
+    let ca = "/api/v1/namespaces/team%20a/configmaps/kube-root-ca.crt";
+    let ca_body = r#"{"kind":"ConfigMap","data":{"ca.crt":"-----BEGIN CERTIFICATE-----"}}"#;
+    let uid = r#"{"kind":"Namespace","metadata":{"name":"kube-system","uid":"0f1e-77"}}"#;
+    answer_in_turn(&[
+        (
+            ns,
+            vec![
+                (503, "<html>Service Unavailable</html>"),
+                (0, ""),
+                (429, r#"{"kind":"Status","code":429}"#),
+                (200, "<html>a captive portal</html>"),
+                (200, uid),
+            ],
+        ),
+        (ca, vec![(200, ca_body)]),
+        ("/version", vec![(200, VERSION)]),
+    ]);
+    assert_eq!(
+        server_identity_within("", Some("team a")).await,
+        Some(strong("uid:0f1e-77"))
+    );
+    // (Only the identity's reads: a driver another test left may fetch meanwhile.)
+    let identity_reads = || {
+        fetch_urls()
+            .lines()
+            .filter(|u| u.starts_with("/api/v1/namespaces/") || *u == "/version")
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        identity_reads(),
+        [ns; 5].join("\n"),
+        "the same source, asked again"
+    );
+    // Failing past the read's deadline: no identity (nothing saved, restored or
+    // dropped), and the CA, which would name the cluster otherwise, is not read.
+    answer_in_turn(&[
+        (ns, vec![(500, "{}")]),
+        (ca, vec![(200, ca_body)]),
+        ("/version", vec![(200, VERSION)]),
+    ]);
+    assert_eq!(server_identity_within("", Some("team a")).await, None);
+    let reads = identity_reads();
+    assert!(
+        !reads.is_empty() && reads.lines().all(|u| u == ns),
+        "only the kube-system namespace was asked: {reads}"
+    );
 }

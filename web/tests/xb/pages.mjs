@@ -51,9 +51,22 @@ const COMPONENT = `<!doctype html><meta charset="utf-8">
 <kubelive-table id="pods" resource="pods" namespace="ns-0"></kubelive-table>
 <script type="module" src="../npm/component.js"></script>`;
 
+// A shared table (its view kept in IndexedDB, persist being the default of a shared
+// Watcher) on a page that records each status the table fires. Its unload listener keeps
+// the page out of the back/forward cache, so leaving it ends its worker.
+const KEPT = COMPONENT
+  .replace('<script src="trap.js"></script>', '<script src="trap.js"></script>\n<script src="kept.js"></script>')
+  .replace('id="pods" resource="pods" namespace="ns-0"', 'id="kept" resource="pods" namespace="ns-1" shared');
+
+const KEPT_JS = `window.__statuses = [];
+addEventListener('kubelive-status', (e) => window.__statuses.push({ phase: e.detail.phase, restored: Boolean(e.detail.restored), synced: e.detail.synced }));
+addEventListener('unload', () => {});
+`;
+
 /**
- * Writes the pages: `blank.html`, `component.html`, and `app.html`, the app's own
- * index.html (same CSP, same files) with the trap and the marks loaded first.
+ * Writes the pages: `blank.html`, `component.html`, `kept.html` (and its `kept.js`),
+ * and `app.html`, the app's own index.html (same CSP, same files) with the trap and the
+ * marks loaded first.
  */
 export async function writePages() {
   await mkdir(DIR, { recursive: true });
@@ -68,6 +81,8 @@ export async function writePages() {
     writeFile(`${DIR}/marks.js`, MARKS),
     writeFile(`${DIR}/blank.html`, BLANK),
     writeFile(`${DIR}/component.html`, COMPONENT),
+    writeFile(`${DIR}/kept.html`, KEPT),
+    writeFile(`${DIR}/kept.js`, KEPT_JS),
     writeFile(`${DIR}/app.html`, app),
   ]);
 }

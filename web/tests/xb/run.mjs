@@ -13,10 +13,11 @@
 //   the server gzips it, and live), the Watcher syncs and converges from the npm package,
 //   <kubelive-table> renders the server's rows, the tree view opens a Deployment over
 //   its ReplicaSets and Pods (as the sim has them) and closes it by key, and the layout checks at 360 to
-//   2,560 px (web/tests/checks/layout.js, as widths.mjs runs them in Chromium);
+//   2,560 px (web/tests/checks/layout.js, as widths.mjs runs them in Chromium), and a
+//   shared table's view kept in IndexedDB and restored by a new page;
 // * in both: the fetch body's reader the engine offers (BYOB, or the default reader's
 //   chunks the app falls back to) is reported, and the app converging proves that path.
-import { ARTIFACTS, check, convergeTo, done, getJson, until } from '../lib.mjs';
+import { ARTIFACTS, check, convergeTo, done, getJson, simPodMetrics, until } from '../lib.mjs';
 import { columnOf, converges, tableConverges } from '../watcherlib.mjs';
 import { Browser, Key, TooNarrow } from './webdriver.mjs';
 import { pageErrors, removePages, resizeLoops, writePages } from './pages.mjs';
@@ -55,6 +56,11 @@ try {
         await b.close();
         b = await Browser.start(name, { width: 1400, height: 4000 });
         await forest(b);
+        // A shared table's kept view: its page must be the only one (it waits for
+        // every pods watch to stop), so in a browser of its own too.
+        await b.close();
+        b = await Browser.start(name, { width: 1400, height: 900 });
+        await keptView(b);
       }
     } catch (e) {
       check(false, `[${name}] ${e.stack || e}`);
@@ -69,6 +75,56 @@ try {
 }
 console.log(`cross-browser: ${timings.join(', ')}`);
 done('cross-browser');
+
+/**
+ * `<kubelive-table shared>` (persisted): the view and its first screen are kept in
+ * IndexedDB; once every page has gone and the worker's watch has stopped, a new page's
+ * table is restored from them (its status says restored before it is synced again).
+ */
+async function keptView(b) {
+  const ok = checkIn(b);
+  await b.goto(`${BASE}/ui/xb/kept.html`);
+  const synced = () => b.evaluate(() => document.getElementById('kept')?.watcher?.status().synced === true);
+  await until('the shared table to sync', synced, 60000);
+  // The screen: cells of the first rows, no row state (what the page drew, kept).
+  const screen = await until('its first screen to be kept in IndexedDB', () => b.evaluate(async () => {
+    const db = await new Promise((resolve) => {
+      const r = indexedDB.open('kubelive-views');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => resolve(null);
+    });
+    if (!db || !db.objectStoreNames.contains('screens')) return db?.close() ?? null;
+    const tx = db.transaction(['views', 'screens']);
+    const views = tx.objectStore('views').count();
+    const screens = tx.objectStore('screens').getAll();
+    await new Promise((resolve) => { tx.oncomplete = resolve; });
+    db.close();
+    return views.result > 0 && screens.result.length > 0 ? screens.result[0] : null;
+  }), 30000, 500).catch(() => null);
+  const rows = screen ? JSON.parse(JSON.parse(screen).window).rows : [];
+  ok(rows.length > 0 && rows.every((r) => r.key.startsWith('ns-1/') && r.cells.length > 0 && r.state === ''),
+    `a shared table's view and first screen are kept in IndexedDB (${rows.length} rows of cells, in no state)`);
+  // Every page gone: the worker's engine stops after its grace (5 s), and its watch
+  // with it. The page is replaced, not left in history: WebKitGTK keeps a left page
+  // in its page cache and suspends the worker with it (the view's grace never ends
+  // while it is away). A page that did not say goodbye is dropped after three missed
+  // heartbeats (6 s), and a watch the sim's faults cut shows none open for a moment:
+  // so not before 12 s.
+  await b.evaluate(() => location.replace('/ui/xb/blank.html'));
+  const left = Date.now();
+  const stopped = await until('the shared view\'s watch to stop', async () => Date.now() - left > 12000
+    && (await simPodMetrics(BASE)).openWatches === 0, 30000, 250).catch(() => false);
+  ok(stopped, 'leaving the only page of a shared view stops its watch');
+  await b.goto(`${BASE}/ui/xb/kept.html`);
+  await until('the new page\'s table to sync', synced, 60000).catch(() => {});
+  const statuses = await b.evaluate(() => window.__statuses);
+  // Its first word is the restore (not a live engine's status: the view's engine
+  // had stopped), then the watch confirms the rows.
+  const live = statuses.findIndex((s, i) => i > 0 && s.synced && !s.restored);
+  ok(statuses[0]?.restored === true && live > 0,
+    `a new page's table is restored from the kept view, then live: ${JSON.stringify(statuses.slice(0, 6))}`);
+  ok((await pageErrors(b)).length === 0, `no page error: ${JSON.stringify(await pageErrors(b))}`);
+}
 
 /** The status bar's facts (null before the app rendered it). */
 function status(b) {
