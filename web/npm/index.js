@@ -415,8 +415,12 @@ function connect() {
     subs,
     nextSub: 1,
     kind: port === worker ? 'Worker' : 'SharedWorker',
-    post: (m) => port.postMessage(m),
+    // Nothing but the goodbye while the page is away (see pagehide below).
+    post: (m) => {
+      if (!away || m.t === 'bye') port.postMessage(m);
+    },
   };
+  let away = false;
   port.onmessage = (e) => {
     const m = e.data;
     if (m?.t === 'reopen') for (const core of subs.values()) core.reopen();
@@ -425,11 +429,25 @@ function connect() {
   };
   worker.addEventListener('error', (e) => failAll(`kubelive's worker failed: ${e.message ?? 'it could not be loaded (is worker.js served next to index.js, and does the CSP allow worker-src \'self\'?)'}`));
   connection.post({ t: 'init', wasm: wasmHref });
-  setInterval(() => connection.post({ t: 'beat' }), hubHeartbeatMs());
+  const beat = () => connection.post({ t: 'beat' });
+  let beating = setInterval(beat, hubHeartbeatMs());
   // The worker is not told when a page goes: say so (a page that cannot is dropped
-  // after three missed heartbeats). Back from the back/forward cache, its next
-  // heartbeat has the worker ask it to open its watchers again.
-  addEventListener('pagehide', () => connection.post({ t: 'bye' }));
+  // after three missed heartbeats), and say nothing more while the page is away: some
+  // engines run a page's timers in the back/forward cache, and any message would have
+  // the worker take the page back and watch for it again. Back from the cache, a
+  // heartbeat at once has the worker ask it to open its watchers again.
+  addEventListener('pagehide', () => {
+    connection.post({ t: 'bye' });
+    away = true;
+    clearInterval(beating);
+  });
+  addEventListener('pageshow', (e) => {
+    if (!e.persisted) return;
+    away = false;
+    clearInterval(beating);
+    beating = setInterval(beat, hubHeartbeatMs());
+    beat();
+  });
   return connection;
 }
 

@@ -61,6 +61,19 @@ function tick() {
     if (d.drop !== undefined) forgetPort(d.drop);
     if (d.stop !== undefined) stopEngine(d.stop);
   }
+  pauseUnwatched();
+}
+
+/**
+ * Views no page shows (in their grace) end their requests at once, keeping what they
+ * hold: a page that joins one in its grace has it watch on from its version. A browser
+ * may suspend this worker while its only pages are in the back/forward cache, and its
+ * grace would then never end, its watch open for nobody.
+ */
+function pauseUnwatched() {
+  for (const [key, engine] of engines) {
+    if (hub.subscribers(key).length === 0) engine.core.pause();
+  }
 }
 
 /** Forgets what `port` had open (the port itself stays: a page can come back). */
@@ -289,6 +302,7 @@ function handle(port, m) {
     }
     hub.disconnect(port);
     forgetPort(port);
+    pauseUnwatched();
     return;
   }
   if (!hub.heard(port)) {
@@ -312,8 +326,9 @@ function handle(port, m) {
         subs.set(k, { port, key, views: new Map() });
         const e = opened === 'start' ? startEngine(key, m.options) : engines.get(key);
         if (opened !== 'start') {
-          // Stopped by a failure retrying cannot fix: a watcher that starts again
-          // retries, as a page's own engine does.
+          // Paused in its grace: watched on. Stopped by a failure retrying cannot fix:
+          // a watcher that starts again retries, as a page's own engine does.
+          e.core.resume();
           if (!e.core.running) e.core.start();
           catchUp(p, m.sub, e);
         }
@@ -322,6 +337,7 @@ function handle(port, m) {
       case 'close':
         hub.close(port, m.sub);
         if (s) dropSub(k, s);
+        pauseUnwatched();
         break;
       case 'objects':
         if (!engine || engine.objects.has(k)) break;

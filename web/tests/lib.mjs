@@ -4,13 +4,18 @@ import { chromium } from 'playwright-core';
 
 export const ARTIFACTS = process.env.ARTIFACTS || new URL('../../artifacts', import.meta.url).pathname;
 
-export async function launch() {
+/**
+ * Headless Chromium. `backForwardCache`: as a user's Chromium has it (Playwright turns
+ * it off by default).
+ */
+export async function launch({ backForwardCache = false } = {}) {
   const args = [
     '--headless=new', '--disable-gpu', '--disable-dev-shm-usage',
     '--disable-background-networking', '--disable-component-update', '--no-first-run',
   ];
   if (process.getuid && process.getuid() === 0) args.unshift('--no-sandbox');
-  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args });
+  const ignoreDefaultArgs = backForwardCache ? ['--disable-back-forward-cache'] : [];
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args, ignoreDefaultArgs });
 }
 
 /** Opens a page that records console errors, page errors, dialogs and CSP violations. */

@@ -981,8 +981,12 @@ fn suites() -> Vec<Suite> {
                 ],
             ),
         ),
-        // The app keeps the view it shows: a reload shows its rows and lists nothing.
-        Suite::sim(&["tests/reload.mjs"], calm(60, 2.0, &["--namespaces", "2"])),
+        // The app keeps the view it shows: a reload shows its rows and lists nothing;
+        // a page in the back/forward cache holds no watch, and shown again lists nothing.
+        Suite::sim(
+            &["tests/reload.mjs", "tests/bfcache.mjs"],
+            calm(60, 2.0, &["--namespaces", "2"]),
+        ),
     ]
 }
 

@@ -709,6 +709,25 @@ impl WatcherCore {
         self.tell_status();
     }
 
+    /// kubelive's worker, for a view no page shows now (in its grace): its requests
+    /// end (a page the browser keeps in its back/forward cache may leave the worker
+    /// suspended, and its watch open); what it holds stays. Internal.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn pause(&self) {
+        if let Some(d) = self.driver.borrow().as_ref() {
+            d.pause();
+        }
+    }
+
+    /// kubelive's worker: a paused view shown again watches on from its version.
+    /// Internal.
+    #[wasm_bindgen(skip_typescript)]
+    pub fn resume(&self) {
+        if let Some(d) = self.driver.borrow().as_ref() {
+            d.resume();
+        }
+    }
+
     /// A persisted watcher: saves its view now if it moved since the last save (its
     /// page is leaving). Otherwise nothing.
     #[wasm_bindgen(js_name = saveNow)]

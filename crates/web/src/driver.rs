@@ -57,7 +57,7 @@ struct Saver {
 struct Listener {
     target: web_sys::EventTarget,
     event: &'static str,
-    callback: Closure<dyn FnMut()>,
+    callback: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 struct Inner {
@@ -67,6 +67,11 @@ struct Inner {
     /// The armed timer: (setTimeout handle, engine instant it fires for).
     timer: Option<(i32, u64)>,
     stopped: bool,
+    /// The page is in the back/forward cache: the engine is stopped until the page
+    /// is shown again ([`listen_to_the_page`]).
+    paused: bool,
+    /// The page's `pagehide` and `pageshow` listeners (none in a worker).
+    lifecycle: Vec<Listener>,
     notes: DriverNotes,
     saver: Option<Saver>,
     /// The version a restored view started at: already saved, so not saved again
@@ -155,12 +160,15 @@ impl Driver {
                 inflight: Vec::new(),
                 timer: None,
                 stopped: false,
+                paused: false,
+                lifecycle: Vec::new(),
                 notes: DriverNotes::default(),
                 saver: None,
                 restored_rv: None,
             }),
             sink: RefCell::new(sink),
         });
+        listen_to_the_page(&shared);
         // The engine queued its first request in `new`: drain it.
         feed(&shared, |_, _| {});
         Driver { shared }
@@ -185,6 +193,20 @@ impl Driver {
 
     pub fn is_stopped(&self) -> bool {
         self.shared.inner.borrow().stopped
+    }
+
+    /// Ends the engine's requests without stopping it, as a page going into the
+    /// back/forward cache does: what it holds, its saver and its listeners stay, and
+    /// [`Driver::resume`] watches on from its version. For a view nobody shows for a
+    /// while (a shared view in its grace). Stopped or paused: nothing.
+    pub fn pause(&self) {
+        pause(&self.shared);
+    }
+
+    /// Starts a paused engine again from what it holds (a watch from its version, no
+    /// LIST). Not paused: nothing.
+    pub fn resume(&self) {
+        resume(&self.shared);
     }
 
     pub fn status(&self) -> StatusView {
@@ -215,7 +237,7 @@ impl Driver {
             for (target, event) in [(window, "pagehide"), (document, "visibilitychange")] {
                 let weak = weak.clone();
                 let hidden = event == "visibilitychange";
-                let callback = Closure::<dyn FnMut()>::new(move || {
+                let callback = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
                     let leaving = !hidden
                         || web_sys::window()
                             .and_then(|w| w.document())
@@ -255,7 +277,7 @@ impl Driver {
         });
         drop(inner);
         if let Some(old) = old {
-            remove_listeners(old);
+            remove_listeners(old.listeners);
         }
         // A view already at a version is saved at once, unless it is the version it
         // was restored at.
@@ -290,8 +312,8 @@ fn browser_config(mut config: Config) -> Config {
     config
 }
 
-fn remove_listeners(saver: Saver) {
-    for l in saver.listeners {
+fn remove_listeners(listeners: Vec<Listener>) {
+    for l in listeners {
         let _ = l
             .target
             .remove_event_listener_with_callback(l.event, l.callback.as_ref().unchecked_ref());
@@ -389,13 +411,21 @@ fn stop(shared: &Shared) {
         return;
     }
     if let Some(saver) = inner.saver.take() {
-        remove_listeners(saver);
+        remove_listeners(saver.listeners);
     }
+    remove_listeners(std::mem::take(&mut inner.lifecycle));
+    halt(&mut inner);
+    inner.stopped = true;
+    inner.paused = false;
+}
+
+/// Stops the engine where it stands and aborts what is in flight; the store, the
+/// version it holds and the saver stay.
+fn halt(inner: &mut Inner) {
     inner.engine.stop();
     while inner.engine.poll_cancel().is_some() {}
     while inner.engine.poll_request().is_some() {}
     while inner.engine.poll_event().is_some() {}
-    inner.stopped = true;
     for (_, controller) in inner.inflight.drain(..) {
         controller.abort();
     }
@@ -403,6 +433,59 @@ fn stop(shared: &Shared) {
         if let Some(w) = crate::scope::global() {
             w.clear_timeout_with_handle(handle);
         }
+    }
+}
+
+/// A page that goes into the back/forward cache (`pagehide`, persisted) stops its
+/// engine: a page kept there must not hold a watch open on the apiserver, its events
+/// buffered for a page that may never come back. Shown again from the cache
+/// (`pageshow`, persisted), the engine starts again from what it holds: a watch from
+/// its version, no LIST (a relist, diffed, only if the server answers 410). A page
+/// that is left for good needs nothing: the browser ends its requests.
+fn listen_to_the_page(shared: &Rc<Shared>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let mut listeners = Vec::new();
+    for event in ["pagehide", "pageshow"] {
+        let weak = Rc::downgrade(shared);
+        let callback = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let persisted = js_sys::Reflect::get(&e, &JsValue::from_str("persisted"))
+                .is_ok_and(|p| p.is_truthy());
+            match (weak.upgrade(), event) {
+                (Some(shared), "pagehide") if persisted => pause(&shared),
+                (Some(shared), "pageshow") if persisted => resume(&shared),
+                _ => {}
+            }
+        });
+        if window
+            .add_event_listener_with_callback(event, callback.as_ref().unchecked_ref())
+            .is_ok()
+        {
+            listeners.push(Listener {
+                target: window.clone().into(),
+                event,
+                callback,
+            });
+        }
+    }
+    shared.inner.borrow_mut().lifecycle = listeners;
+}
+
+fn pause(shared: &Shared) {
+    let mut inner = shared.inner.borrow_mut();
+    if !inner.stopped && !inner.paused {
+        halt(&mut inner);
+        inner.paused = true;
+    }
+}
+
+fn resume(shared: &Rc<Shared>) {
+    let paused = std::mem::take(&mut shared.inner.borrow_mut().paused);
+    if paused {
+        feed(shared, |engine, now| {
+            engine.restart(now);
+        });
     }
 }
 

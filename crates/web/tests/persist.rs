@@ -48,12 +48,15 @@ export function fetch_answers(answers) {
   };
 }
 export function tick(ms) { return new Promise(r => setTimeout(r, ms)); }
+// What the browser fires as a page goes into its back/forward cache and comes back.
+export function page_transition(type, persisted) { window.dispatchEvent(new PageTransitionEvent(type, { persisted })); }
 "#)]
 extern "C" {
     fn fetch_install(list: &str, watch: Option<String>);
     fn fetch_urls() -> String;
     fn fetch_answers(answers: JsValue);
     fn tick(ms: u32) -> js_sys::Promise;
+    fn page_transition(kind: &str, persisted: bool);
 }
 
 async fn sleep(ms: u32) {
@@ -599,6 +602,59 @@ async fn a_view_that_moved_is_saved_when_the_page_is_left() {
         .dispatch_event(&web_sys::Event::new("pagehide").unwrap())
         .unwrap();
     assert_eq!(saved.borrow().len(), 2);
+}
+
+/// A page in the back/forward cache holds no watch open (the server would go on
+/// sending to a page that reads nothing); shown again, it watches on from its version
+/// without listing, and its saved view is still saved as it goes.
+#[wasm_bindgen_test]
+async fn a_page_in_the_back_forward_cache_holds_no_watch_and_watches_on_when_shown() {
+    let (driver, _log) = moving_view();
+    let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
+    let into = saved.clone();
+    driver.save_views(
+        3_600_000.0,
+        usize::MAX,
+        Box::new(move |b| into.borrow_mut().push(b)),
+    );
+    at_version(&driver, "80").await;
+    assert_eq!(driver.in_flight(), 1, "the watch");
+    let lists = || {
+        fetch_urls()
+            .lines()
+            .filter(|u| !u.contains("watch=true"))
+            .count()
+    };
+    let listed = lists();
+    // Left for good (not kept in the cache): the browser ends the requests itself.
+    page_transition("pagehide", false);
+    assert_eq!(driver.in_flight(), 1);
+    page_transition("pagehide", true);
+    assert_eq!(driver.in_flight(), 0, "no request while the page is cached");
+    assert!(!driver.is_stopped(), "paused, not stopped by its user");
+    let saves = saved.borrow().len();
+    page_transition("pageshow", true);
+    assert_eq!(driver.in_flight(), 1);
+    sleep(0).await;
+    let last = fetch_urls().lines().last().unwrap_or_default().to_string();
+    assert!(
+        last.contains("watch=true&resourceVersion=80&"),
+        "a watch from the version held: {last}"
+    );
+    assert_eq!(lists(), listed, "no LIST");
+    // Shown again without having been paused: nothing more.
+    page_transition("pageshow", true);
+    assert_eq!(driver.in_flight(), 1);
+    // The saver still runs: leaving again saves the view.
+    page_transition("pagehide", true);
+    assert!(saved.borrow().len() >= saves);
+    page_transition("pageshow", true);
+    // A stopped driver's listeners are gone: nothing restarts it.
+    driver.stop();
+    page_transition("pagehide", true);
+    page_transition("pageshow", true);
+    assert_eq!(driver.in_flight(), 0);
+    assert!(driver.is_stopped());
 }
 
 fn answer(answers: &[(&str, u16, &str)]) {
