@@ -16,6 +16,8 @@
 //   to IndexedDB;
 // * a restoring page's first status is `restored` (no `listing` while the kept view is
 //   read), a page's own engine's too;
+// * an identity read failing past its deadline: the view starts unkept, and is kept
+//   once the identity is read;
 // * a hung identity read (the kube-system namespace never answers) holds the first
 //   request no longer than its 2 s deadline: the watcher lists, keeps nothing;
 // * the table's first screen is kept beside the view: a new page draws it, marked
@@ -39,6 +41,8 @@ const upstream = new URL(BASE);
 let clusterUid = 'aaaaaaaa-0000-4000-8000-000000000001';
 /** The kube-system namespace read never answered (a hung identity read). */
 let hangIdentity = false;
+/** Until this time (ms), the kube-system namespace read fails with a 503. */
+let failIdentityUntil = 0;
 /** The pages' pods requests: { at, list, watch, rv }. */
 const podRequests = [];
 /** While set, the worker's script is held until this promise resolves. */
@@ -62,6 +66,11 @@ const front = http.createServer(async (req, res) => {
   }
   if (req.method === 'GET' && url.pathname === '/api/v1/namespaces/kube-system') {
     if (hangIdentity) return;
+    if (Date.now() < failIdentityUntil) {
+      res.writeHead(503, { 'content-type': 'text/html' });
+      res.end('<html><body>503 Service Unavailable</body></html>');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'kube-system', uid: clusterUid } }));
     return;
@@ -388,6 +397,31 @@ for (const persist of [false, undefined]) {
   check(phases[0] === 'listing' && !phases.includes('restored'), `then listing, nothing restored (${phases.slice(0, 3).join(', ')})`);
   await fresh.close();
   hangIdentity = false;
+}
+
+// An identity read that fails past its deadline (the kube-system namespace answers
+// 503 for 4 s): the watcher does not wait for it, and its view is kept once the
+// identity is read, so that the next visit restores it.
+{
+  failIdentityUntil = Date.now() + 4000;
+  const fresh = await browser.newContext();
+  mark = podRequests.length;
+  const t = Date.now();
+  const p = await open(fresh, 'late-identity', page('', WATCHER(true, false)), problems);
+  await until('the first pods request despite a failing identity read', () => requestsSince(mark).length > 0, 15000, 50);
+  const waited = requestsSince(mark)[0].at - t;
+  await until('the watcher to sync without an identity', () => p.evaluate(() => window.synced), 60000);
+  check(requestsSince(mark)[0].list && waited < 4000, `a failing identity read holds the first request ${waited} ms (< 4 s), a LIST`);
+  const late = await until('the view to be kept once the identity is read', async () => (await kept(p)).count >= 1, 20000, 250)
+    .then(() => Date.now() - t).catch(() => null);
+  check(late !== null && late >= 4000, `the view is kept once the identity is read (${late} ms after the page opened; the read failed for 4 s)`);
+  await fresh.close();
+  failIdentityUntil = 0;
+  // The browser logs each 503 it was answered (the failures injected here): not the
+  // page's errors.
+  for (let i = problems.length - 1; i >= 0; i -= 1) {
+    if (/^late-identity: console: Failed to load resource: .* 503 /.test(problems[i])) problems.splice(i, 1);
+  }
 }
 
 check(problems.length === 0, `no page errors (${problems.join('; ')})`);

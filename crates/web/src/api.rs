@@ -27,7 +27,7 @@ mod screen;
 pub mod view;
 
 use crate::driver::{Driver, DriverRef};
-use crate::persist::{server_identity_within, Limits, Persist};
+use crate::persist::{keep_saving, server_identity_later, server_identity_within, Limits, Persist};
 use crate::status::StatusView;
 use kubelive_core::{
     ColumnKind, ColumnType, Event, IncludeObject, Object, Restart, RestoreError, Store,
@@ -969,10 +969,6 @@ fn run_driver(
     driver
 }
 
-/// How often a persisted view is saved while its version moves (and at its sync, and
-/// when the page is hidden or left).
-const SAVE_EVERY_MS: f64 = 30_000.0;
-
 /// A persisted watcher's start: reads the server's identity and the saved view (at
 /// once, side by side), starts the engine from it (its rows shown at once, a watch
 /// from its version) or, without one, as any watcher starts, then saves the view
@@ -987,11 +983,14 @@ async fn start_kept(
 ) {
     let s = &shared.settings;
     let key = ViewKey::of(&s.config);
+    let namespace = s.config.collection.namespace().map(str::to_string);
     let (opened, identity) = futures::future::join(
         Persist::open(Limits::default()),
-        server_identity_within(&s.base_url, s.config.collection.namespace()),
+        server_identity_within(&s.base_url, namespace.as_deref()),
     )
     .await;
+    // No identity in time: the view starts unkept, and is kept once it is read.
+    let late = opened.is_ok() && identity.is_none();
     let kept = match (opened, identity) {
         (Ok(persist), Some(identity))
             if identity.strong || persist.limits().allow_weak_identity =>
@@ -1029,25 +1028,26 @@ async fn start_kept(
                 let _ = persist.forget(&server, &key).await;
             });
         }
-        let server = s.base_url.clone();
-        let max_bytes = persist.limits().max_bytes as usize;
-        d.save_views(
-            SAVE_EVERY_MS,
-            max_bytes,
-            Box::new(move |bytes: Vec<u8>| {
-                let (persist, server, identity, key) = (
-                    persist.clone(),
-                    server.clone(),
-                    identity.clone(),
-                    key.clone(),
-                );
-                wasm_bindgen_futures::spawn_local(async move {
-                    // A view that cannot be kept (quota, a private window) is listed
-                    // again next time: nothing to tell.
-                    let _ = persist.save(&server, &identity, &key, &bytes).await;
-                });
-            }),
-        );
+        keep_saving(&d, persist, identity, &s.base_url, &key);
+    } else if late {
+        let (shared, driver, key) = (shared.clone(), driver.clone(), key.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            let base_url = shared.settings.base_url.clone();
+            let Some(identity) = server_identity_later(&base_url, namespace.as_deref()).await
+            else {
+                return;
+            };
+            let Ok(persist) = Persist::open(Limits::default()).await else {
+                return;
+            };
+            if !(identity.strong || persist.limits().allow_weak_identity) {
+                return;
+            }
+            // The same engine, still running (not stopped, nor started anew).
+            if let Some(d) = driver.borrow().as_ref().filter(|d| !d.is_stopped()) {
+                keep_saving(d, Rc::new(persist), identity, &base_url, &key);
+            }
+        });
     }
     *driver.borrow_mut() = Some(d);
     let view = status_before(&shared, &driver, false);

@@ -46,8 +46,10 @@
 //! quota, a damaged record) is an error value, never a panic; a view that cannot be
 //! restored is simply listed again.
 
+use crate::driver::Driver;
 use kubelive_core::ViewKey;
 use std::fmt;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -951,6 +953,64 @@ pub async fn server_identity_within(
     namespace: Option<&str>,
 ) -> Option<ServerIdentity> {
     within(IDENTITY_WITHIN_MS, server_identity(base_url, namespace)).await
+}
+
+/// How often a kept view is saved while its version moves (and at its sync, and when
+/// the page is hidden or left).
+pub const SAVE_EVERY_MS: f64 = 30_000.0;
+
+/// Saves the view `d` shows (`key`, on `server`: `""` for the page's origin) under
+/// `identity` from now on: at once if it is at a version, then as
+/// [`Driver::save_views`] says, at most every [`SAVE_EVERY_MS`].
+pub fn keep_saving(
+    d: &Driver,
+    persist: Rc<Persist>,
+    identity: ServerIdentity,
+    server: &str,
+    key: &ViewKey,
+) {
+    let (server, key) = (server.to_string(), key.clone());
+    let max_bytes = persist.limits().max_bytes as usize;
+    d.save_views(
+        SAVE_EVERY_MS,
+        max_bytes,
+        Box::new(move |bytes: Vec<u8>| {
+            let (persist, server, identity, key) = (
+                persist.clone(),
+                server.clone(),
+                identity.clone(),
+                key.clone(),
+            );
+            wasm_bindgen_futures::spawn_local(async move {
+                // A view that cannot be kept (quota, a private window) is listed again
+                // next time: nothing to tell.
+                let _ = persist.save(&server, &identity, &key, &bytes).await;
+            });
+        }),
+    );
+}
+
+/// How long a view started without the server's identity (its read did not come within
+/// [`IDENTITY_WITHIN_MS`]) goes on reading it in the background: found, the view is
+/// kept from then on ([`server_identity_later`]).
+pub const LATE_IDENTITY_MS: i32 = 60_000;
+
+/// [`server_identity`], read again every 2 s until it comes or [`LATE_IDENTITY_MS`]
+/// have passed: for a view that started without it (a slow or flaky way to the
+/// server), so that it is kept once the identity is known.
+pub async fn server_identity_later(
+    base_url: &str,
+    namespace: Option<&str>,
+) -> Option<ServerIdentity> {
+    within(LATE_IDENTITY_MS, async {
+        loop {
+            if let Some(identity) = server_identity(base_url, namespace).await {
+                return Some(identity);
+            }
+            crate::scope::sleep(2_000).await;
+        }
+    })
+    .await
 }
 
 /// `f`'s output, or `None` when it has not come within `ms`.

@@ -12,7 +12,9 @@ use super::frames::{is_urgent, Wake};
 use super::problem::Blocked;
 use super::url::ViewState;
 use crate::driver::{Driver, DriverRef, Sink};
-use crate::persist::{server_identity_within, Limits, Persist, ServerIdentity};
+use crate::persist::{
+    keep_saving, server_identity_later, server_identity_within, Limits, Persist, ServerIdentity,
+};
 use crate::status::StatusView;
 use kubelive_core::{
     ApiError, ApiErrorKind, Collection, Config, Event as CoreEvent, History, HistoryConfig,
@@ -29,18 +31,19 @@ use yew::prelude::*;
 /// more requests while the pages grow.
 const FIRST_PAGE_ITEMS: u32 = 100;
 
-/// How often a kept view is saved while its version moves (and at its sync, and when
-/// the page is hidden or left).
-const SAVE_EVERY_MS: f64 = 30_000.0;
-
 /// A running engine and the events it produced since the last frame.
 struct Feed {
     /// None while the kept view is read (a few ms: IndexedDB and one GET).
     driver: Option<Driver>,
     /// Where the driver lands once the kept view is read.
     launched: Rc<RefCell<Option<Driver>>>,
+    /// What keeps the view from now on, once the server's identity came late (the
+    /// driver may be the app's by then): done at the next batch.
+    keep_late: KeepLate,
     pending: Rc<RefCell<Vec<CoreEvent>>>,
 }
+
+type KeepLate = Rc<RefCell<Option<Box<dyn FnOnce(&Driver)>>>>;
 
 #[derive(Default)]
 pub struct Engine {
@@ -136,11 +139,13 @@ impl Engine {
             self.main = Some(Feed {
                 driver: Some(driver),
                 launched: Rc::default(),
+                keep_late: Rc::default(),
                 pending,
             });
             return status;
         }
         let launched: Rc<RefCell<Option<Driver>>> = Rc::default();
+        let keep_late: KeepLate = Rc::default();
         // What the driver will say first, while the kept view is read.
         let streaming = config.mode == kubelive_core::Mode::StreamingList;
         let status = StatusView {
@@ -160,12 +165,14 @@ impl Engine {
             config,
             sink,
             launched.clone(),
+            keep_late.clone(),
             self.current.clone(),
             generation,
         ));
         self.main = Some(Feed {
             driver: None,
             launched,
+            keep_late,
             pending,
         });
         status
@@ -198,6 +205,11 @@ impl Engine {
         };
         if feed.driver.is_none() {
             feed.driver = feed.launched.borrow_mut().take();
+        }
+        if let Some(d) = feed.driver.as_ref() {
+            if let Some(keep) = feed.keep_late.borrow_mut().take() {
+                keep(d);
+            }
         }
         std::mem::take(&mut *feed.pending.borrow_mut())
     }
@@ -284,15 +296,19 @@ async fn launch_kept(
     config: Config,
     sink: Sink,
     launched: Rc<RefCell<Option<Driver>>>,
+    keep_late: KeepLate,
     current: Rc<Cell<u64>>,
     generation: u64,
 ) {
     let key = ViewKey::of(&config);
+    let namespace = config.collection.namespace().map(str::to_string);
     let (opened, identity) = futures::future::join(
         Persist::open(Limits::default()),
-        server_identity_within("", config.collection.namespace()),
+        server_identity_within("", namespace.as_deref()),
     )
     .await;
+    // No identity in time: the view starts unkept, and is kept once it is read.
+    let late = opened.is_ok() && identity.is_none();
     let kept: Option<(Rc<Persist>, ServerIdentity)> = match (opened, identity) {
         (Ok(p), Some(id)) if id.strong || p.limits().allow_weak_identity => Some((Rc::new(p), id)),
         _ => None,
@@ -319,18 +335,20 @@ async fn launch_kept(
         None => Driver::start(config, "", sink),
     };
     if let Some((p, id)) = kept {
-        let max_bytes = p.limits().max_bytes as usize;
-        driver.save_views(
-            SAVE_EVERY_MS,
-            max_bytes,
-            Box::new(move |bytes: Vec<u8>| {
-                let (p, id, key) = (p.clone(), id.clone(), key.clone());
-                wasm_bindgen_futures::spawn_local(async move {
-                    // A view that cannot be kept (quota) is listed next time.
-                    let _ = p.save("", &id, &key, &bytes).await;
-                });
-            }),
-        );
+        keep_saving(&driver, p, id, "", &key);
+    } else if late {
+        wasm_bindgen_futures::spawn_local(async move {
+            let Some(id) = server_identity_later("", namespace.as_deref()).await else {
+                return;
+            };
+            let Ok(p) = Persist::open(Limits::default()).await else {
+                return;
+            };
+            if (id.strong || p.limits().allow_weak_identity) && current.get() == generation {
+                *keep_late.borrow_mut() =
+                    Some(Box::new(move |d| keep_saving(d, Rc::new(p), id, "", &key)));
+            }
+        });
     }
     *launched.borrow_mut() = Some(driver);
 }
