@@ -571,18 +571,24 @@ async fn a_view_larger_than_the_store_keeps_is_not_saved() {
     driver.stop();
 }
 
-#[wasm_bindgen_test]
-async fn a_view_that_moved_is_saved_when_the_page_is_left() {
+/// [`moving_view`] at version 80, saving through a sink that keeps every save (never
+/// on its timer: only the sync and the page's leaving save).
+async fn saving_moving_view() -> (Driver, Rc<RefCell<Vec<Vec<u8>>>>) {
     let (driver, _log) = moving_view();
     let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
     let into = saved.clone();
-    // Far longer than the test: only the sync and the page's leaving save.
     driver.save_views(
         3_600_000.0,
         usize::MAX,
         Box::new(move |b| into.borrow_mut().push(b)),
     );
     at_version(&driver, "80").await;
+    (driver, saved)
+}
+
+#[wasm_bindgen_test]
+async fn a_view_that_moved_is_saved_when_the_page_is_left() {
+    let (driver, saved) = saving_moving_view().await;
     assert_eq!(saved.borrow().len(), 1, "saved at the sync only");
     let window = web_sys::window().unwrap();
     window
@@ -606,52 +612,44 @@ async fn a_view_that_moved_is_saved_when_the_page_is_left() {
 
 /// A page in the back/forward cache holds no watch open (the server would go on
 /// sending to a page that reads nothing); shown again, it watches on from its version
-/// without listing, and its saved view is still saved as it goes.
+/// without listing, and its view is still saved as it goes.
 #[wasm_bindgen_test]
 async fn a_page_in_the_back_forward_cache_holds_no_watch_and_watches_on_when_shown() {
-    let (driver, _log) = moving_view();
-    let saved: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
-    let into = saved.clone();
-    driver.save_views(
-        3_600_000.0,
-        usize::MAX,
-        Box::new(move |b| into.borrow_mut().push(b)),
-    );
-    at_version(&driver, "80").await;
+    let (driver, saved) = saving_moving_view().await;
     assert_eq!(driver.in_flight(), 1, "the watch");
-    let lists = || {
-        fetch_urls()
-            .lines()
-            .filter(|u| !u.contains("watch=true"))
-            .count()
-    };
-    let listed = lists();
     // Left for good (not kept in the cache): the browser ends the requests itself.
     page_transition("pagehide", false);
     assert_eq!(driver.in_flight(), 1);
     page_transition("pagehide", true);
     assert_eq!(driver.in_flight(), 0, "no request while the page is cached");
     assert!(!driver.is_stopped(), "paused, not stopped by its user");
-    let saves = saved.borrow().len();
+    // Saved at its sync (77), then as the page went (80), not again since.
+    assert_eq!(saved.borrow().len(), 2);
+    // Meanwhile the server moved on to 81.
+    let event = format!(
+        "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
+        table(81, &["p1"])
+    );
+    fetch_install(&table(77, &["p1", "p2"]), Some(event));
     page_transition("pageshow", true);
     assert_eq!(driver.in_flight(), 1);
     sleep(0).await;
-    let last = fetch_urls().lines().last().unwrap_or_default().to_string();
-    assert!(
-        last.contains("watch=true&resourceVersion=80&"),
-        "a watch from the version held: {last}"
+    assert_eq!(
+        fetch_urls().split("&timeoutSeconds").next().unwrap(),
+        "/api/v1/pods?watch=true&resourceVersion=80&allowWatchBookmarks=true",
+        "only a watch from the version held: no LIST"
     );
-    assert_eq!(lists(), listed, "no LIST");
+    at_version(&driver, "81").await;
     // Shown again without having been paused: nothing more.
     page_transition("pageshow", true);
     assert_eq!(driver.in_flight(), 1);
-    // The saver still runs: leaving again saves the view.
+    // The saver outlived the pause: leaving again saves the view at 81.
     page_transition("pagehide", true);
-    assert!(saved.borrow().len() >= saves);
-    page_transition("pageshow", true);
-    // A stopped driver's listeners are gone: nothing restarts it.
+    assert_eq!(saved.borrow().len(), 3);
+    let view = SavedView::decode(&saved.borrow()[2]).unwrap();
+    assert_eq!(view.resource_version().as_str(), "81");
+    // A stopped driver's listeners are gone: nothing starts it again.
     driver.stop();
-    page_transition("pagehide", true);
     page_transition("pageshow", true);
     assert_eq!(driver.in_flight(), 0);
     assert!(driver.is_stopped());
