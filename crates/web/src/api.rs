@@ -1030,10 +1030,19 @@ async fn start_kept(
         }
         keep_saving(&d, persist, identity, &s.base_url, &key);
     } else if late {
-        let (shared, driver, key) = (shared.clone(), driver.clone(), key.clone());
+        // Only while this watcher's engine runs (not stopped, not freed).
+        let (base_url, slot, key) = (s.base_url.clone(), Rc::downgrade(&driver), key.clone());
+        let running = {
+            let slot = slot.clone();
+            move || {
+                slot.upgrade()
+                    .and_then(|d| d.borrow().as_ref().map(|d| !d.is_stopped()))
+                    .unwrap_or(false)
+            }
+        };
         wasm_bindgen_futures::spawn_local(async move {
-            let base_url = shared.settings.base_url.clone();
-            let Some(identity) = server_identity_later(&base_url, namespace.as_deref()).await
+            let Some(identity) =
+                server_identity_later(&base_url, namespace.as_deref(), &running).await
             else {
                 return;
             };
@@ -1043,9 +1052,10 @@ async fn start_kept(
             if !(identity.strong || persist.limits().allow_weak_identity) {
                 return;
             }
-            // The same engine, still running (not stopped, nor started anew).
-            if let Some(d) = driver.borrow().as_ref().filter(|d| !d.is_stopped()) {
-                keep_saving(d, Rc::new(persist), identity, &base_url, &key);
+            if let Some(driver) = running().then(|| slot.upgrade()).flatten() {
+                if let Some(d) = driver.borrow().as_ref() {
+                    keep_saving(d, Rc::new(persist), identity, &base_url, &key);
+                }
             }
         });
     }

@@ -841,33 +841,41 @@ fn fresh(saved_at: f64, now_ms: f64, max_age_ms: f64) -> bool {
 /// namespace's uid, else the cluster CA published in `namespace` (a namespaced
 /// view's), else `/version` (weak). `None` when none of them could be read.
 pub async fn server_identity(base_url: &str, namespace: Option<&str>) -> Option<ServerIdentity> {
+    read_identity(base_url, namespace).await.ok().flatten()
+}
+
+/// [`server_identity`]: `Ok(None)` when the server refuses every source (asking again
+/// would not help), `Err` when a source kept failing (it may answer later).
+async fn read_identity(
+    base_url: &str,
+    namespace: Option<&str>,
+) -> Result<Option<ServerIdentity>, Unread> {
     let base = base_url.trim_end_matches('/');
-    if let Some(v) = read_json(&format!("{base}/api/v1/namespaces/kube-system"))
-        .await
-        .ok()?
-    {
+    if let Some(v) = read_json(&format!("{base}/api/v1/namespaces/kube-system")).await? {
         if let Some(uid) = v["metadata"]["uid"].as_str().filter(|u| !u.is_empty()) {
-            return Some(ServerIdentity {
+            return Ok(Some(ServerIdentity {
                 value: format!("uid:{uid}"),
                 strong: true,
-            });
+            }));
         }
     }
     if let Some(ns) = namespace {
         let ns = js_sys::encode_uri_component(ns);
         let url = format!("{base}/api/v1/namespaces/{ns}/configmaps/kube-root-ca.crt");
-        if let Some(v) = read_json(&url).await.ok()? {
+        if let Some(v) = read_json(&url).await? {
             if let Some(ca) = v["data"]["ca.crt"].as_str().filter(|c| !c.is_empty()) {
-                return Some(ServerIdentity {
+                return Ok(Some(ServerIdentity {
                     value: format!("ca:{:016x}", fnv64(ca.as_bytes())),
                     strong: true,
-                });
+                }));
             }
         }
     }
-    let v = read_json(&format!("{base}/version")).await.ok()??;
+    let Some(v) = read_json(&format!("{base}/version")).await? else {
+        return Ok(None);
+    };
     let field = |k: &str| v[k].as_str().unwrap_or("").to_string();
-    Some(ServerIdentity {
+    Ok(Some(ServerIdentity {
         value: format!(
             "version:{} {} {} {}",
             field("gitVersion"),
@@ -876,7 +884,7 @@ pub async fn server_identity(base_url: &str, namespace: Option<&str>) -> Option<
             field("platform")
         ),
         strong: false,
-    })
+    }))
 }
 
 /// A 64-bit FNV-1a: a CA certificate's fingerprint for comparison only.
@@ -995,19 +1003,24 @@ pub fn keep_saving(
 /// kept from then on ([`server_identity_later`]).
 pub const LATE_IDENTITY_MS: i32 = 60_000;
 
-/// [`server_identity`], read again every 2 s until it comes or [`LATE_IDENTITY_MS`]
-/// have passed: for a view that started without it (a slow or flaky way to the
-/// server), so that it is kept once the identity is known.
+/// [`server_identity`] for a view that started without it (its read did not come in
+/// time, a slow or flaky way to the server), so that it is kept once it is known: read
+/// again every 2 s while `wanted()` (the view still runs), until it comes, the server
+/// refuses every source, or [`LATE_IDENTITY_MS`] have passed.
 pub async fn server_identity_later(
     base_url: &str,
     namespace: Option<&str>,
+    wanted: impl Fn() -> bool,
 ) -> Option<ServerIdentity> {
     within(LATE_IDENTITY_MS, async {
         loop {
-            if let Some(identity) = server_identity(base_url, namespace).await {
-                return Some(identity);
-            }
             crate::scope::sleep(2_000).await;
+            if !wanted() {
+                return None;
+            }
+            if let Ok(read) = read_identity(base_url, namespace).await {
+                return read;
+            }
         }
     })
     .await

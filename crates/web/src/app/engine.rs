@@ -337,16 +337,25 @@ async fn launch_kept(
     if let Some((p, id)) = kept {
         keep_saving(&driver, p, id, "", &key);
     } else if late {
+        // Only while this engine is the app's (not stopped, not another view's).
+        let slot = Rc::downgrade(&keep_late);
+        let current_view = {
+            let slot = slot.clone();
+            move || slot.strong_count() > 0 && current.get() == generation
+        };
         wasm_bindgen_futures::spawn_local(async move {
-            let Some(id) = server_identity_later("", namespace.as_deref()).await else {
+            let Some(id) = server_identity_later("", namespace.as_deref(), &current_view).await
+            else {
                 return;
             };
             let Ok(p) = Persist::open(Limits::default()).await else {
                 return;
             };
-            if (id.strong || p.limits().allow_weak_identity) && current.get() == generation {
-                *keep_late.borrow_mut() =
-                    Some(Box::new(move |d| keep_saving(d, Rc::new(p), id, "", &key)));
+            if let Some(keep_late) = slot.upgrade().filter(|_| current_view()) {
+                if id.strong || p.limits().allow_weak_identity {
+                    *keep_late.borrow_mut() =
+                        Some(Box::new(move |d| keep_saving(d, Rc::new(p), id, "", &key)));
+                }
             }
         });
     }
