@@ -27,7 +27,7 @@ mod screen;
 pub mod view;
 
 use crate::driver::{Driver, DriverRef};
-use crate::persist::{keep_saving, server_identity_later, server_identity_within, Limits, Persist};
+use crate::persist::{keep_saving, kept_later, server_identity_within, Limits, Persist};
 use crate::status::StatusView;
 use kubelive_core::{
     ColumnKind, ColumnType, Event, IncludeObject, Object, Restart, RestoreError, Store,
@@ -992,9 +992,7 @@ async fn start_kept(
     // No identity in time: the view starts unkept, and is kept once it is read.
     let late = opened.is_ok() && identity.is_none();
     let kept = match (opened, identity) {
-        (Ok(persist), Some(identity))
-            if identity.strong || persist.limits().allow_weak_identity =>
-        {
+        (Ok(persist), Some(identity)) if persist.usable(&identity) => {
             Some((Rc::new(persist), identity))
         }
         _ => None,
@@ -1041,20 +1039,14 @@ async fn start_kept(
             }
         };
         wasm_bindgen_futures::spawn_local(async move {
-            let Some(identity) =
-                server_identity_later(&base_url, namespace.as_deref(), &running).await
+            let Some((persist, identity)) =
+                kept_later(&base_url, namespace.as_deref(), &running).await
             else {
                 return;
             };
-            let Ok(persist) = Persist::open(Limits::default()).await else {
-                return;
-            };
-            if !(identity.strong || persist.limits().allow_weak_identity) {
-                return;
-            }
             if let Some(driver) = running().then(|| slot.upgrade()).flatten() {
                 if let Some(d) = driver.borrow().as_ref() {
-                    keep_saving(d, Rc::new(persist), identity, &base_url, &key);
+                    keep_saving(d, persist, identity, &base_url, &key);
                 }
             }
         });

@@ -592,7 +592,9 @@ impl Persist {
         })
     }
 
-    fn usable(&self, identity: &ServerIdentity) -> bool {
+    /// Whether views may be kept under `identity`: a strong one, or a weak one where
+    /// [`Limits::allow_weak_identity`] says so.
+    pub fn usable(&self, identity: &ServerIdentity) -> bool {
         usable(identity, &self.limits)
     }
 
@@ -1007,7 +1009,7 @@ pub const LATE_IDENTITY_MS: i32 = 60_000;
 /// time, a slow or flaky way to the server), so that it is kept once it is known: read
 /// again every 2 s while `wanted()` (the view still runs), until it comes, the server
 /// refuses every source, or [`LATE_IDENTITY_MS`] have passed.
-pub async fn server_identity_later(
+async fn server_identity_later(
     base_url: &str,
     namespace: Option<&str>,
     wanted: impl Fn() -> bool,
@@ -1024,6 +1026,21 @@ pub async fn server_identity_later(
         }
     })
     .await
+}
+
+/// Where a view that started without the server's identity is kept once it is read
+/// ([`server_identity_later`], while `wanted()`): the store and an identity it may
+/// keep views under; None when there is none.
+pub async fn kept_later(
+    base_url: &str,
+    namespace: Option<&str>,
+    wanted: impl Fn() -> bool,
+) -> Option<(Rc<Persist>, ServerIdentity)> {
+    let identity = server_identity_later(base_url, namespace, wanted).await?;
+    let persist = Persist::open(Limits::default()).await.ok()?;
+    persist
+        .usable(&identity)
+        .then(|| (Rc::new(persist), identity))
 }
 
 /// `f`'s output, or `None` when it has not come within `ms`.

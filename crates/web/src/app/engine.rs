@@ -13,7 +13,7 @@ use super::problem::Blocked;
 use super::url::ViewState;
 use crate::driver::{Driver, DriverRef, Sink};
 use crate::persist::{
-    keep_saving, server_identity_later, server_identity_within, Limits, Persist, ServerIdentity,
+    keep_saving, kept_later, server_identity_within, Limits, Persist, ServerIdentity,
 };
 use crate::status::StatusView;
 use kubelive_core::{
@@ -310,7 +310,7 @@ async fn launch_kept(
     // No identity in time: the view starts unkept, and is kept once it is read.
     let late = opened.is_ok() && identity.is_none();
     let kept: Option<(Rc<Persist>, ServerIdentity)> = match (opened, identity) {
-        (Ok(p), Some(id)) if id.strong || p.limits().allow_weak_identity => Some((Rc::new(p), id)),
+        (Ok(p), Some(id)) if p.usable(&id) => Some((Rc::new(p), id)),
         _ => None,
     };
     let saved = match &kept {
@@ -344,18 +344,11 @@ async fn launch_kept(
             move || slot.strong_count() > 0 && current.get() == generation
         };
         wasm_bindgen_futures::spawn_local(async move {
-            let Some(id) = server_identity_later("", namespace.as_deref(), &current_view).await
-            else {
-                return;
-            };
-            let Ok(p) = Persist::open(Limits::default()).await else {
+            let Some((p, id)) = kept_later("", namespace.as_deref(), &current_view).await else {
                 return;
             };
             if let Some(keep_late) = slot.upgrade().filter(|_| current_view()) {
-                if id.strong || p.limits().allow_weak_identity {
-                    *keep_late.borrow_mut() =
-                        Some(Box::new(move |d| keep_saving(d, Rc::new(p), id, "", &key)));
-                }
+                *keep_late.borrow_mut() = Some(Box::new(move |d| keep_saving(d, p, id, "", &key)));
             }
         });
     }
