@@ -22,7 +22,10 @@
 //   request no longer than its 2 s deadline: the watcher lists, keeps nothing;
 // * the table's first screen is kept beside the view: a new page draws it, marked
 //   restored, while kubelive's worker cannot even start (its script held here); on
-//   another cluster, nothing is drawn before the worker lists.
+//   another cluster, nothing is drawn before the worker lists;
+// * the app keeps its first screen too: a reload draws it, marked kept, while its
+//   discovery is held here, then its engine's restored rows take its place (no LIST);
+//   on another cluster, nothing is drawn before discovery.
 // The pages reach the API through a small proxy in this script, in front of kubectl
 // proxy: it logs the pods requests and answers the kube-system namespace (which the
 // sim does not serve) with a uid this script chooses, the cluster identity kept
@@ -45,6 +48,8 @@ let hangIdentity = false;
 let failIdentityUntil = 0;
 /** The pages' pods requests: { at, list, watch, rv }. */
 const podRequests = [];
+/** While set, the app's discovery (GET /api, /apis) is held until this promise resolves. */
+let discoveryHeld = null;
 /** While set, the worker's script is held until this promise resolves. */
 let workerHeld = null;
 /** Holds kubelive's worker script: the page cannot start its worker. Returns the release. */
@@ -60,6 +65,7 @@ const front = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://x');
   const workerScript = url.pathname === '/ui/npm/worker.js';
   if (workerScript && workerHeld) await workerHeld;
+  if ((url.pathname === '/api' || url.pathname === '/apis') && discoveryHeld) await discoveryHeld;
   if (url.pathname === '/api/v1/pods') {
     const watch = ['1', 'true'].includes(url.searchParams.get('watch'));
     podRequests.push({ at: Date.now(), watch, list: !watch, rv: url.searchParams.get('resourceVersion') });
@@ -422,6 +428,76 @@ for (const persist of [false, undefined]) {
   for (let i = problems.length - 1; i >= 0; i -= 1) {
     if (/^late-identity: console: Failed to load resource: .* 503 /.test(problems[i])) problems.splice(i, 1);
   }
+}
+
+// The app's own view: its first screen is kept beside its kept view, and a reload
+// draws it before discovery has answered (held here), marked kept; then the engine's
+// restored rows take its place, with no LIST. On another cluster nothing is drawn.
+{
+  const fresh = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await fresh.addInitScript(() => {
+    // The first rows drawn (keys by place), whether they were the kept screen, and
+    // what the status bar said then.
+    window.firstRows = null;
+    const look = () => {
+      const rows = [...document.querySelectorAll('.row:not(.gone)')];
+      if (rows.length) {
+        window.firstRows = {
+          at: performance.now(),
+          kept: document.querySelector('.app')?.dataset.firstScreen === 'kept',
+          headline: document.getElementById('status-headline')?.textContent ?? '',
+          keys: rows.sort((a, b) => a.ariaRowIndex - b.ariaRowIndex).map((r) => r.dataset.key),
+        };
+      } else requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+    // Every row the page has drawn (under churn the top rows change).
+    window.seen = new Set();
+    const see = () => {
+      for (const r of document.querySelectorAll('.row:not(.gone)')) window.seen.add(r.dataset.key);
+      requestAnimationFrame(see);
+    };
+    requestAnimationFrame(see);
+  });
+  const p = await fresh.newPage();
+  p.on('pageerror', (e) => problems.push(`app: ${e}`));
+  p.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`app: console: ${m.text()}`);
+  });
+  await p.goto(`${ORIGIN}/ui/#r=v1/pods`);
+  await until('the app to sync', () => p.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 60000);
+  const appScreen = (k) => (k.screens ?? []).map((x) => JSON.parse(x).window).find((w) => w.startsWith('KLVW'));
+  await until('the app\'s first screen to be kept', async () => appScreen(await kept(p)), 15000, 200);
+  const shown = new Set(await p.evaluate(() => [...window.seen]));
+  const rv = await p.evaluate(() => document.querySelector('#status')?.dataset.rv);
+  mark = podRequests.length;
+  const listsBefore = (await metrics()).lists;
+  let release;
+  discoveryHeld = new Promise((r) => { release = r; });
+  await p.reload();
+  const drawn = await until('the app\'s kept first screen while discovery is held', () => p.evaluate(() => window.firstRows), 10000, 20)
+    .catch(() => null);
+  release();
+  discoveryHeld = null;
+  check(drawn?.kept && drawn.keys.length >= 10 && drawn.keys.every((k) => shown.has(k))
+    && /as this browser kept them/.test(drawn.headline),
+  `the app's reload draws its kept first screen before discovery answers: ${drawn?.keys.length} rows the page showed, marked kept, "${drawn?.headline}" (${drawn?.at.toFixed(0)} ms; not shown before: ${JSON.stringify(drawn?.keys.filter((k) => !shown.has(k)))})`);
+  const live = await until('the app\'s restored view to replace its kept screen', () => p.evaluate(() => document.querySelector('.app')?.dataset.firstScreen === undefined
+    && document.querySelector('#status[data-synced="true"]') !== null && document.querySelectorAll('.row').length > 0), 30000, 50).catch(() => false);
+  const after = requestsSince(mark);
+  check(live && !after.some((r) => r.list) && (await metrics()).lists === listsBefore,
+    `then the engine's rows take its place, with no LIST (${JSON.stringify(after.slice(0, 3).map((r) => (r.list ? 'LIST' : `WATCH@${r.rv}`)))}; kept at ${rv})`);
+  // Another cluster at the same URL: nothing is drawn while discovery is held.
+  clusterUid = 'cccccccc-0000-4000-8000-000000000003';
+  discoveryHeld = new Promise((r) => { release = r; });
+  await p.reload();
+  await new Promise((r) => setTimeout(r, 1500));
+  const other = await p.evaluate(() => window.firstRows);
+  release();
+  discoveryHeld = null;
+  await until('the app to sync on the other cluster', () => p.evaluate(() => document.querySelector('#status[data-synced="true"]') !== null), 60000);
+  check(other === null, `another cluster: the app draws no kept row before discovery (${other?.keys?.length ?? 0} drawn)`);
+  await fresh.close();
 }
 
 check(problems.length === 0, `no page errors (${problems.join('; ')})`);

@@ -384,6 +384,24 @@ pub(crate) fn encode<'o>(
 }
 
 impl SavedView {
+    /// The bytes of a view of `key` at `resource_version` holding only `rows` (a page's
+    /// first screen of a view, say): read back by [`SavedView::decode`], refused as
+    /// [`crate::Engine::save_view`] refuses a key or a row that may not be saved.
+    pub fn encode_rows(
+        key: &ViewKey,
+        resource_version: &ResourceVersion,
+        columns: &[TableColumn],
+        rows: &[Arc<Object>],
+    ) -> Result<Vec<u8>, SaveError> {
+        encode(
+            key,
+            resource_version,
+            columns,
+            rows.len(),
+            rows.iter().map(|o| &**o),
+        )
+    }
+
     /// The same bytes [`crate::Engine::save_view`] writes for these rows.
     pub fn encode(&self) -> Result<Vec<u8>, SaveError> {
         encode(

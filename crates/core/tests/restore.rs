@@ -197,6 +197,34 @@ fn a_saved_view_holds_the_rows_exactly_and_nothing_but_identity_and_cells() {
 }
 
 #[test]
+fn a_first_screen_holds_the_rows_given_in_their_order_and_refuses_what_a_view_refuses() {
+    let s = watching(table_config(Mode::ListWatch));
+    let key = kubelive_core::ViewKey::of(&table_config(Mode::ListWatch));
+    let rv = kubelive_core::ResourceVersion::new("12");
+    let columns = s.engine.columns().unwrap().clone();
+    let mut rows: Vec<_> = s.engine.store().iter().cloned().collect();
+    rows.sort_by(|a, b| b.name().cmp(a.name()));
+    let first: Vec<_> = rows[..2].to_vec();
+    let bytes = SavedView::encode_rows(&key, &rv, &columns, &first).unwrap();
+    let view = SavedView::decode(&bytes).unwrap();
+    assert_eq!(view.key(), &key);
+    assert_eq!(view.resource_version().as_str(), "12");
+    assert_eq!(view.columns(), &columns);
+    let names: Vec<&str> = view.rows().iter().map(|o| o.name()).collect();
+    let wanted: Vec<&str> = first.iter().map(|o| o.name()).collect();
+    assert_eq!(names, wanted, "the rows as given, in their order");
+    for (row, held) in view.rows().iter().zip(&first) {
+        assert_eq!(row.cells_json(), held.cells_json());
+    }
+    let mut objects = key.clone();
+    objects.format = kubelive_core::Format::Objects;
+    assert_eq!(
+        SavedView::encode_rows(&objects, &rv, &columns, &first),
+        Err(SaveError::NotTables)
+    );
+}
+
+#[test]
 fn a_restored_engine_shows_the_rows_at_once_and_watches_from_their_version_without_listing() {
     let config = table_config(Mode::ListWatch);
     let view = SavedView::decode(&saved(config.clone())).unwrap();

@@ -41,6 +41,12 @@ use wasm_bindgen::prelude::*;
 #[cfg(feature = "app")]
 #[wasm_bindgen(js_name = startApp)]
 pub fn start_app(root: Option<web_sys::Element>) {
+    // Its requests go out before the app's first render (Yew renders in a microtask).
+    app::first_screen::read_ahead(&app::url::ViewState::from_hash(
+        &web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .unwrap_or_default(),
+    ));
     let root = root.or_else(|| {
         web_sys::window()
             .and_then(|w| w.document())

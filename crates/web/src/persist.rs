@@ -814,6 +814,12 @@ pub struct KeptScreen {
 }
 
 impl KeptScreen {
+    /// Whether a screen is kept beside a kept view (saving on), whatever the server's
+    /// identity turns out to be.
+    pub fn held(&self) -> bool {
+        self.read.enabled && self.read.entry.is_some() && self.read.screen.is_some()
+    }
+
     /// The window kept (JSON), if the view is kept under `identity`, both are fresh at
     /// `now_ms` and saving is on.
     pub fn window(self, identity: &ServerIdentity, now_ms: f64) -> Option<String> {

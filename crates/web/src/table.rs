@@ -1653,26 +1653,40 @@ impl TableModel {
     }
 
     fn rebuild(&mut self, store: &Store) {
+        // Deleted rows still fading stay (unless the store has the key again).
+        self.fading
+            .retain(|_, (o, _)| store.get(o.namespace(), o.name()).is_none());
+        self.rebuild_from(store.len(), store.iter());
+    }
+
+    /// Shows `rows` alone, not live (a view's kept first screen, before its engine
+    /// has any): as a rebuild from a store holding only them would.
+    pub fn show_only(&mut self, rows: &[Arc<Object>]) {
+        self.clear();
+        self.rebuild_from(rows.len(), rows.iter());
+        self.last_rebuild = f64::NEG_INFINITY;
+    }
+
+    /// Builds the index anew from `n` rows and those still fading.
+    fn rebuild_from<'a>(&mut self, n: usize, source: impl Iterator<Item = &'a Arc<Object>>) {
         // The store holds the changes a sort under way kept waiting.
         self.resort = None;
         self.waiting.clear();
         let sort = &self.sort;
-        let mut rows: Vec<Entry> = Vec::with_capacity(store.len() + self.fading.len());
-        // Deleted rows still fading stay (unless the store has the key again).
-        self.fading
-            .retain(|_, (o, _)| store.get(o.namespace(), o.name()).is_none());
+        let mut rows: Vec<Entry> = Vec::with_capacity(n + self.fading.len());
         // Every row gets a slot again (what was prepared is built again in idle frames).
         self.prepared.reset();
         self.held.clear();
         let prepared = &mut self.prepared;
         let held = &mut self.held;
-        let fading = self.fading.values().map(|(o, _)| o);
-        rows.extend(store.iter().chain(fading).map(|o| {
+        let mut entry = |o: &Arc<Object>| {
             let slot = prepared.reserve();
             prepared.put(slot, o);
             held.put(o);
             Entry::in_slot(sort, o.clone(), slot)
-        }));
+        };
+        rows.extend(source.map(&mut entry));
+        rows.extend(self.fading.values().map(|(o, _)| entry(o)));
         self.all = Index::sort(rows, sort);
         self.kept.clear();
         self.stale = false;

@@ -43,6 +43,28 @@ impl ResourceType {
         }
     }
 
+    /// The resource a valid link `view` names, before discovery says what it is:
+    /// group, version and plural from its id, assumed namespaced (as most are), kind
+    /// unknown. None for a link the app would not start.
+    pub fn guessed(view: &ViewState) -> Option<ResourceType> {
+        check_resource(&view.resource).ok()?;
+        if view.namespace_problem().is_some() || view.query.check().is_err() {
+            return None;
+        }
+        let (group, version, plural) = match *view.resource.split('/').collect::<Vec<_>>() {
+            [version, plural] => ("", version, plural),
+            [group, version, plural] => (group, version, plural),
+            _ => return None,
+        };
+        Some(ResourceType {
+            group: group.to_string(),
+            version: version.to_string(),
+            plural: plural.to_string(),
+            kind: String::new(),
+            namespaced: true,
+        })
+    }
+
     /// What the picker shows: `pods`, `deployments.apps`.
     pub fn label(&self) -> String {
         if self.group.is_empty() {

@@ -40,10 +40,20 @@ struct Feed {
     /// What keeps the view from now on, once the server's identity came late (the
     /// driver may be the app's by then): done at the next batch.
     keep_late: KeepLate,
+    /// Where the view is kept, once it is (the first screen is kept beside it).
+    keeper: Rc<RefCell<Option<Keeper>>>,
     pending: Rc<RefCell<Vec<CoreEvent>>>,
 }
 
 type KeepLate = Rc<RefCell<Option<Box<dyn FnOnce(&Driver)>>>>;
+
+/// Where a kept view is kept: the store, the server's identity, the view's key.
+#[derive(Clone)]
+pub struct Keeper {
+    pub persist: Rc<Persist>,
+    pub identity: ServerIdentity,
+    pub key: ViewKey,
+}
 
 #[derive(Default)]
 pub struct Engine {
@@ -140,12 +150,14 @@ impl Engine {
                 driver: Some(driver),
                 launched: Rc::default(),
                 keep_late: Rc::default(),
+                keeper: Rc::default(),
                 pending,
             });
             return status;
         }
         let launched: Rc<RefCell<Option<Driver>>> = Rc::default();
         let keep_late: KeepLate = Rc::default();
+        let keeper: Rc<RefCell<Option<Keeper>>> = Rc::default();
         // What the driver will say first, while the kept view is read.
         let streaming = config.mode == kubelive_core::Mode::StreamingList;
         let status = StatusView {
@@ -166,6 +178,7 @@ impl Engine {
             sink,
             launched.clone(),
             keep_late.clone(),
+            keeper.clone(),
             self.current.clone(),
             generation,
         ));
@@ -173,6 +186,7 @@ impl Engine {
             driver: None,
             launched,
             keep_late,
+            keeper,
             pending,
         });
         status
@@ -187,6 +201,11 @@ impl Engine {
     /// Whether a wake comes from the running engine.
     pub fn is_current(&self, generation: u64) -> bool {
         generation == self.generation
+    }
+
+    /// Where the running view is kept, if it is.
+    pub fn keeper(&self) -> Option<Keeper> {
+        self.main.as_ref().and_then(|f| f.keeper.borrow().clone())
     }
 
     pub fn driver(&self) -> Option<&Driver> {
@@ -281,7 +300,7 @@ pub(crate) fn record(history: &mut History, synced: &mut bool, events: &[CoreEve
 
 /// Whether a view's rows can be kept: table rows with identity metadata only (never
 /// objects, so never a Secret's data).
-fn keepable(config: &Config) -> bool {
+pub fn keepable(config: &Config) -> bool {
     matches!(
         config.format,
         kubelive_core::Format::Table(IncludeObject::Metadata)
@@ -297,6 +316,7 @@ async fn launch_kept(
     sink: Sink,
     launched: Rc<RefCell<Option<Driver>>>,
     keep_late: KeepLate,
+    keeper: Rc<RefCell<Option<Keeper>>>,
     current: Rc<Cell<u64>>,
     generation: u64,
 ) {
@@ -335,7 +355,12 @@ async fn launch_kept(
         None => Driver::start(config, "", sink),
     };
     if let Some((p, id)) = kept {
-        keep_saving(&driver, p, id, "", &key);
+        keep_saving(&driver, p.clone(), id.clone(), "", &key);
+        *keeper.borrow_mut() = Some(Keeper {
+            persist: p,
+            identity: id,
+            key,
+        });
     } else if late {
         // Only while this engine is the app's (not stopped, not another view's).
         let slot = Rc::downgrade(&keep_late);
@@ -348,6 +373,11 @@ async fn launch_kept(
                 return;
             };
             if let Some(keep_late) = slot.upgrade().filter(|_| current_view()) {
+                *keeper.borrow_mut() = Some(Keeper {
+                    persist: p.clone(),
+                    identity: id.clone(),
+                    key: key.clone(),
+                });
                 *keep_late.borrow_mut() = Some(Box::new(move |d| keep_saving(d, p, id, "", &key)));
             }
         });

@@ -20,6 +20,7 @@ pub mod detail;
 pub mod discovery;
 mod engine;
 pub mod fetch;
+pub mod first_screen;
 mod focus;
 mod frames;
 pub mod grid;
@@ -35,10 +36,11 @@ mod toolbar;
 pub mod tree;
 pub mod url;
 
-use crate::table::Sort;
+use crate::table::{RowState, Sort};
 use crate::time;
 use discovery::{Discovery, Found};
 use engine::Engine;
+use first_screen::FirstScreen;
 use focus::Focus;
 use frames::{FrameKind, Frames};
 use grid::{Grid, ROW_HEIGHT_STYLE};
@@ -70,6 +72,8 @@ pub enum Msg {
     SetNamespace(String),
     HashChanged,
     Key(KeyboardEvent),
+    /// The view's kept first screen was read.
+    FirstScreen(first_screen::Read),
 }
 
 impl Msg {
@@ -89,6 +93,8 @@ pub struct App {
     /// included.
     view: ViewState,
     engine: Engine,
+    /// The view's first rows as a page kept them, shown until the engine's come.
+    first_screen: FirstScreen,
     frames: Frames,
     discovery: Discovery,
     namespaces: Namespaces,
@@ -126,6 +132,10 @@ impl App {
             .columns
             .for_view(&self.view.resource, &plural, namespaced && ns.is_none());
         self.grid.set_columns(&self.view);
+        self.first_screen.restart();
+        if let Some(events) = self.first_screen.events(&self.view) {
+            self.show_kept(&events);
+        }
         self.refresh_marks();
         let rt = match rt {
             Ok(rt) => rt,
@@ -156,6 +166,64 @@ impl App {
         }
         self.log.push("VIEW", what, String::new(), "note");
         self.plan_reviews();
+    }
+
+    /// Shows a kept first screen (`events`: its columns and rows) until the engine's
+    /// rows come.
+    fn show_kept(&mut self, events: &[kubelive_core::Event]) {
+        self.grid.note_columns(events, &self.view);
+        let rows: Vec<_> = events
+            .iter()
+            .filter_map(|e| match e {
+                kubelive_core::Event::Added(o) => Some(o.clone()),
+                _ => None,
+            })
+            .collect();
+        self.grid.model.show_only(&rows);
+        self.frames.chrome_stamp += 1;
+    }
+
+    /// Keeps the view's first screen if it is due: only a kept view's, synced, its rows
+    /// in order (no sort or filter under way).
+    fn keep_screen(&mut self) {
+        let model = &self.grid.model;
+        if self.view.tree
+            || self.first_screen.is_shown()
+            || model.is_stale()
+            || model.is_filtering()
+            || model.resorting()
+            || model.behind()
+        {
+            return;
+        }
+        let Some(keeper) = self.engine.keeper() else {
+            return;
+        };
+        let now = time::now_ms();
+        if !self.first_screen.due(self.status.synced(), now) {
+            return;
+        }
+        let (Some(columns), Some(version)) = (
+            self.grid.columns.server(),
+            self.status.view.resource_version.clone(),
+        ) else {
+            return;
+        };
+        let height = window()
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(1_000.0);
+        // Rows fading out (deleted) are not kept: a reload would show them as live.
+        let n = first_screen::rows_for(height);
+        let rows: Vec<_> = model
+            .window(0, 2 * n)
+            .into_iter()
+            .filter(|o| model.row_state(&crate::table::key_of(o), now) != RowState::Gone)
+            .take(n)
+            .collect();
+        self.first_screen
+            .keep(keeper, &self.view, &version, &columns, &rows, now);
     }
 
     /// Runs the tree view's engines while the view is a tree of a known resource.
@@ -258,6 +326,12 @@ impl App {
         self.frames.take_news(now);
         let anchor = self.grid.anchor();
         let events = self.engine.take_events();
+        if self.first_screen.is_shown() && !events.is_empty() {
+            // The engine's rows (restored, or a first page) take the kept screen's place.
+            self.first_screen.replaced();
+            self.grid.model.clear();
+            self.frames.chrome_stamp += 1;
+        }
         for why in self.grid.note_columns(&events, &self.view) {
             self.log.push(
                 "COLUMNS",
@@ -343,6 +417,7 @@ impl App {
                 // Ages, countdowns and "N s ago" move with time. A frame (not a bare
                 // status read) keeps the status and the rows from the same moment.
                 self.frames.schedule_frame();
+                self.keep_screen();
                 // A state held back by the live region's gap is said when it ends.
                 let said = self.status.announce(time::now_ms());
                 if said {
@@ -631,6 +706,7 @@ impl Component for App {
             forest: Forest::new(link.callback(Msg::Forest)),
             view,
             engine: Engine::keeping_views(),
+            first_screen: FirstScreen::default(),
             frames: Frames::new(link.callback(Msg::Frames)),
             discovery: Discovery::new(link.callback(Msg::Discovery)),
             namespaces: Namespaces::new(
@@ -643,6 +719,7 @@ impl Component for App {
             focus: Focus::default(),
             page: Page::default(),
         };
+        first_screen::take_early(link.callback(Msg::FirstScreen));
         app.discovery.discover();
         app.restart();
         app.namespaces.start();
@@ -685,6 +762,16 @@ impl Component for App {
             Msg::SetNamespace(ns) => self.set_namespace(ns),
             Msg::HashChanged => self.hash_changed(),
             Msg::Key(e) => self.key(e),
+            Msg::FirstScreen(read) => {
+                let empty = self.grid.model.is_empty() && self.engine.driver().is_none();
+                match self.first_screen.show(read, &self.view, empty) {
+                    Some(events) => {
+                        self.show_kept(&events);
+                        true
+                    }
+                    None => false,
+                }
+            }
         }
     }
 
@@ -792,12 +879,13 @@ impl Component for App {
             });
         html! {
             // The rows' height is the app's (`--row-height`: style.css sizes them by it).
-            <div class={classes!("app", self.view.open.then_some("with-detail"))} style={ROW_HEIGHT_STYLE}>
+            <div class={classes!("app", self.view.open.then_some("with-detail"))} style={ROW_HEIGHT_STYLE}
+                data-first-screen={self.first_screen.is_shown().then_some("kept")}>
                 // The header is diffed only when an update may have changed it; the
                 // status bar and the event log compare their props (unchanged by a
                 // frame that only moves the rows).
                 <Kept stamp={self.frames.chrome_stamp} content={self.toolbar.view(bar)} />
-                { self.status.view(resource, blocked) }
+                { self.status.view(resource, blocked, self.first_screen.is_shown()) }
                 <main class="body">
                     { table }
                     { detail.unwrap_or_default() }

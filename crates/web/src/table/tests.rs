@@ -232,6 +232,29 @@ fn incremental_updates_keep_the_index_sorted() {
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn a_kept_first_screen_shows_its_rows_in_order_until_the_stores_replace_them() {
+    let mut m = TableModel::new(sort("-restarts"), text("x"));
+    let (a, b, c) = (
+        pod("ns", "a", 1, 1, "x"),
+        pod("ns", "b", 2, 5, "x"),
+        pod("ns", "c", 3, 3, "y"),
+    );
+    m.show_only(&[a.clone(), b.clone(), c.clone()]);
+    assert!(!m.is_stale());
+    assert_eq!(names(&m), ["b", "a"], "sorted and filtered as any row");
+    // Not live: a row added to them does not flash as news.
+    let d = pod("ns", "d", 4, 4, "x");
+    m.apply(&[Event::Added(d.clone())], 0.0);
+    assert_eq!(names(&m), ["b", "d", "a"]);
+    assert_eq!(m.row_state("ns/d", 0.0), RowState::Normal);
+    // The engine's rows take their place: a rebuild from its store alone.
+    m.clear();
+    assert!(m.maybe_rebuild(&Store::new(), 0.0, false));
+    assert!(m.is_empty(), "no kept row stays");
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
 fn after_sync_changes_flash_and_deletes_fade() {
     let mut m = TableModel::new(Sort::default(), text("node-x"));
     m.maybe_rebuild(&Store::new(), 0.0, false);

@@ -45,14 +45,18 @@ impl Status {
         }
     }
 
-    /// The status bar for a view of `resource`; `blocked`: why no engine runs.
-    pub fn view(&self, resource: &str, blocked: Option<&Blocked>) -> Html {
+    /// The status bar for a view of `resource`; `blocked`: why no engine runs;
+    /// `kept`: the rows shown are the first screen this browser kept.
+    pub fn view(&self, resource: &str, blocked: Option<&Blocked>, kept: bool) -> Html {
+        let instead = match blocked {
+            _ if kept => Some("Rows as this browser kept them: catching up…"),
+            Some(Blocked::Discovering) => Some("Discovering resources…"),
+            Some(_) => Some("Not started: see below"),
+            None => None,
+        };
         html! {
             <StatusBar status={self.view.clone()} resource={resource.to_string()}
-                instead={blocked.map(|b| AttrValue::from(match b {
-                    Blocked::Discovering => "Discovering resources…",
-                    _ => "Not started: see below",
-                }))} />
+                instead={instead.map(AttrValue::from)} />
         }
     }
 
