@@ -225,7 +225,7 @@ impl Driver {
 
     /// Saves the view through `sink` from now on: at each `Synced`, then at most
     /// every `every_ms` milliseconds while its version moves, and when the page is
-    /// hidden or left. Views that cannot be saved (see [`Driver::save_view`]) are
+    /// hidden or left (not as it goes into the back/forward cache). Views that cannot be saved (see [`Driver::save_view`]) are
     /// not; the engine's work is unchanged. Replaces an earlier saver. In a worker
     /// (no window) only the first two apply.
     pub fn save_views(&self, every_ms: f64, max_bytes: usize, sink: SaveSink) {
@@ -237,15 +237,46 @@ impl Driver {
             for (target, event) in [(window, "pagehide"), (document, "visibilitychange")] {
                 let weak = weak.clone();
                 let hidden = event == "visibilitychange";
-                let callback = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
-                    let leaving = !hidden
-                        || web_sys::window()
+                let callback =
+                    Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                        let Some(shared) = weak.upgrade() else {
+                            return;
+                        };
+                        // Never as the page goes into the back/forward cache: a write begun
+                        // then is frozen with the page (WebKitGTK), holding the store's lock
+                        // for every page and worker of the origin until the page comes back.
+                        if !hidden {
+                            let persisted =
+                                js_sys::Reflect::get(&e, &JsValue::from_str("persisted"))
+                                    .is_ok_and(|p| p.is_truthy());
+                            if !persisted {
+                                save_now(&shared, true);
+                            }
+                            return;
+                        }
+                        let now_hidden = web_sys::window()
                             .and_then(|w| w.document())
                             .is_some_and(|d| d.hidden());
-                    if let Some(shared) = weak.upgrade().filter(|_| leaving) {
-                        save_now(&shared, true);
-                    }
-                });
+                        if !now_hidden {
+                            return;
+                        }
+                        // Hidden: a tab put aside, or a page leaving, whose pagehide comes in
+                        // the same task. Saved after it, unless it paused the engine (cached).
+                        let weak = Rc::downgrade(&shared);
+                        let later = Closure::once_into_js(move || {
+                            if let Some(shared) = weak.upgrade() {
+                                if !shared.inner.borrow().paused {
+                                    save_now(&shared, true);
+                                }
+                            }
+                        });
+                        if let Some(w) = web_sys::window() {
+                            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                                later.unchecked_ref(),
+                                0,
+                            );
+                        }
+                    });
                 if target
                     .add_event_listener_with_callback(event, callback.as_ref().unchecked_ref())
                     .is_ok()

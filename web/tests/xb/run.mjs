@@ -14,8 +14,8 @@
 //   <kubelive-table> renders the server's rows, the tree view opens a Deployment over
 //   its ReplicaSets and Pods (as the sim has them) and closes it by key, and the layout checks at 360 to
 //   2,560 px (web/tests/checks/layout.js, as widths.mjs runs them in Chromium), the app
-//   left for another page holding no watch, and a shared table's view kept in
-//   IndexedDB and restored by a new page;
+//   keeping its first screen, the app left for another page holding no watch, and a
+//   shared table's view kept in IndexedDB and restored by a new page;
 // * in both: the fetch body's reader the engine offers (BYOB, or the default reader's
 //   chunks the app falls back to) is reported, and the app converging proves that path.
 import { ARTIFACTS, check, convergeTo, done, getJson, simPodMetrics, until } from '../lib.mjs';
@@ -88,6 +88,29 @@ async function leftPage(b) {
   const ok = checkIn(b);
   await b.goto(`${BASE}/ui/xb/app.html#r=v1/pods&ns=ns-2`);
   await until('the app to sync', async () => (await status(b))?.synced, 60000);
+  // Its first screen is kept beside its kept view (written while the page is shown,
+  // never as it leaves): a saved view of the top rows.
+  const screen = await until('the app\'s first screen to be kept', () => b.evaluate(async () => {
+    const db = await new Promise((resolve) => {
+      const r = indexedDB.open('kubelive-views');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => resolve(null);
+    });
+    if (!db || !db.objectStoreNames.contains('screens')) return db?.close() ?? null;
+    const tx = db.transaction('screens');
+    const keys = tx.objectStore('screens').getAllKeys();
+    const values = tx.objectStore('screens').getAll();
+    await new Promise((resolve) => { tx.oncomplete = resolve; });
+    db.close();
+    const i = keys.result.findIndex((k) => k.includes('/namespaces/ns-2/pods') && k.includes('\n\napp\n'));
+    return i >= 0 ? JSON.parse(values.result[i]).window.slice(0, 4) : null;
+  }), 40000, 500).catch(() => null);
+  ok(screen === 'KLVW', `the app keeps its first screen in IndexedDB (${screen})`);
+  // Left once its version has moved past its last save: the view is saved as the page
+  // goes, unless the page goes into the back/forward cache (WebKitGTK froze such a
+  // write with the page, and no other page could keep a view: keptView below).
+  const savedAt = (await status(b)).rv;
+  await until('the app\'s version to move', async () => (await status(b)).rv > savedAt, 30000, 250).catch(() => {});
   await b.goto(`${BASE}/ui/xb/blank.html`);
   let zeros = 0;
   const closed = await until('the left page\'s watch to close', async () => {
