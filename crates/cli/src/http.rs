@@ -744,6 +744,7 @@ fn get_on(
     loop {
         let n = match stream.read(&mut buf) {
             Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) if !got_any => return Err(Exchange::Stale),
             Err(e) => return Err(Exchange::Failed(e.to_string())),
         };

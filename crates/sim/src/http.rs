@@ -95,6 +95,9 @@ impl Conn {
                 self.buf.extend_from_slice(&tmp[..n]);
                 Ok(n)
             }
+            // A signal (a child process ending) interrupted the read: nothing was read,
+            // read again, as Go's runtime does.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => self.fill(),
             Err(e)
                 if matches!(
                     e.kind(),

@@ -89,11 +89,21 @@ impl Client {
         self.stream.write_all(body).unwrap();
     }
 
+    /// Reads what came; 0 at the end of the stream or when the read timed out. A read
+    /// interrupted by a signal (another test's child process ending) is read again: it
+    /// is neither an end nor an error of the server's.
     fn fill(&mut self) -> usize {
         let mut tmp = [0u8; 65536];
-        let n = self.stream.read(&mut tmp).unwrap_or(0);
-        self.buf.extend_from_slice(&tmp[..n]);
-        n
+        loop {
+            match self.stream.read(&mut tmp) {
+                Ok(n) => {
+                    self.buf.extend_from_slice(&tmp[..n]);
+                    return n;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return 0,
+            }
+        }
     }
 
     fn line(&mut self) -> String {
