@@ -90,21 +90,11 @@ async function leftPage(b) {
   await until('the app to sync', async () => (await status(b))?.synced, 60000);
   // Its first screen is kept beside its kept view (written while the page is shown,
   // never as it leaves): a saved view of the top rows.
-  const screen = await until('the app\'s first screen to be kept', () => b.evaluate(async () => {
-    const db = await new Promise((resolve) => {
-      const r = indexedDB.open('kubelive-views');
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => resolve(null);
-    });
-    if (!db || !db.objectStoreNames.contains('screens')) return db?.close() ?? null;
-    const tx = db.transaction('screens');
-    const keys = tx.objectStore('screens').getAllKeys();
-    const values = tx.objectStore('screens').getAll();
-    await new Promise((resolve) => { tx.oncomplete = resolve; });
-    db.close();
-    const i = keys.result.findIndex((k) => k.includes('/namespaces/ns-2/pods') && k.includes('\n\napp\n'));
-    return i >= 0 ? JSON.parse(values.result[i]).window.slice(0, 4) : null;
-  }), 40000, 500).catch(() => null);
+  const screen = await until('the app\'s first screen to be kept', async () => {
+    const { screens } = await keptViews(b);
+    const kept = screens.find(([k]) => k.includes('/namespaces/ns-2/pods') && k.includes('\n\napp\n'));
+    return kept ? JSON.parse(kept[1]).window.slice(0, 4) : null;
+  }, 40000, 500).catch(() => null);
   ok(screen === 'KLVW', `the app keeps its first screen in IndexedDB (${screen})`);
   // Left once its version has moved past its last save: the view is saved as the page
   // goes, unless the page goes into the back/forward cache (WebKitGTK froze such a
@@ -131,26 +121,15 @@ async function keptView(b) {
   const synced = () => b.evaluate(() => document.getElementById('kept')?.watcher?.status().synced === true);
   await until('the shared table to sync', synced, 60000);
   // The screen: cells of the first rows, no row state (what the page drew, kept).
-  const screen = await until('its first screen to be kept in IndexedDB', () => b.evaluate(async () => {
-    const db = await new Promise((resolve) => {
-      const r = indexedDB.open('kubelive-views');
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => resolve(null);
-    });
-    if (!db || !db.objectStoreNames.contains('screens')) return db?.close() ?? null;
-    const tx = db.transaction(['views', 'screens']);
-    const views = tx.objectStore('views').getAllKeys();
-    const keys = tx.objectStore('screens').getAllKeys();
-    const screens = tx.objectStore('screens').getAll();
-    await new Promise((resolve) => { tx.oncomplete = resolve; });
-    db.close();
-    // The table's (the app left earlier keeps its own, of another namespace).
-    const i = keys.result.findIndex((k) => k.includes('/namespaces/ns-1/pods'));
-    window.keptSoFar = `views ${JSON.stringify(views.result)}, screens ${JSON.stringify(keys.result)}`;
-    return views.result.some((k) => k.includes('/namespaces/ns-1/pods')) && i >= 0 ? screens.result[i] : null;
-  }), 30000, 500).catch(() => null);
+  // The table's (the app left earlier keeps its own, of another namespace).
+  let kept = { views: [], screens: [] };
+  const screen = await until('its first screen to be kept in IndexedDB', async () => {
+    kept = await keptViews(b);
+    const table = kept.screens.find(([k]) => k.includes('/namespaces/ns-1/pods'));
+    return kept.views.some((k) => k.includes('/namespaces/ns-1/pods')) && table ? table[1] : null;
+  }, 30000, 500).catch(() => null);
   const rows = screen ? JSON.parse(JSON.parse(screen).window).rows : [];
-  const soFar = screen ? '' : `; kept: ${await b.evaluate(() => window.keptSoFar)}`;
+  const soFar = screen ? '' : `; kept: views ${JSON.stringify(kept.views)}, screens ${JSON.stringify(kept.screens.map(([k]) => k))}`;
   ok(rows.length > 0 && rows.every((r) => r.key.startsWith('ns-1/') && r.cells.length > 0 && r.state === ''),
     `a shared table's view and first screen are kept in IndexedDB (${rows.length} rows of cells, in no state${soFar})`);
   // Every page gone: the worker's engine stops after its grace (5 s), and its watch
@@ -175,6 +154,31 @@ async function keptView(b) {
   ok(statuses[0]?.restored === true && live > 0,
     `a new page's table is restored from the kept view, then live: ${JSON.stringify(statuses.slice(0, 6))}`);
   ok((await pageErrors(b)).length === 0, `no page error: ${JSON.stringify(await pageErrors(b))}`);
+}
+
+/**
+ * What the origin keeps in IndexedDB (`kubelive-views`): the kept views' keys and the
+ * screens as [key, value] pairs (none before anything was kept).
+ */
+function keptViews(b) {
+  return b.evaluate(async () => {
+    const db = await new Promise((resolve) => {
+      const r = indexedDB.open('kubelive-views');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => resolve(null);
+    });
+    if (!db || !db.objectStoreNames.contains('screens')) {
+      db?.close();
+      return { views: [], screens: [] };
+    }
+    const tx = db.transaction(['views', 'screens']);
+    const views = tx.objectStore('views').getAllKeys();
+    const keys = tx.objectStore('screens').getAllKeys();
+    const values = tx.objectStore('screens').getAll();
+    await new Promise((resolve) => { tx.oncomplete = resolve; });
+    db.close();
+    return { views: views.result, screens: keys.result.map((k, i) => [k, values.result[i]]) };
+  });
 }
 
 /** The status bar's facts (null before the app rendered it). */

@@ -13,7 +13,7 @@ use super::discovery::ResourceType;
 use super::engine::{self, Keeper};
 use super::url::ViewState;
 use crate::persist::{server_identity_within, Limits, Persist};
-use kubelive_core::{Event, ResourceVersion, SavedView, TableColumn, ViewKey};
+use kubelive_core::{Object, ResourceVersion, SavedView, TableColumn, ViewKey};
 use std::cell::RefCell;
 use std::sync::Arc;
 use yew::Callback;
@@ -48,6 +48,12 @@ const KEEP_EVERY_MS: f64 = 10_000.0;
 pub struct Read {
     key: ViewKey,
     saved: SavedView,
+}
+
+/// A kept screen's columns and rows, in the order they were kept.
+pub struct KeptRows {
+    pub columns: Arc<[TableColumn]>,
+    pub rows: Vec<Arc<Object>>,
 }
 
 #[derive(Default)]
@@ -154,34 +160,28 @@ async fn read(key: ViewKey, shown: &str, namespace: Option<&str>) -> Option<Read
 }
 
 impl FirstScreen {
-    /// Takes a screen read for the view `view` shows now. Its events (the columns, a
-    /// row each) to show, if it is still the view's and nothing else is shown yet.
-    pub fn show(&mut self, read: Read, view: &ViewState, empty: bool) -> Option<Vec<Event>> {
+    /// Takes a screen read for the view `view` shows now. Its rows to show, if it is
+    /// still the view's and nothing else is shown yet.
+    pub fn show(&mut self, read: Read, view: &ViewState, empty: bool) -> Option<KeptRows> {
         if !empty || key_of(view).as_ref() != Some(&read.key) {
             return None;
         }
         self.shown = Some(read);
-        self.events(view)
+        self.rows(view)
     }
 
-    /// The screen's events again for a view that starts anew (discovery answered):
-    /// None, and the screen is dropped, if it is not that view's.
-    pub fn events(&mut self, view: &ViewState) -> Option<Vec<Event>> {
+    /// The screen's rows again for a view that starts anew (discovery answered): None,
+    /// and the screen is dropped, if it is not that view's.
+    pub fn rows(&mut self, view: &ViewState) -> Option<KeptRows> {
         let read = self.shown.as_ref()?;
         if key_of(view).as_ref() != Some(&read.key) {
             self.shown = None;
             return None;
         }
-        let mut events = vec![Event::Columns {
+        Some(KeptRows {
             columns: read.saved.columns().clone(),
-        }];
-        events.extend(
-            read.saved
-                .rows()
-                .iter()
-                .map(|o| Event::Added(Arc::new(o.clone()))),
-        );
-        Some(events)
+            rows: read.saved.rows().iter().cloned().map(Arc::new).collect(),
+        })
     }
 
     /// Whether a kept screen is shown (no row from the engine yet).
@@ -222,7 +222,7 @@ impl FirstScreen {
         view: &ViewState,
         version: &str,
         columns: &[TableColumn],
-        rows: &[Arc<kubelive_core::Object>],
+        rows: &[Arc<Object>],
         now: f64,
     ) {
         self.kept_at = Some(now);

@@ -133,8 +133,8 @@ impl App {
             .for_view(&self.view.resource, &plural, namespaced && ns.is_none());
         self.grid.set_columns(&self.view);
         self.first_screen.restart();
-        if let Some(events) = self.first_screen.events(&self.view) {
-            self.show_kept(&events);
+        if let Some(kept) = self.first_screen.rows(&self.view) {
+            self.show_kept(kept);
         }
         self.refresh_marks();
         let rt = match rt {
@@ -170,16 +170,12 @@ impl App {
 
     /// Shows a kept first screen (`events`: its columns and rows) until the engine's
     /// rows come.
-    fn show_kept(&mut self, events: &[kubelive_core::Event]) {
-        self.grid.note_columns(events, &self.view);
-        let rows: Vec<_> = events
-            .iter()
-            .filter_map(|e| match e {
-                kubelive_core::Event::Added(o) => Some(o.clone()),
-                _ => None,
-            })
-            .collect();
-        self.grid.model.show_only(&rows);
+    fn show_kept(&mut self, kept: first_screen::KeptRows) {
+        let columns = kubelive_core::Event::Columns {
+            columns: kept.columns,
+        };
+        self.grid.note_columns(&[columns], &self.view);
+        self.grid.model.show_only(&kept.rows);
         self.frames.chrome_stamp += 1;
     }
 
@@ -765,8 +761,8 @@ impl Component for App {
             Msg::FirstScreen(read) => {
                 let empty = self.grid.model.is_empty() && self.engine.driver().is_none();
                 match self.first_screen.show(read, &self.view, empty) {
-                    Some(events) => {
-                        self.show_kept(&events);
+                    Some(kept) => {
+                        self.show_kept(kept);
                         true
                     }
                     None => false,
