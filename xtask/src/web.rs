@@ -520,6 +520,8 @@ pub fn test_steps(steps: &mut Steps) {
             "clippy",
             "-p",
             "kubelive-web",
+            "-p",
+            "kubelive-table",
             "--all-targets",
             "--target",
             WASM_TARGET,
@@ -528,7 +530,16 @@ pub fn test_steps(steps: &mut Steps) {
             "warnings",
         ]),
     );
-    let mut wasm_tests = cargo(&["test", "-p", "kubelive-web", "--target", WASM_TARGET]);
+    // The table model's tests too: it runs in wasm in the app and the worker.
+    let mut wasm_tests = cargo(&[
+        "test",
+        "-p",
+        "kubelive-web",
+        "-p",
+        "kubelive-table",
+        "--target",
+        WASM_TARGET,
+    ]);
     wasm_tests
         .env(
             "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER",

@@ -8,13 +8,13 @@
 //! store, throttled, never per event. Changed rows flash; deleted rows stay for a
 //! moment marked as gone, then leave.
 
-use crate::time::{human_duration, parse_rfc3339};
 use kubelive_core::{Cell, ColumnKind, ColumnType, Event, Object, Store, TableColumn};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use ages::{human_duration, parse_rfc3339};
 use index::{Entry, Index, NO_SLOT};
 use keys::Prepared;
 
@@ -1822,6 +1822,7 @@ impl TableModel {
     }
 }
 
+pub mod ages;
 mod index;
 mod keys;
 #[cfg(test)]

@@ -20,7 +20,7 @@ mod common;
 use common::Rng;
 
 use kubelive_core::{ColumnKind, Event, Object, ResourceVersion, Store, TableColumn};
-use kubelive_web::table::{view_columns, Column, Filter, Sort, TableModel};
+use kubelive_table::{view_columns, Column, Filter, Sort, TableModel};
 use std::sync::Arc;
 use std::time::Instant;
 

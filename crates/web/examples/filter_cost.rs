@@ -3,7 +3,7 @@
 //! (`name`: the name column only, for comparison).
 
 use kubelive_core::{ColumnKind, Object, ParseOptions};
-use kubelive_web::table::{view_columns, Column, Filter};
+use kubelive_table::{view_columns, Column, Filter};
 
 fn main() {
     let opts = ParseOptions {

@@ -13,7 +13,7 @@ mod common;
 use common::Rng;
 
 use kubelive_core::{ColumnKind, Event, Object, Store};
-use kubelive_web::table::{view_columns, Filter, Sort, TableModel};
+use kubelive_table::{view_columns, Filter, Sort, TableModel};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -130,7 +130,7 @@ fn main() {
         {
             let del: Vec<Event> = batch.iter().map(|o| Event::Deleted((*o).clone())).collect();
             m.apply(&del, 0.0);
-            m.sweep(kubelive_web::table::FADE_MS);
+            m.sweep(kubelive_table::FADE_MS);
             let add: Vec<Event> = batch.iter().map(|o| Event::Added((*o).clone())).collect();
             m.apply(&add, 0.0);
         }

@@ -7,7 +7,7 @@
 mod common;
 
 use kubelive_core::ColumnKind;
-use kubelive_web::table::{sorted, view_columns, Filter, Sort};
+use kubelive_table::{sorted, view_columns, Filter, Sort};
 use std::time::Instant;
 
 const COLUMNS: &str = r#"[{"name":"Name","type":"string","format":"name","description":"","priority":0},{"name":"Ready","type":"string","format":"","description":"","priority":0},{"name":"Status","type":"string","format":"","description":"","priority":0},{"name":"Restarts","type":"integer","format":"","description":"","priority":0},{"name":"Age","type":"string","format":"","description":"","priority":0},{"name":"IP","type":"string","format":"","description":"","priority":1},{"name":"Node","type":"string","format":"","description":"","priority":1}]"#;

@@ -24,7 +24,6 @@ pub mod hub;
 pub mod persist;
 pub mod scope;
 pub mod status;
-pub mod table;
 pub mod time;
 #[cfg(feature = "watcher")]
 pub mod worker;

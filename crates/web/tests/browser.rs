@@ -6,6 +6,7 @@
 mod support;
 
 use kubelive_core::{Collection, ColumnKind, Config, Event, Object, ParseOptions};
+use kubelive_table::{view_columns, Column, RowState};
 use kubelive_web::app::detail::{Detail, DetailProps, Fetched};
 use kubelive_web::app::grid::{cell_looks, Rooms, Rows, RowsProps, ShownRow};
 use kubelive_web::app::log::{EventLog, EventLogProps, LogEntry};
@@ -14,7 +15,6 @@ use kubelive_web::app::status_bar::{StatusBar, StatusBarProps};
 use kubelive_web::app::App;
 use kubelive_web::driver::{Driver, DriverRef};
 use kubelive_web::status::StatusView;
-use kubelive_web::table::{view_columns, Column, RowState};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;

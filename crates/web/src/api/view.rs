@@ -6,10 +6,10 @@
 //! object identity, so that the same requests can be answered across a
 //! `postMessage` as they are here.
 
-use crate::table::{
+use kubelive_core::{ColumnKind, ColumnType, Event, Store, TableColumn};
+use kubelive_table::{
     key_of, row_texts, view_columns, Column, Filter, RowState, Sort, Source, TableModel,
 };
-use kubelive_core::{ColumnKind, ColumnType, Event, Store, TableColumn};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

@@ -36,7 +36,6 @@ mod toolbar;
 pub mod tree;
 pub mod url;
 
-use crate::table::{RowState, Sort};
 use crate::time;
 use discovery::{Discovery, Found};
 use engine::Engine;
@@ -45,6 +44,7 @@ use focus::Focus;
 use frames::{FrameKind, Frames};
 use grid::{Grid, ROW_HEIGHT_STYLE};
 use help::KeyHelp;
+use kubelive_table::{RowState, Sort};
 use log::Log;
 use namespaces::Namespaces;
 use page::{location_hash, window, Kept, Page};
@@ -215,7 +215,7 @@ impl App {
         let rows: Vec<_> = model
             .window(0, 2 * n)
             .into_iter()
-            .filter(|o| model.row_state(&crate::table::key_of(o), now) != RowState::Gone)
+            .filter(|o| model.row_state(&kubelive_table::key_of(o), now) != RowState::Gone)
             .take(n)
             .collect();
         self.first_screen

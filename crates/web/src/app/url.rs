@@ -20,7 +20,7 @@ pub struct ViewState {
     /// `None`: all namespaces.
     pub namespace: Option<String>,
     pub query: Query,
-    /// `name`, `-restarts` (see `table::Sort`).
+    /// `name`, `-restarts` (see `kubelive_table::Sort`).
     pub sort: String,
     /// Sync with a streaming list (`sendInitialEvents`) instead of paginated LIST.
     pub streaming: bool,

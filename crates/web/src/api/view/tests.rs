@@ -1,6 +1,6 @@
 use super::*;
-use crate::table::{FADE_MS, FLASH_MS};
 use kubelive_core::{Collection, Config, Engine, IncludeObject, Instant};
+use kubelive_table::{FADE_MS, FLASH_MS};
 
 /// 2024-01-01T00:05:00Z: pods made at midnight are 5m old.
 const WALL: f64 = 1_704_067_500.0;

@@ -18,9 +18,9 @@ pub use view::{
 };
 
 use crate::app::discovery::ResourceType;
-use crate::table::{key_of, Column};
 use history::HistoryTarget;
 use kubelive_core::{Entry, History, Object};
+use kubelive_table::{key_of, Column};
 use object::ObjectFetch;
 use related::Related;
 use std::cell::RefCell;
@@ -143,7 +143,7 @@ impl Panel {
         }
         let rows = rows.as_ref().map(|r| r.3.clone()).unwrap_or_default();
         html! {
-            <Detail key={crate::table::key_of(object)} object={object.clone()} {deleted}
+            <Detail key={kubelive_table::key_of(object)} object={object.clone()} {deleted}
                 cols={cols.clone()} {shown}
                 fetched={self.object.shown()}
                 {secret}

@@ -5,9 +5,9 @@
 use super::view::Fetched;
 use super::Msg;
 use crate::app::discovery::ResourceType;
-use crate::table::key_of;
 use gloo_net::http::Request;
 use kubelive_core::Object;
+use kubelive_table::key_of;
 use std::rc::Rc;
 use std::sync::Arc;
 use wasm_bindgen::prelude::*;

@@ -1,7 +1,7 @@
 //! What a column's cells carry besides their text, and how wide their text may be
 //! before it is cut off with an ellipsis.
 
-use crate::table::Column;
+use kubelive_table::Column;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -136,7 +136,7 @@ mod tests {
 
     #[test]
     fn only_a_text_that_may_not_fit_its_cell_gets_an_ellipsis() {
-        let cols = crate::table::view_columns(None, kubelive_core::ColumnKind::Pod, true, false);
+        let cols = kubelive_table::view_columns(None, kubelive_core::ColumnKind::Pod, true, false);
         let unmeasured = cell_looks(&cols, &cols, &Rooms::default());
         let rooms = Rooms {
             widths: vec![100.0; cols.len()],

@@ -5,8 +5,8 @@
 use super::cells::{cell_looks, set_cell_font, CellLook, Rooms};
 use super::fit;
 use crate::app::page::{next_frame, window};
-use crate::table::{has_wide, view_columns, Column};
 use kubelive_core::{ColumnKind, Event as CoreEvent, TableColumn};
+use kubelive_table::{has_wide, view_columns, Column};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! ones (`kubectl get -o wide`, priority > 0) first and then the least important,
 //! never the name or the status. A hidden column's cells are in the detail panel.
 
-use crate::table::Column;
+use kubelive_table::Column;
 
 /// The least widths (px) of the columns' width classes: style.css's `--floor-*`,
 /// read from the page so that the stylesheet says them once.
@@ -68,8 +68,8 @@ pub fn fit_columns(cols: &[Column], floors: &Floors, room: f64, marker: f64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::view_columns;
     use kubelive_core::{ColumnKind, TableColumn};
+    use kubelive_table::view_columns;
 
     const FLOORS: Floors = Floors {
         name: 150.0,

@@ -1,4 +1,4 @@
-//! The table: its model (`crate::table::TableModel`), its columns, the virtual
+//! The table: its model (`kubelive_table::TableModel`), its columns, the virtual
 //! scroller that puts the rows near the viewport in a pool of row elements, and the
 //! selection. The app feeds it the engine's events once a frame (`App::frame`).
 
@@ -17,10 +17,10 @@ pub use scroller::{
 
 use super::url::ViewState;
 use crate::driver::Driver;
-use crate::table::{self, Column, Filter, Sort, TableModel};
 use crate::time;
 use columns::Columns;
 use kubelive_core::{Event as CoreEvent, Object};
+use kubelive_table::{self as table, Column, Filter, Sort, TableModel};
 use scroller::{ScrollAnchor, Scroller};
 use std::rc::Rc;
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 
 use super::cells::{cell_text_width, CellLook};
 use super::scroller::ROW_HEIGHT;
-use crate::table::{row_texts, status_class, tone, Column, RowState};
 use kubelive_core::Object;
+use kubelive_table::{row_texts, status_class, tone, Column, RowState};
 use std::rc::Rc;
 use std::sync::Arc;
 use yew::prelude::*;

@@ -3,9 +3,9 @@
 //! anchor that holds the rows on screen in place while rows come and go above them,
 //! and sizes the scroll range ([`spacer_rows`]).
 
-use crate::table::{key_of, Column, RowState, TableModel};
 use crate::time;
 use kubelive_core::Object;
+use kubelive_table::{key_of, Column, RowState, TableModel};
 use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::Arc;

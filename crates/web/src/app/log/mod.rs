@@ -4,9 +4,9 @@
 
 mod buffer;
 
-use crate::table::key_of;
 use buffer::Lines;
 use kubelive_core::Event as CoreEvent;
+use kubelive_table::key_of;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -26,9 +26,9 @@ use super::{prefix, refused_kind, row_cells, watch_kind, Join, KindState, Subscr
 use crate::app::grid::ROW_HEIGHT;
 use crate::app::url::ViewState;
 use crate::driver::Driver;
-use crate::table::{Column, TableModel};
 use kubelive_core::owners::built_in;
 use kubelive_core::{Collection, Event, SourceId, TableColumn};
+use kubelive_table::{Column, TableModel};
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;

@@ -41,12 +41,12 @@ pub use view::{TreeState, TreeView, TreeViewProps};
 use crate::app::detail::history::HistoryTarget;
 use crate::app::detail::Fetched;
 use crate::app::fetch::{fetch, Reply};
-use crate::table::{row_texts, Column};
 use kubelive_core::owners::{api_group, owner_references, Absence};
 use kubelive_core::{
     ApiErrorKind, Collection, ColumnKind, Config, Event, IncludeObject, KeptMetadata, Object,
     Owners, ParseOptions, SourceId, TableColumn,
 };
+use kubelive_table::{row_texts, Column};
 use model::Line;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
