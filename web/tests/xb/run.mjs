@@ -178,8 +178,9 @@ async function keptView(b) {
     .catch(() => false);
   const back = await simPodMetrics(BASE);
   const liveAgain = await b.evaluate(() => document.getElementById('kept')?.watcher?.status().synced === true);
-  // Firefox ESR did not keep this page (it loads anew: restored from its kept view, and
-  // a LIST when the sim's faults made the kept version too old); WebKitGTK does.
+  // Firefox (like Chromium) keeps no page connected to a SharedWorker: it loads anew
+  // (restored from its kept view, and a LIST when the sim's faults made the kept
+  // version too old). WebKitGTK keeps it.
   if (fromCache) {
     ok(watching && liveAgain && back.lists === leaving.lists && back.initialLists === leaving.initialLists,
       `back from the back/forward cache, the table watches on with no LIST (open watches ${back.openWatches}; LISTs ${leaving.lists} -> ${back.lists}; synced ${liveAgain})`);
