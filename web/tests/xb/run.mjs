@@ -14,10 +14,8 @@
 //   <kubelive-table> renders the server's rows, the tree view opens a Deployment over
 //   its ReplicaSets and Pods (as the sim has them) and closes it by key, and the layout checks at 360 to
 //   2,560 px (web/tests/checks/layout.js, as widths.mjs runs them in Chromium), the app
-//   keeping its first screen, the app left for another page holding no watch, a
-//   shared table's view kept in IndexedDB and restored by a new page, and a shared
-//   table's page left for another holding no watch (shown again from the back/forward
-//   cache, it watches on with no LIST);
+//   keeping its first screen, the app left for another page holding no watch, and a
+//   shared table's view kept in IndexedDB and restored by a new page;
 // * in both: the fetch body's reader the engine offers (BYOB, or the default reader's
 //   chunks the app falls back to) is reported, and the app converging proves that path.
 import { ARTIFACTS, check, convergeTo, done, getJson, simPodMetrics, until } from '../lib.mjs';
@@ -116,8 +114,6 @@ async function leftPage(b) {
  * `<kubelive-table shared>` (persisted): the view and its first screen are kept in
  * IndexedDB; once every page has gone and the worker's watch has stopped, a new page's
  * table is restored from them (its status says restored before it is synced again).
- * That page left for another holds no watch either; shown again from the back/forward
- * cache, it watches on from the version it held.
  */
 async function keptView(b) {
   const ok = checkIn(b);
@@ -157,36 +153,6 @@ async function keptView(b) {
   const live = statuses.findIndex((s, i) => i > 0 && s.synced && !s.restored);
   ok(statuses[0]?.restored === true && live > 0,
     `a new page's table is restored from the kept view, then live: ${JSON.stringify(statuses.slice(0, 6))}`);
-  // Left for another page, which the browser may keep in its back/forward cache: the
-  // page says goodbye and the worker's engine, now watched by no page, stops its watch
-  // at once, whether or not the worker is then suspended with the page. Back, the page
-  // (the same document, from the cache) has its table watched on from the version it
-  // held: a WATCH, no LIST.
-  await b.evaluate(() => { window.__beforeLeaving = true; });
-  const leaving = await simPodMetrics(BASE);
-  await b.goto(`${BASE}/ui/xb/blank.html`);
-  let zeros = 0;
-  const cachedClosed = await until('the cached page\'s shared watch to close', async () => {
-    zeros = (await simPodMetrics(BASE)).openWatches === 0 ? zeros + 1 : 0;
-    return zeros >= 3;
-  }, 20000, 500).catch(() => false);
-  ok(cachedClosed, 'a shared table\'s page left for another holds no watch open');
-  await b.send('POST', '/back', {});
-  const fromCache = await until('the page to be shown again', () => b.evaluate(() => document.getElementById('kept') !== null
-    && window.__beforeLeaving === true), 10000, 100).catch(() => false);
-  const watching = await until('its shared watch to open again', async () => (await simPodMetrics(BASE)).openWatches === 1, 20000, 250)
-    .catch(() => false);
-  const back = await simPodMetrics(BASE);
-  const liveAgain = await b.evaluate(() => document.getElementById('kept')?.watcher?.status().synced === true);
-  // Firefox (like Chromium) keeps no page connected to a SharedWorker: it loads anew
-  // (restored from its kept view, and a LIST when the sim's faults made the kept
-  // version too old). WebKitGTK keeps it.
-  if (fromCache) {
-    ok(watching && liveAgain && back.lists === leaving.lists && back.initialLists === leaving.initialLists,
-      `back from the back/forward cache, the table watches on with no LIST (open watches ${back.openWatches}; LISTs ${leaving.lists} -> ${back.lists}; synced ${liveAgain})`);
-  } else {
-    ok(watching && liveAgain, `back (the browser kept no page: loaded anew), the table is live with one watch (open watches ${back.openWatches}; synced ${liveAgain})`);
-  }
   ok((await pageErrors(b)).length === 0, `no page error: ${JSON.stringify(await pageErrors(b))}`);
 }
 
