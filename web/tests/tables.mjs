@@ -239,12 +239,15 @@ try {
 
   // A Secret: values masked, never in the DOM until revealed, one by one.
   await page.goto(`${BASE}/ui/#r=v1/secrets&ns=${ns}&sel=${encodeURIComponent(`${ns}/db-credentials`)}&open=1`);
-  await page.waitForSelector('#detail-text', { timeout: 30000 });
+  // The hash changes on the same page: the panel shows the pod above until the
+  // Secret's GET answers, so wait for the Secret's masks before reading the DOM.
+  const secretMasks = () => page.evaluate(() => [...document.querySelectorAll('[data-secret]')].map((b) => b.dataset.secret));
+  await until('the panel to show the Secret', async () => (await secretMasks()).length >= 2, 30000, 100).catch(() => {});
   const secret = await getJson(`${BASE}/api/v1/namespaces/${ns}/secrets/db-credentials`);
   const values = Object.values(secret.data || {});
   const dom = await page.evaluate(() => document.documentElement.outerHTML);
   check(values.length >= 2 && values.every((v) => !dom.includes(v)), `no Secret value is in the DOM (${values.length} masked)`);
-  const masks = await page.evaluate(() => [...document.querySelectorAll('[data-secret]')].map((b) => b.dataset.secret));
+  const masks = await secretMasks();
   check(masks.includes('data.password') && masks.includes('data.username'), `each value has its mask (${masks.join(', ')})`);
   await page.click('[data-secret="data.password"]');
   const after = await page.evaluate(() => document.getElementById('detail-text').textContent);

@@ -90,14 +90,19 @@ impl Conn {
 
     fn fill(&mut self) -> Result<usize, ReadError> {
         let mut tmp = [0u8; 8192];
-        match self.stream.read(&mut tmp) {
+        let read = loop {
+            match self.stream.read(&mut tmp) {
+                // A signal (a child process ending) interrupted the read: nothing was
+                // read, read again, as Go's runtime does.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                read => break read,
+            }
+        };
+        match read {
             Ok(n) => {
                 self.buf.extend_from_slice(&tmp[..n]);
                 Ok(n)
             }
-            // A signal (a child process ending) interrupted the read: nothing was read,
-            // read again, as Go's runtime does.
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => self.fill(),
             Err(e)
                 if matches!(
                     e.kind(),
