@@ -69,9 +69,15 @@ export function done(name) {
 
 /** GET a JSON document (node side, straight to the proxy). */
 export async function getJson(url) {
-  const r = await fetch(url);
-  if (!r.ok) throw new Error(`GET ${url}: ${r.status} ${(await r.text()).slice(0, 200)}`);
-  return r.json();
+  // The suites' sims inject 5xx, 429 and HTML error pages into any request, the tests'
+  // own reads included: those are asked again (a few times), any other status throws.
+  for (let attempt = 1; ; attempt++) {
+    const r = await fetch(url);
+    if (r.ok) return r.json();
+    const body = (await r.text()).slice(0, 200);
+    if ((r.status < 500 && r.status !== 429) || attempt === 5) throw new Error(`GET ${url}: ${r.status} ${body}`);
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
 }
 
 /**
