@@ -225,9 +225,9 @@ impl Driver {
 
     /// Saves the view through `sink` from now on: at each `Synced`, then at most
     /// every `every_ms` milliseconds while its version moves, and when the page is
-    /// hidden or left (not as it goes into the back/forward cache). Views that cannot be saved (see [`Driver::save_view`]) are
-    /// not; the engine's work is unchanged. Replaces an earlier saver. In a worker
-    /// (no window) only the first two apply.
+    /// hidden or left (not as it goes into the back/forward cache). Views that cannot
+    /// be saved (see [`Driver::save_view`]) are not; the engine's work is unchanged.
+    /// Replaces an earlier saver. In a worker (no window) only the first two apply.
     pub fn save_views(&self, every_ms: f64, max_bytes: usize, sink: SaveSink) {
         let mut listeners = Vec::new();
         let weak = Rc::downgrade(&self.shared);
