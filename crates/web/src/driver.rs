@@ -230,63 +230,49 @@ impl Driver {
     /// Replaces an earlier saver. In a worker (no window) only the first two apply.
     pub fn save_views(&self, every_ms: f64, max_bytes: usize, sink: SaveSink) {
         let mut listeners = Vec::new();
-        let weak = Rc::downgrade(&self.shared);
-        let page: Option<(web_sys::EventTarget, web_sys::EventTarget)> =
-            web_sys::window().and_then(|w| Some((w.clone().into(), w.document()?.into())));
-        if let Some((window, document)) = page {
-            for (target, event) in [(window, "pagehide"), (document, "visibilitychange")] {
-                let weak = weak.clone();
-                let hidden = event == "visibilitychange";
-                let callback =
-                    Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-                        let Some(shared) = weak.upgrade() else {
-                            return;
-                        };
-                        // Never as the page goes into the back/forward cache: a write begun
-                        // then is frozen with the page (WebKitGTK), holding the store's lock
-                        // for every page and worker of the origin until the page comes back.
-                        if !hidden {
-                            let persisted =
-                                js_sys::Reflect::get(&e, &JsValue::from_str("persisted"))
-                                    .is_ok_and(|p| p.is_truthy());
-                            if !persisted {
-                                save_now(&shared, true);
-                            }
-                            return;
-                        }
-                        let now_hidden = web_sys::window()
-                            .and_then(|w| w.document())
-                            .is_some_and(|d| d.hidden());
-                        if !now_hidden {
-                            return;
-                        }
-                        // Hidden: a tab put aside, or a page leaving, whose pagehide comes in
-                        // the same task. Saved after it, unless it paused the engine (cached).
-                        let weak = Rc::downgrade(&shared);
-                        let later = Closure::once_into_js(move || {
-                            if let Some(shared) = weak.upgrade() {
-                                if !shared.inner.borrow().paused {
-                                    save_now(&shared, true);
-                                }
-                            }
-                        });
-                        if let Some(w) = web_sys::window() {
-                            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
-                                later.unchecked_ref(),
-                                0,
-                            );
-                        }
-                    });
-                if target
-                    .add_event_listener_with_callback(event, callback.as_ref().unchecked_ref())
-                    .is_ok()
-                {
-                    listeners.push(Listener {
-                        target,
-                        event,
-                        callback,
-                    });
+        // A page left for good is saved as it goes by its `pagehide`
+        // ([`listen_to_the_page`]); here, a page hidden (a tab put aside).
+        if let Some(document) = web_sys::window().and_then(|w| w.document()) {
+            let weak = Rc::downgrade(&self.shared);
+            let callback = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
+                let Some(shared) = weak.upgrade() else {
+                    return;
+                };
+                let now_hidden = web_sys::window()
+                    .and_then(|w| w.document())
+                    .is_some_and(|d| d.hidden());
+                if !now_hidden {
+                    return;
                 }
+                // A page leaving is hidden too, and its pagehide comes in the same task:
+                // saved after it, unless it paused the engine (cached) or stopped it (left,
+                // saved already).
+                let weak = Rc::downgrade(&shared);
+                let later = Closure::once_into_js(move || {
+                    if let Some(shared) = weak.upgrade() {
+                        if !shared.inner.borrow().paused {
+                            save_now(&shared, true);
+                        }
+                    }
+                });
+                if let Some(w) = web_sys::window() {
+                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                        later.unchecked_ref(),
+                        0,
+                    );
+                }
+            });
+            let target: web_sys::EventTarget = document.into();
+            let event = "visibilitychange";
+            if target
+                .add_event_listener_with_callback(event, callback.as_ref().unchecked_ref())
+                .is_ok()
+            {
+                listeners.push(Listener {
+                    target,
+                    event,
+                    callback,
+                });
             }
         }
         let mut inner = self.shared.inner.borrow_mut();
@@ -469,10 +455,14 @@ fn halt(inner: &mut Inner) {
 
 /// A page that goes into the back/forward cache (`pagehide`, persisted) stops its
 /// engine: a page kept there must not hold a watch open on the apiserver, its events
-/// buffered for a page that may never come back. Shown again from the cache
+/// buffered for a page that may never come back. It saves nothing as it goes: a write
+/// begun then is frozen with the page (WebKitGTK), holding the store's lock for every
+/// page and worker of the origin until the page comes back. Shown again from the cache
 /// (`pageshow`, persisted), the engine starts again from what it holds: a watch from
-/// its version, no LIST (a relist, diffed, only if the server answers 410). A page
-/// that is left for good needs nothing: the browser ends its requests.
+/// its version, no LIST (a relist, diffed, only if the server answers 410).
+/// A page left for good (`pagehide`, not persisted) saves its view and stops the
+/// engine, aborting its requests: the browser should end them with the page, but
+/// Firefox ESR was seen to keep a left page's watch open and reading (1 page in 4).
 fn listen_to_the_page(shared: &Rc<Shared>) {
     let Some(window) = web_sys::window() else {
         return;
@@ -486,6 +476,10 @@ fn listen_to_the_page(shared: &Rc<Shared>) {
             match (weak.upgrade(), event) {
                 (Some(shared), "pagehide") if persisted => pause(&shared),
                 (Some(shared), "pageshow") if persisted => resume(&shared),
+                (Some(shared), "pagehide") => {
+                    save_now(&shared, true);
+                    stop(&shared);
+                }
                 _ => {}
             }
         });
