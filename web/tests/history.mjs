@@ -60,33 +60,48 @@ try {
   await until('the first sync', () => page.evaluate(() => document.getElementById('status')?.dataset.synced === 'true'), 60000);
 
   // A pod just created, opened; its version when the panel opened is read after the
-  // panel's watch is live, and the script watches it from there.
-  const young = await until('a new Pending pod, opened', () => openNewPendingPod(page, BASE), 30000, 300);
-  const { namespace: ns, name } = young.metadata;
-  const live = await until('the panel\'s watch of the pod', async () => (await panelHistory(page))?.state === 'live', 15000).catch(() => false);
-  check(live, `the history of ${ns}/${name} is live`);
-  const watch = requests.find((u) => u.includes(`/api/v1/namespaces/${ns}/pods?`) && u.includes('watch=true')
-    && decodeURIComponent(u).includes(`fieldSelector=metadata.name=${name}`));
-  check(watch, `the panel watches the pod by name (${watch && decodeURIComponent(new URL(watch).search)})`);
-  // The pod may be gone already (the workload deletes pods): then its history ends.
-  const now = await fetch(`${BASE}/api/v1/namespaces/${ns}/pods/${name}`).then((r) => (r.ok ? r.json() : null));
-  const from = Number(now ? now.metadata.resourceVersion : young.metadata.resourceVersion);
-  const sim = watchPod(ns, name, from);
-
-  // The sim changes the pod: the panel's entries past `from` equal the versions the sim
-  // wrote, newest first, and the newest is the pod's version on the server now.
+  // panel's watch is live, and the script watches it from there. A pod the workload
+  // deletes before it changes it once has a history of one deletion: it is noted, and
+  // another pod is opened (up to 3).
+  let converged = null;
   let last = '';
-  const converged = await until('the panel\'s history to equal the sim\'s versions', async () => {
-    const server = await fetch(`${BASE}/api/v1/namespaces/${ns}/pods/${name}`).then((r) => (r.ok ? r.json() : null));
-    const h = await panelHistory(page);
-    if (!h) return false;
-    const shown = h.entries.filter((e) => Number(e.rv) > from).map((e) => `${e.kind} ${e.rv}`);
-    const wrote = [...sim.seen].reverse();
-    last = `panel [${shown}] sim [${wrote}] server rv ${server?.metadata.resourceVersion ?? '(gone)'}`;
-    const newest = h.entries[0];
-    const current = server ? newest?.rv === server.metadata.resourceVersion : newest?.kind === 'deleted';
-    return wrote.length >= 2 && shown.join() === wrote.join() && current && h;
-  }, 90000, 250).catch(() => null);
+  let from;
+  let sim;
+  const endedEarly = [];
+  for (let attempt = 0; attempt < 3 && !converged; attempt++) {
+    await sim?.stop();
+    const young = await until('a new Pending pod, opened', () => openNewPendingPod(page, BASE), 30000, 300);
+    const { namespace: ns, name } = young.metadata;
+    const live = await until('the panel\'s watch of the pod', async () => (await panelHistory(page))?.state === 'live', 15000).catch(() => false);
+    check(live, `the history of ${ns}/${name} is live`);
+    const watch = requests.find((u) => u.includes(`/api/v1/namespaces/${ns}/pods?`) && u.includes('watch=true')
+      && decodeURIComponent(u).includes(`fieldSelector=metadata.name=${name}`));
+    check(watch, `the panel watches the pod by name (${watch && decodeURIComponent(new URL(watch).search)})`);
+    // The pod may be gone already (the workload deletes pods): then its history ends.
+    const now = await fetch(`${BASE}/api/v1/namespaces/${ns}/pods/${name}`).then((r) => (r.ok ? r.json() : null));
+    from = Number(now ? now.metadata.resourceVersion : young.metadata.resourceVersion);
+    sim = watchPod(ns, name, from);
+
+    // The sim changes the pod: the panel's entries past `from` equal the versions the
+    // sim wrote, newest first, and the newest is the pod's version on the server now.
+    const outcome = await until('the panel\'s history to equal the sim\'s versions', async () => {
+      const server = await fetch(`${BASE}/api/v1/namespaces/${ns}/pods/${name}`).then((r) => (r.ok ? r.json() : null));
+      const h = await panelHistory(page);
+      if (!h) return false;
+      const shown = h.entries.filter((e) => Number(e.rv) > from).map((e) => `${e.kind} ${e.rv}`);
+      const wrote = [...sim.seen].reverse();
+      last = `panel [${shown}] sim [${wrote}] server rv ${server?.metadata.resourceVersion ?? '(gone)'}`;
+      const newest = h.entries[0];
+      const current = server ? newest?.rv === server.metadata.resourceVersion : newest?.kind === 'deleted';
+      const same = shown.join() === wrote.join() && current;
+      if (same && !server && wrote.length === 1) return { ended: `${ns}/${name}: ${last}` };
+      return wrote.length >= 2 && same && { history: h };
+    }, 90000, 250).catch(() => null);
+    if (outcome?.ended) endedEarly.push(outcome.ended);
+    else converged = outcome?.history ?? null;
+    if (!outcome) break;
+  }
+  if (endedEarly.length) console.log(`  (deleted before any change, another pod opened: ${endedEarly.join('; ')})`);
   check(converged, `the history equals the versions the sim wrote since the panel opened, newest first: ${last}`);
   await sim.stop();
   if (converged) {
